@@ -1,0 +1,89 @@
+# pacer - an HTTP load generator.
+#
+#   make            build ./pacer
+#   make test       install missing deps, build, run unit + integration tests
+#   make demo       install missing deps, build, benchmark `pacer serve`
+#   make install PREFIX=/usr/local
+#   make SAN=1 ...  build with ASan + UBSan (into build-san/)
+
+PREFIX  ?= /usr/local
+CC      ?= cc
+PKGS    := openssl zlib
+SAN     ?= 0
+
+ifeq ($(SAN),1)
+BUILD   := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OPT     := -O1
+else
+BUILD   := build
+SANFLAGS :=
+OPT     := -O2
+endif
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lssl -lcrypto -lz)
+
+CFLAGS  ?= $(OPT) -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+           -Isrc $(PKG_CFLAGS) $(SANFLAGS) -MMD -MP
+LDFLAGS += $(SANFLAGS)
+LDLIBS  += $(PKG_LIBS) -lpthread -lm
+
+SRC      := $(shell find src -name '*.c' | sort)
+OBJ      := $(SRC:src/%.c=$(BUILD)/obj/%.o)
+LIBOBJ   := $(filter-out $(BUILD)/obj/main.o,$(OBJ))
+UNIT_SRC := $(shell find tests/unit -name 'test_*.c' | sort)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TOOL_SRC := $(wildcard tests/tools/*.c)
+TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
+
+ifeq ($(SAN),1)
+PACER_BIN := $(BUILD)/pacer
+all: $(PACER_BIN)
+else
+PACER_BIN := pacer
+all: pacer
+endif
+
+$(PACER_BIN): $(OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIBOBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(LIBOBJ) $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/tools/%: tests/tools/%.c $(LIBOBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBOBJ) $(LDFLAGS) $(LDLIBS)
+
+deps:
+	@scripts/deps.sh
+
+unit: $(UNIT_BIN)
+
+tools: $(TOOL_BIN)
+
+test: deps
+	@$(MAKE) --no-print-directory all unit tools
+	@BUILD=$(BUILD) PACER=$(abspath $(PACER_BIN)) tests/run.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh ./pacer
+
+install: pacer
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 pacer $(DESTDIR)$(PREFIX)/bin/pacer
+	install -m 644 docs/pacer.1 $(DESTDIR)$(PREFIX)/share/man/man1/pacer.1
+
+clean:
+	rm -rf build build-san pacer
+
+.PHONY: all deps unit tools test demo install clean
+
+-include $(OBJ:.o=.d) $(UNIT_BIN:=.d)

@@ -1,0 +1,63 @@
+/*
+ * config.h - what the user asked for, as plain data.
+ *
+ * The CLI fills a pc_config; nothing downstream parses strings. Times are
+ * nanoseconds, rates requests per second (double: never integer-divided).
+ */
+#ifndef PACER_CONFIG_H
+#define PACER_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PACER_VERSION "0.1.0"
+
+/* Exit codes (docs/pacer.md lists them). */
+enum {
+    PC_EXIT_OK = 0,          /* the run finished and at least one response came back */
+    PC_EXIT_RUNTIME = 1,     /* could not run: name not resolved, TLS setup, out of memory, fd limit */
+    PC_EXIT_USAGE = 2,       /* bad flag, number, URL or header */
+    PC_EXIT_NO_RESPONSE = 3, /* the run finished but not one response was received */
+    PC_EXIT_SIGINT = 130,    /* stopped by SIGINT; the partial report was printed */
+    PC_EXIT_SIGTERM = 143,   /* stopped by SIGTERM; the partial report was printed */
+};
+
+typedef struct pc_url {
+    bool tls;             /* https */
+    char host[256];       /* name or IP literal, without IPv6 brackets */
+    char port[6];         /* decimal, "80"/"443" when the URL has none */
+    bool ipv6_literal;    /* host was written as [addr] */
+    char hostport[300];   /* Host header value: host[:port], brackets kept, default port omitted */
+    char *path;           /* path and query verbatim ("/" when the URL has none); heap */
+} pc_url;
+
+typedef struct pc_header {
+    char *name;           /* heap, validated token */
+    char *value;          /* heap, no CR/LF */
+} pc_header;
+
+typedef struct pc_config {
+    const char *url_text;  /* as given */
+    pc_url url;
+    uint32_t threads;      /* -t, default 2 */
+    uint32_t connections;  /* -c, default 10, >= threads */
+    uint64_t duration_ns;  /* -d, default 10 s */
+    uint64_t timeout_ns;   /* --timeout, default 2 s */
+    uint64_t warmup_ns;    /* --warmup, default 0 */
+    double rate;           /* -R requests/s in total; 0 = closed loop */
+    bool latency;          /* -L: print the latency distribution */
+    bool u_latency;        /* -U: also the uncorrected distribution */
+    bool batch_latency;    /* -B: one sample per pipelined batch */
+    uint32_t pipeline;     /* --pipeline, default 1 */
+    pc_header *headers;    /* -H, in order */
+    size_t nheaders;
+    const char *unix_path; /* --unix: connect here instead of the URL's address */
+    bool verify;           /* --verify: check the server certificate */
+    const char *cacert;    /* --cacert FILE (implies verify) */
+    bool version;          /* -v was given */
+    char **script_args;    /* everything after the URL / after "--" */
+    int nscript_args;
+} pc_config;
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * engine.h - plan a run, drive the workers, hand back merged results.
+ *
+ *   engine_prepare: resolve the target once, build the request bytes, set
+ *                   up TLS, check file-descriptor limits (all before any
+ *                   load is sent, so a mistake costs nothing);
+ *   engine_run:     start one worker thread per -t, open every connection,
+ *                   start the clock, run, drain, merge.
+ */
+#ifndef PACER_ENGINE_ENGINE_H
+#define PACER_ENGINE_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "stats/stats.h"
+
+typedef struct pc_engine pc_engine;
+
+typedef struct pc_results {
+    pc_stats st;              /* all workers merged */
+    uint64_t duration_ns;     /* length of the measured period as run */
+    uint64_t warmup_ns;       /* length of the warm-up as run */
+    uint64_t warmup_outcomes; /* requests of the warm-up, not in st */
+    int signal;               /* 0, or SIGINT/SIGTERM that stopped the run */
+} pc_results;
+
+/* Everything that can fail before load is sent. Returns 0, or a negative
+ * errno with a one-line reason in err; *out must be released with
+ * engine_free() either way. */
+int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errlen);
+
+/* Run the test. Returns 0 with *res filled (release with
+ * engine_results_free), or a negative errno with a reason in err. SIGINT
+ * and SIGTERM stop the run early; res->signal says so. */
+int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen);
+
+void engine_free(pc_engine *e);
+void engine_results_free(pc_results *res);
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * worker.h - one load-generating thread (internal to the engine).
+ *
+ * A worker owns an epoll instance, its connections, its share of the
+ * schedule and its statistics. Nothing is shared with other workers while
+ * running; the run struct it reads is written before the workers start,
+ * except for the atomics it polls once per loop iteration.
+ */
+#ifndef PACER_ENGINE_WORKER_H
+#define PACER_ENGINE_WORKER_H
+
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "config.h"
+#include "net/net.h"
+#include "stats/stats.h"
+
+typedef struct pc_addr {
+    struct sockaddr_storage sa;
+    socklen_t len;
+    char text[80]; /* for messages: "127.0.0.1:8080", "[::1]:80", "unix:/p" */
+} pc_addr;
+
+/* What all workers read: set up by the engine before they start. */
+typedef struct pc_run {
+    const pc_config *cfg;
+    pc_addr *addrs;
+    uint32_t naddrs;
+    const char *request; /* the request bytes, repeated `pipeline` times */
+    size_t request_len;  /* length of one request */
+    bool head;           /* the method is HEAD */
+    SSL_CTX *ssl_ctx;    /* NULL for plain http */
+    const char *sni;     /* NULL for IP literals */
+
+    /* Start barrier: workers count themselves ready once every connection
+     * is open (or has failed), then wait for start_ns to be published. */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    uint32_t ready;
+    uint64_t start_ns; /* 0 until published */
+
+    _Atomic uint64_t stop_ns;  /* stop dispatching at this time (SIGINT) */
+    _Atomic int abort_now;     /* second signal: drop everything in flight */
+    _Atomic uint32_t finished; /* workers done */
+} pc_run;
+
+typedef struct pc_worker pc_worker;
+
+/* Create worker `index` owning `nconns` connections; `rate` is the total
+ * -R (0 = closed loop). Returns NULL on out-of-memory. */
+pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns);
+void worker_free(pc_worker *w);
+/* Thread entry point (arg is the pc_worker). */
+void *worker_main(void *arg);
+/* After the thread has been joined. */
+const pc_stats *worker_stats(const pc_worker *w);
+uint64_t worker_warmup_outcomes(const pc_worker *w);
+/* Last time the worker dispatched from its schedule (end of the measured period). */
+uint64_t worker_stopped_ns(const pc_worker *w);
+/* Set when the worker could not start (out of fds, epoll failure); a reason is in err. */
+const char *worker_error(const pc_worker *w);
+
+#endif

@@ -1,0 +1,192 @@
+/*
+ * tls.c - the OpenSSL transport. One SSL_CTX for the run (shared by the
+ * workers, which OpenSSL 3 allows), one SSL per connection, and the newest
+ * session ticket kept per worker so reconnects resume instead of paying a
+ * full handshake again (as browsers and h2load do).
+ */
+#include "net/net.h"
+
+#include <errno.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static int new_session_cb(SSL *ssl, SSL_SESSION *sess)
+{
+    SSL_SESSION **store = SSL_get_app_data(ssl);
+
+    if (!store)
+        return 0;
+    if (*store)
+        SSL_SESSION_free(*store);
+    *store = sess;
+    return 1; /* we keep the reference */
+}
+
+SSL_CTX *net_tls_ctx_new(bool verify, const char *cacert, char *err, size_t errlen)
+{
+    static const unsigned char alpn[] = "\x08http/1.1";
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+
+    if (!ctx) {
+        snprintf(err, errlen, "TLS: cannot create context");
+        return NULL;
+    }
+    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+                              SSL_MODE_RELEASE_BUFFERS);
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+    SSL_CTX_sess_set_new_cb(ctx, new_session_cb);
+    SSL_CTX_set_alpn_protos(ctx, alpn, sizeof alpn - 1);
+    if (verify) {
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+        if (cacert ? SSL_CTX_load_verify_locations(ctx, cacert, NULL) != 1
+                   : SSL_CTX_set_default_verify_paths(ctx) != 1) {
+            snprintf(err, errlen, "TLS: cannot load CA certificates%s%s", cacert ? " from " : "",
+                     cacert ? cacert : "");
+            SSL_CTX_free(ctx);
+            return NULL;
+        }
+    } else {
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
+    }
+    return ctx;
+}
+
+void net_tls_ctx_free(SSL_CTX *ctx)
+{
+    SSL_CTX_free(ctx);
+}
+
+void net_tls_session_free(SSL_SESSION *s)
+{
+    if (s)
+        SSL_SESSION_free(s);
+}
+
+int net_tls_attach(net_conn *c, SSL_CTX *ctx, const char *sni, SSL_SESSION *resume,
+                   SSL_SESSION **store)
+{
+    SSL *ssl = SSL_new(ctx);
+
+    if (!ssl)
+        return -ENOMEM;
+    SSL_set_fd(ssl, c->fd);
+    SSL_set_connect_state(ssl);
+    SSL_set_app_data(ssl, store);
+    if (sni) {
+        SSL_set_tlsext_host_name(ssl, sni);
+        /* With --verify the name must match too, not just the chain. */
+        SSL_set1_host(ssl, sni);
+    }
+    if (resume)
+        SSL_set_session(ssl, resume);
+    c->ssl = ssl;
+    return 0;
+}
+
+bool net_tls_resumed(net_conn *c)
+{
+    return c->ssl && SSL_session_reused(c->ssl);
+}
+
+/* Map an OpenSSL result to the transport convention. */
+static ssize_t map_err(net_conn *c, int r, char *err, size_t errlen)
+{
+    int e = SSL_get_error(c->ssl, r);
+    unsigned long code;
+
+    switch (e) {
+    case SSL_ERROR_WANT_READ:
+        c->want = NET_WANT_READ;
+        return -EAGAIN;
+    case SSL_ERROR_WANT_WRITE:
+        c->want = NET_WANT_WRITE;
+        return -EAGAIN;
+    case SSL_ERROR_ZERO_RETURN:
+        return 0;
+    case SSL_ERROR_SYSCALL:
+        ERR_clear_error();
+        if (errno == 0 || errno == EAGAIN) {
+            if (err)
+                snprintf(err, errlen, "TLS: connection closed by the server");
+            return 0; /* EOF without close_notify: many servers do that */
+        }
+        if (err)
+            snprintf(err, errlen, "TLS: %s", strerror(errno));
+        return -errno;
+    default:
+        code = ERR_get_error();
+        if (err) {
+            char buf[256];
+
+            ERR_error_string_n(code, buf, sizeof buf);
+            snprintf(err, errlen, "TLS: %s", buf);
+        }
+        ERR_clear_error();
+        return -EPROTO;
+    }
+}
+
+static int tls_handshake(net_conn *c, char *err, size_t errlen)
+{
+    int r;
+
+    errno = 0;
+    r = SSL_do_handshake(c->ssl);
+    if (r == 1)
+        return 0;
+    r = (int)map_err(c, r, err, errlen);
+    if (r == 0) {
+        /* EOF in the middle of a handshake is a failure, not an end. */
+        snprintf(err, errlen, "TLS: handshake failed: connection closed by the server");
+        return -ECONNRESET;
+    }
+    return r;
+}
+
+static ssize_t tls_read(net_conn *c, void *buf, size_t len)
+{
+    int n;
+
+    errno = 0;
+    n = SSL_read(c->ssl, buf, len > 0x7fffffff ? 0x7fffffff : (int)len);
+    return n > 0 ? n : map_err(c, n, NULL, 0);
+}
+
+static ssize_t tls_write(net_conn *c, const void *buf, size_t len)
+{
+    int n;
+
+    errno = 0;
+    n = SSL_write(c->ssl, buf, len > 0x7fffffff ? 0x7fffffff : (int)len);
+    if (n > 0)
+        return n;
+    n = (int)map_err(c, n, NULL, 0);
+    return n == 0 ? -EPIPE : n;
+}
+
+static size_t tls_pending(net_conn *c)
+{
+    return (size_t)SSL_pending(c->ssl);
+}
+
+static void tls_close(net_conn *c)
+{
+    if (c->ssl) {
+        SSL_free(c->ssl);
+        c->ssl = NULL;
+    }
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+}
+
+const net_ops net_tls_ops = {
+    .handshake = tls_handshake,
+    .read = tls_read,
+    .write = tls_write,
+    .pending = tls_pending,
+    .close = tls_close,
+};

@@ -1,0 +1,245 @@
+/*
+ * wrk.c - the wrk / wrk2 report. The lines up to "Transfer/sec:" are an
+ * interface (scripts and blog posts parse them): their widths and units
+ * follow wrk's and wrk2's output exactly. Everything pacer adds comes
+ * after, so those parsers keep working.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli/units.h"
+#include "report/report.h"
+#include "stats/hdr.h"
+
+typedef char *(*fmt_fn)(double, char *, size_t);
+
+/* wrk's column printer: a value followed by up to two unit letters, padded
+ * so that the numbers line up whatever the unit. */
+static void print_units(FILE *f, double v, fmt_fn fmt, int width)
+{
+    char msg[64];
+    size_t len;
+    int pad = 2;
+
+    fmt(v, msg, sizeof msg);
+    len = strlen(msg);
+    if (len >= 1 && isalpha((unsigned char)msg[len - 1]))
+        pad--;
+    if (len >= 2 && isalpha((unsigned char)msg[len - 2]))
+        pad--;
+    width -= pad;
+    fprintf(f, "%*.*s%.*s", width, width, msg, pad, "  ");
+}
+
+static void print_stats_row(FILE *f, const char *name, const hdr_hist *h, double scale, fmt_fn fmt)
+{
+    double mean = hdr_mean(h) / scale;
+    double sd = hdr_stddev(h) / scale;
+    double max = h->total_count ? (double)hdr_max(h) / scale : 0;
+    double within = h->total_count ? hdr_fraction_within(h, (mean - sd) * scale,
+                                                         (mean + sd) * scale)
+                                   : 0;
+
+    fprintf(f, "    %-10s", name);
+    print_units(f, mean, fmt, 8);
+    print_units(f, sd, fmt, 10);
+    print_units(f, max, fmt, 9);
+    fprintf(f, "%8.2f%%\n", within);
+}
+
+static double pct_us(const hdr_hist *h, double p)
+{
+    return h->total_count ? (double)hdr_value_at_percentile(h, p) / 1000.0 : 0;
+}
+
+/* wrk2's block: eight percentiles, then the full spectrum (values in ms). */
+static void print_hdr_block(FILE *f, const char *title, const hdr_hist *h)
+{
+    static const double ps[] = {50, 75, 90, 99, 99.9, 99.99, 99.999, 100};
+
+    fprintf(f, "  Latency Distribution (HdrHistogram - %s)\n", title);
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+        fprintf(f, "%7.3f%%", ps[i]);
+        print_units(f, pct_us(h, ps[i]), units_fmt_time_us, 10);
+        fputc('\n', f);
+    }
+    fprintf(f, "\n  Detailed Percentile spectrum:\n");
+    hdr_percentiles_print(h, f, 5, 1e6, HDR_FMT_CLASSIC);
+    fprintf(f, "----------------------------------------------------------\n");
+}
+
+/* wrk's closed-loop block: 50/75/90/99. */
+static void print_wrk_block(FILE *f, const hdr_hist *h)
+{
+    static const double ps[] = {50, 75, 90, 99};
+
+    fprintf(f, "  Latency Distribution\n");
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+        fprintf(f, "%7.0f%%", ps[i]);
+        print_units(f, pct_us(h, ps[i]), units_fmt_time_us, 10);
+        fputc('\n', f);
+    }
+}
+
+static void fmt_duration(uint64_t ns, char *buf, size_t cap)
+{
+    /* wrk prints whole units ("30s", "2m"); sub-second runs exist here. */
+    if (ns < 1000000000ull)
+        snprintf(buf, cap, "%" PRIu64 "ms", (uint64_t)(ns / 1000000));
+    else if (ns % 1000000000ull)
+        snprintf(buf, cap, "%.2fs", (double)ns / 1e9);
+    else if (ns % 60000000000ull == 0 && ns >= 60000000000ull)
+        snprintf(buf, cap, "%" PRIu64 "m", (uint64_t)(ns / 60000000000ull));
+    else
+        snprintf(buf, cap, "%" PRIu64 "s", (uint64_t)(ns / 1000000000ull));
+}
+
+void report_wrk_header(FILE *f, const pc_config *cfg)
+{
+    char d[32];
+
+    fmt_duration(cfg->duration_ns, d, sizeof d);
+    fprintf(f, "Running %s test @ %s\n", d, cfg->url_text);
+    fprintf(f, "  %u threads and %u connections\n", cfg->threads, cfg->connections);
+    fflush(f);
+}
+
+static const char *const err_names[PC_ERR_KINDS] = {"connect", "read", "write", "timeout",
+                                                    "protocol"};
+
+static void print_status_codes(FILE *f, const pc_stats *st)
+{
+    bool first = true;
+
+    for (int i = 0; i < STATS_MAX_STATUS; i++) {
+        if (!st->status[i])
+            continue;
+        fprintf(f, "%s%d %" PRIu64, first ? "  Status codes: " : ", ", i, st->status[i]);
+        first = false;
+    }
+    if (st->status_other)
+        fprintf(f, "%sother %" PRIu64, first ? "  Status codes: " : ", ", st->status_other);
+    if (!first)
+        fputc('\n', f);
+}
+
+static void print_outcomes(FILE *f, const pc_stats *st)
+{
+    uint64_t errors = 0;
+
+    for (int k = 0; k < PC_ERR_KINDS; k++)
+        if (k != PC_ERR_TIMEOUT)
+            errors += st->err[k];
+    fprintf(f,
+            "  Outcomes: %" PRIu64 " scheduled = %" PRIu64 " completed + %" PRIu64
+            " timed out + %" PRIu64 " errors + %" PRIu64 " never sent",
+            st->scheduled, st->completed, st->err[PC_ERR_TIMEOUT], errors, st->never_sent);
+    if (st->interrupted)
+        fprintf(f, " + %" PRIu64 " interrupted", st->interrupted);
+    fputc('\n', f);
+    if (st->lower_bound)
+        fprintf(f,
+                "  Latency includes %" PRIu64
+                " timed-out or never-sent requests at the latency they had reached (a lower bound)\n",
+                st->lower_bound);
+    for (int k = 0; k < PC_ERR_KINDS; k++) {
+        uint64_t n = k == PC_ERR_CONNECT ? st->connect_errors : st->err[k];
+
+        if (n || (k == PC_ERR_PROTOCOL && st->why[k][0]))
+            fprintf(f, "  Errors: %s %" PRIu64 "%s%s%s\n", err_names[k], n,
+                    st->why[k][0] ? " (" : "", st->why[k], st->why[k][0] ? ")" : "");
+    }
+    if (st->server_closes)
+        fprintf(f,
+                "  Server closed the connection after %" PRIu64
+                " responses (Connection: close or HTTP/1.0: no keep-alive)%s\n",
+                st->server_closes, st->resent ? "" : "");
+    if (st->resent)
+        fprintf(f, "  Re-sent on a new connection: %" PRIu64
+                   " requests the server closed without answering\n",
+                st->resent);
+    if (st->idle_closes)
+        fprintf(f, "  Idle keep-alive connections closed by the server: %" PRIu64 "\n",
+                st->idle_closes);
+}
+
+/* Say when -R was not reached, and the likeliest reason. */
+static void print_shortfall(FILE *f, const pc_config *cfg, const pc_results *res, double achieved)
+{
+    const pc_stats *st = &res->st;
+    double lat_s = hdr_mean(&st->latency_u) / 1e9;
+    double need = cfg->rate * lat_s;
+    uint64_t slots = (uint64_t)cfg->connections * cfg->pipeline;
+
+    if (cfg->rate <= 0 || achieved >= cfg->rate * 0.99)
+        return;
+    fprintf(f, "  Requested rate %.2f req/s but achieved %.2f (%.1f%%): ", cfg->rate, achieved,
+            100.0 * achieved / cfg->rate);
+    if (st->completed == 0)
+        fprintf(f, "no response was received\n");
+    else if (need > (double)slots * 0.9)
+        fprintf(f,
+                "at the observed mean latency of %.2fms, %.0f req/s needs about %.0f requests "
+                "in flight, but -c %u%s allows %" PRIu64 " (raise -c)\n",
+                lat_s * 1e3, cfg->rate, need, cfg->connections,
+                cfg->pipeline > 1 ? " with --pipeline" : "", slots);
+    else if (stats_outcomes(st) - st->completed > 0)
+        fprintf(f, "requests failed or timed out (see Errors)\n");
+    else
+        fprintf(f, "the client could not keep up (CPU-bound? try more -t)\n");
+}
+
+void report_wrk(FILE *f, const pc_config *cfg, const pc_results *res)
+{
+    const pc_stats *st = &res->st;
+    double secs = (double)res->duration_ns / 1e9;
+    double rps = secs > 0 ? (double)st->completed / secs : 0;
+    uint64_t non2xx = st->completed - stats_ok(st);
+    char buf[64], buf2[64];
+
+    fprintf(f, "  Thread Stats%6s%11s%8s%12s\n", "Avg", "Stdev", "Max", "+/- Stdev");
+    print_stats_row(f, "Latency", &st->latency, 1000.0, units_fmt_time_us);
+    print_stats_row(f, "Req/Sec", &st->rps, 1.0, units_fmt_metric);
+    if (cfg->latency) {
+        if (cfg->rate > 0)
+            print_hdr_block(f, "Recorded Latency", &st->latency);
+        else
+            print_wrk_block(f, &st->latency);
+    }
+    if (cfg->u_latency) {
+        if (cfg->latency && cfg->rate > 0)
+            fputc('\n', f);
+        print_hdr_block(f,
+                        "Uncorrected Latency (measured without taking delayed starts into account)",
+                        &st->latency_u);
+    }
+    units_fmt_time_us((double)res->duration_ns / 1e3, buf, sizeof buf);
+    units_fmt_binary((double)st->bytes_read, buf2, sizeof buf2);
+    fprintf(f, "  %" PRIu64 " requests in %s, %sB read\n", st->completed, buf, buf2);
+    if (st->connect_errors || st->err[PC_ERR_READ] || st->err[PC_ERR_PROTOCOL] ||
+        st->err[PC_ERR_WRITE] || st->err[PC_ERR_TIMEOUT])
+        fprintf(f, "  Socket errors: connect %" PRIu64 ", read %" PRIu64 ", write %" PRIu64
+                   ", timeout %" PRIu64 "\n",
+                st->connect_errors, st->err[PC_ERR_READ] + st->err[PC_ERR_PROTOCOL],
+                st->err[PC_ERR_WRITE], st->err[PC_ERR_TIMEOUT]);
+    if (non2xx)
+        fprintf(f, "  Non-2xx or 3xx responses: %" PRIu64 "\n", non2xx);
+    fprintf(f, "Requests/sec: %9.2f\n", rps);
+    units_fmt_binary(secs > 0 ? (double)st->bytes_read / secs : 0, buf, sizeof buf);
+    fprintf(f, "Transfer/sec: %10sB\n", buf);
+
+    /* pacer's additions: below the lines scripts grep for. */
+    print_status_codes(f, st);
+    print_outcomes(f, st);
+    if (st->tls.total_count)
+        fprintf(f, "  TLS handshakes: %" PRIu64 " (%" PRIu64 " resumed), mean %.2fms\n",
+                (uint64_t)st->tls.total_count, st->tls_resumed, hdr_mean(&st->tls) / 1e6);
+    if (res->warmup_ns)
+        fprintf(f, "  Warm-up: %.2fs first, %" PRIu64 " requests not counted above\n",
+                (double)res->warmup_ns / 1e9, res->warmup_outcomes);
+    print_shortfall(f, cfg, res, rps);
+    if (res->signal)
+        fprintf(f, "  Stopped early by %s after %.2fs\n",
+                res->signal == 2 ? "SIGINT" : "SIGTERM", secs);
+}

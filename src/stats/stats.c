@@ -1,0 +1,110 @@
+/*
+ * stats.c - see stats.h.
+ */
+#include "stats/stats.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define FOR_EACH_HIST(s, X)                                                                  \
+    X(&(s)->latency) X(&(s)->latency_u) X(&(s)->connect) X(&(s)->tls) X(&(s)->ttfb)          \
+        X(&(s)->rps) X(&(s)->batch)
+
+int stats_init(pc_stats *s)
+{
+    hdr_hist *lat[] = {&s->latency, &s->latency_u, &s->connect, &s->tls, &s->ttfb, &s->batch};
+
+    memset(s, 0, sizeof *s);
+    for (size_t i = 0; i < sizeof lat / sizeof lat[0]; i++)
+        if (hdr_init(lat[i], 1, STATS_LAT_HIGHEST, 3) < 0)
+            goto fail;
+    if (hdr_init(&s->rps, 1, 10000000000LL, 3) < 0)
+        goto fail;
+    return 0;
+fail:
+    stats_free(s);
+    return -ENOMEM;
+}
+
+void stats_free(pc_stats *s)
+{
+#define FREE_ONE(h) hdr_free(h);
+    FOR_EACH_HIST(s, FREE_ONE)
+#undef FREE_ONE
+}
+
+void stats_reset(pc_stats *s)
+{
+    /* Keep the histogram allocations, zero everything else. */
+    pc_stats keep = *s;
+
+#define RESET_ONE(h) hdr_reset(h);
+    FOR_EACH_HIST(s, RESET_ONE)
+#undef RESET_ONE
+    memset(s, 0, sizeof *s);
+    s->latency = keep.latency;
+    s->latency_u = keep.latency_u;
+    s->connect = keep.connect;
+    s->tls = keep.tls;
+    s->ttfb = keep.ttfb;
+    s->rps = keep.rps;
+    s->batch = keep.batch;
+}
+
+void stats_merge(pc_stats *dst, const pc_stats *src)
+{
+    hdr_add(&dst->latency, &src->latency);
+    hdr_add(&dst->latency_u, &src->latency_u);
+    hdr_add(&dst->connect, &src->connect);
+    hdr_add(&dst->tls, &src->tls);
+    hdr_add(&dst->ttfb, &src->ttfb);
+    hdr_add(&dst->rps, &src->rps);
+    hdr_add(&dst->batch, &src->batch);
+    dst->scheduled += src->scheduled;
+    dst->completed += src->completed;
+    dst->never_sent += src->never_sent;
+    dst->interrupted += src->interrupted;
+    for (int k = 0; k < PC_ERR_KINDS; k++) {
+        dst->err[k] += src->err[k];
+        if (!dst->why[k][0])
+            memcpy(dst->why[k], src->why[k], STATS_WHY_LEN);
+    }
+    dst->connect_errors += src->connect_errors;
+    for (int i = 0; i < STATS_MAX_STATUS; i++)
+        dst->status[i] += src->status[i];
+    dst->status_other += src->status_other;
+    dst->lower_bound += src->lower_bound;
+    dst->bytes_read += src->bytes_read;
+    dst->bytes_written += src->bytes_written;
+    dst->connects += src->connects;
+    dst->tls_resumed += src->tls_resumed;
+    dst->server_closes += src->server_closes;
+    dst->idle_closes += src->idle_closes;
+    dst->resent += src->resent;
+}
+
+void stats_why(pc_stats *s, enum pc_err_kind k, const char *why)
+{
+    if (!s->why[k][0] && why) {
+        strncpy(s->why[k], why, STATS_WHY_LEN - 1);
+        s->why[k][STATS_WHY_LEN - 1] = '\0';
+    }
+}
+
+uint64_t stats_outcomes(const pc_stats *s)
+{
+    uint64_t n = s->completed + s->never_sent + s->interrupted;
+
+    for (int k = 0; k < PC_ERR_KINDS; k++)
+        n += s->err[k];
+    return n;
+}
+
+uint64_t stats_ok(const pc_stats *s)
+{
+    uint64_t n = 0;
+
+    for (int i = 200; i < 400; i++)
+        n += s->status[i];
+    return n;
+}

@@ -1,0 +1,75 @@
+/*
+ * stats.h - what one worker measured, and the merged result of a run.
+ *
+ * Every request the run created ends in exactly one outcome: completed
+ * (a response, counted by status), an error by kind, a timeout, never sent
+ * (still queued when the run stopped) or interrupted (in flight when a
+ * second SIGINT cut the drain short). stats_outcomes() adds them up, and
+ * the run checks that the sum equals `scheduled`.
+ */
+#ifndef PACER_STATS_STATS_H
+#define PACER_STATS_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stats/hdr.h"
+
+/* Latencies are recorded in nanoseconds, 1 ns to 24 h, 3 significant digits. */
+#define STATS_LAT_HIGHEST 86400000000000LL
+
+enum pc_err_kind {
+    PC_ERR_CONNECT,  /* could not connect / TLS handshake failed (per attempt) */
+    PC_ERR_READ,     /* reset or closed by the server before the response ended */
+    PC_ERR_WRITE,    /* could not send the request */
+    PC_ERR_TIMEOUT,  /* no complete response within --timeout */
+    PC_ERR_PROTOCOL, /* the response was not valid HTTP */
+    PC_ERR_KINDS
+};
+
+#define STATS_MAX_STATUS 600
+#define STATS_WHY_LEN 160
+
+typedef struct pc_stats {
+    hdr_hist latency;   /* corrected: done - intended send time */
+    hdr_hist latency_u; /* uncorrected: done - first byte written */
+    hdr_hist connect;   /* TCP (or Unix) connect */
+    hdr_hist tls;       /* TLS handshake */
+    hdr_hist ttfb;      /* first byte written -> first byte of the response */
+    hdr_hist rps;       /* per-thread requests/s, one sample per 100 ms */
+    hdr_hist batch;     /* -B: one corrected sample per pipelined batch */
+
+    uint64_t scheduled;   /* requests created in the measured period */
+    uint64_t completed;   /* responses received (any status) */
+    uint64_t never_sent;  /* still waiting for a connection when the run stopped */
+    uint64_t interrupted; /* in flight when the drain was cut short */
+    uint64_t err[PC_ERR_KINDS];   /* request outcomes by error kind (PC_ERR_CONNECT unused) */
+    uint64_t connect_errors;      /* failed connect or handshake attempts */
+    char why[PC_ERR_KINDS][STATS_WHY_LEN]; /* first reason seen per kind */
+    uint64_t status[STATS_MAX_STATUS];     /* responses by status code */
+    uint64_t status_other;                 /* codes >= 600 */
+    uint64_t lower_bound; /* timeouts / never-sent recorded at their lower-bound latency */
+
+    uint64_t bytes_read, bytes_written;
+    uint64_t connects;       /* successful connections */
+    uint64_t tls_resumed;    /* of those, TLS sessions resumed */
+    uint64_t server_closes;  /* responses that ended their connection (Connection: close, HTTP/1.0) */
+    uint64_t idle_closes;    /* idle keep-alive connections the server closed */
+    uint64_t resent;         /* requests re-sent after the server closed the connection unanswered */
+} pc_stats;
+
+/* Allocate the histograms. 0 or -ENOMEM. */
+int stats_init(pc_stats *s);
+void stats_free(pc_stats *s);
+/* Forget everything measured so far (end of --warmup). */
+void stats_reset(pc_stats *s);
+/* dst += src, histograms included. */
+void stats_merge(pc_stats *dst, const pc_stats *src);
+/* Record the first reason for an error kind (later ones are counted only). */
+void stats_why(pc_stats *s, enum pc_err_kind k, const char *why);
+/* completed + errors + never_sent + interrupted. */
+uint64_t stats_outcomes(const pc_stats *s);
+/* Responses with a 2xx or 3xx status. */
+uint64_t stats_ok(const pc_stats *s);
+
+#endif

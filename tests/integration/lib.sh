@@ -1,0 +1,177 @@
+# Shared helpers for integration tests (sourced, bash).
+#
+# Everything started here listens on 127.0.0.1 / ::1 only, on ports picked
+# at run time, and is killed by the EXIT trap. Every wait is bounded.
+set -u
+
+PACER=${PACER:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/pacer}
+T_DIR=$(mktemp -d /tmp/pacer-it.XXXXXX)
+chmod 755 "$T_DIR" # nginx workers run as an unprivileged user
+T_FAILED=0
+T_PIDS=()
+
+cleanup() {
+    local p
+    for p in "${T_PIDS[@]}"; do
+        kill -CONT "$p" 2>/dev/null
+        kill "$p" 2>/dev/null
+    done
+    for p in "${T_PIDS[@]}"; do
+        for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$p" 2>/dev/null
+    done
+    rm -rf "$T_DIR"
+}
+trap cleanup EXIT
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; T_FAILED=1; }
+skip() { echo "SKIP $1: $2"; }
+# ok NAME WHY-IF-FALSE COMMAND [ARGS...]: run the command, PASS if it
+# succeeds. With a single string instead, that string is eval'ed (so it may
+# use && and the functions defined here).
+ok() {
+    local name=$1 why=$2; shift 2
+    local r
+    if [ $# -eq 1 ]; then eval "$1"; r=$?; else "$@"; r=$?; fi
+    if [ $r -eq 0 ]; then pass "$name"; else fail "$name" "$why"; fi
+}
+finish() { exit "$T_FAILED"; }
+
+# A port nothing listens on right now (a listener started on it later may
+# still race another process; callers retry on bind failure).
+pick_port() {
+    local p
+    for _ in $(seq 1 50); do
+        p=$((20000 + RANDOM % 40000))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+            echo "$p"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# Wait until a TCP port accepts connections (max ~5 s).
+wait_port() {
+    local host=$1 port=$2
+    for _ in $(seq 1 100); do
+        (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# start_serve ARGS...: start `pacer serve --port 0 ARGS` and set SERVE_PID,
+# SERVE_URL (from its first stdout line).
+start_serve() {
+    local log="$T_DIR/serve.$RANDOM.out" line="" port=(--port 0)
+    case " $* " in *" --unix "*) port=() ;; esac
+    "$PACER" serve "${port[@]}" "$@" >"$log" 2>"$log.err" &
+    SERVE_PID=$!
+    T_PIDS+=("$SERVE_PID")
+    for _ in $(seq 1 100); do
+        line=$(head -n1 "$log" 2>/dev/null)
+        [ -n "$line" ] && break
+        sleep 0.05
+    done
+    SERVE_URL=${line##* }
+    [ -n "$line" ]
+}
+
+# The stderr of the last started serve (its totals line appears at exit).
+serve_err() { cat "$T_DIR"/serve.*.out.err 2>/dev/null; }
+
+# start_nginx [EXTRA_HTTP_CONF]: nginx with one worker on a plain and a TLS
+# port. Sets NGX_PORT, NGX_TLS_PORT, NGX_PID (master), NGX_DIR. Serves
+# $NGX_DIR/www (index.html is 1024 bytes), /stub (stub_status), and logs
+# requests to $NGX_DIR/access.log as "$request $http_x_pacer".
+start_nginx() {
+    local extra=${1:-} try
+    NGX_DIR="$T_DIR/nginx"
+    mkdir -p "$NGX_DIR/www" "$NGX_DIR/tmp"
+    head -c 1024 /dev/zero | tr '\0' 'a' >"$NGX_DIR/www/index.html"
+    if [ ! -f "$NGX_DIR/cert.pem" ]; then
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+            -keyout "$NGX_DIR/key.pem" -out "$NGX_DIR/cert.pem" -days 2 \
+            -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 \
+            >/dev/null 2>&1 || return 1
+    fi
+    for try in 1 2 3 4 5; do
+        NGX_PORT=$(pick_port) && NGX_TLS_PORT=$(pick_port) || return 1
+        cat >"$NGX_DIR/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $NGX_DIR/nginx.pid;
+error_log $NGX_DIR/error.log;
+events { worker_connections 4096; }
+http {
+    log_format pacer '\$request \$http_x_pacer';
+    access_log $NGX_DIR/access.log pacer;
+    client_body_temp_path $NGX_DIR/tmp/body;
+    proxy_temp_path $NGX_DIR/tmp/proxy;
+    fastcgi_temp_path $NGX_DIR/tmp/fastcgi;
+    uwsgi_temp_path $NGX_DIR/tmp/uwsgi;
+    scgi_temp_path $NGX_DIR/tmp/scgi;
+    keepalive_requests 1000000;
+    $extra
+    server {
+        listen 127.0.0.1:$NGX_PORT;
+        listen 127.0.0.1:$NGX_TLS_PORT ssl;
+        ssl_certificate $NGX_DIR/cert.pem;
+        ssl_certificate_key $NGX_DIR/key.pem;
+        root $NGX_DIR/www;
+        location = /stub { stub_status; }
+    }
+}
+CONF
+        nginx -c "$NGX_DIR/nginx.conf" >"$NGX_DIR/stdout" 2>&1 &
+        NGX_PID=$!
+        T_PIDS+=("$NGX_PID")
+        if wait_port 127.0.0.1 "$NGX_PORT" && wait_port 127.0.0.1 "$NGX_TLS_PORT"; then
+            return 0
+        fi
+        kill "$NGX_PID" 2>/dev/null
+        wait "$NGX_PID" 2>/dev/null
+    done
+    return 1
+}
+
+# The pid of nginx's single worker process.
+nginx_worker() { pgrep -P "$NGX_PID" | head -n1; }
+
+# to_ms VALUE: "626.39us" / "1.64ms" / "2.00s" / "1.50m" -> milliseconds.
+to_ms() {
+    awk -v v="$1" 'BEGIN {
+        n = v + 0; u = v; sub(/^[0-9.]+/, "", u);
+        if (u == "us") n /= 1000; else if (u == "s") n *= 1000;
+        else if (u == "m") n *= 60000; else if (u == "h") n *= 3600000;
+        printf "%.6f\n", n }'
+}
+
+# pct FILE BLOCK P: the P (e.g. "99.000") line of latency block BLOCK
+# (1 = recorded, 2 = uncorrected) in a wrk2-layout report, in ms.
+pct() {
+    local v
+    v=$(awk -v blk="$2" -v p="$3%" '
+        /^  Latency Distribution \(HdrHistogram/ { b++ }
+        b == blk && $1 == p { print $2; exit }' "$1")
+    [ -n "$v" ] && to_ms "$v"
+}
+
+# field FILE REGEX: the first number after REGEX in FILE.
+field() { grep -m1 -oE "$2 *[0-9.]+" "$1" | grep -oE '[0-9.]+$'; }
+
+# outcomes_add_up FILE: "Outcomes: S scheduled = C completed + T timed out +
+# E errors + N never sent [+ I interrupted]" must add up.
+outcomes_add_up() {
+    awk '/^  Outcomes:/ {
+        s = $2; sum = $5 + $8 + $12 + $15; if ($19 != "") sum += $19;
+        found = 1; exit (s == sum ? 0 : 1) }
+        END { if (!found) exit 1 }' "$1"
+}
+
+# fcmp A OP B: floating-point comparison.
+fcmp() { awk -v a="$1" -v b="$3" -v op="$2" 'BEGIN {
+    r = (op == "<") ? a < b : (op == "<=") ? a <= b : (op == ">") ? a > b : (op == ">=") ? a >= b : a == b;
+    exit !r }'; }
