@@ -17,6 +17,18 @@
 
 #define NS_PER_S 1000000000ull
 
+/* CHECK_EQ_I64 for values above INT64_MAX. */
+#define CHECK_EQ_U64(a, b)                                                     \
+    do {                                                                       \
+        unsigned long long u_a_ = (a), u_b_ = (b);                             \
+        if (u_a_ != u_b_) {                                                    \
+            snprintf(unit_msg, sizeof unit_msg, "%s:%d: %s == %llu, want %llu", \
+                     __FILE__, __LINE__, #a, u_a_, u_b_);                      \
+            unit_failed_now = 1;                                               \
+            return;                                                            \
+        }                                                                      \
+    } while (0)
+
 /* The parsers must not touch *out on failure; this sentinel shows it. */
 #define SENTINEL 0x5a5a5a5a5a5a5a5aull
 
@@ -119,7 +131,7 @@ static void test_duration_above_int64_max(void)
 
     CHECK(rc == 0 || rc == -ERANGE);
     if (rc == 0)
-        CHECK_EQ_I64(ns == 17280000000000000000ull, 1);
+        CHECK_EQ_U64(ns, 17280000000000000000ull);
 }
 
 /* ---- counts ------------------------------------------------------------ */
@@ -200,26 +212,32 @@ static void test_count_rejects(void)
 }
 
 /* Counts that fit in uint64_t come back exactly, or -ERANGE; never a
- * different number. */
-static void test_count_large_values_exact_or_erange(void)
+ * different number. 1e19 is above INT64_MAX (llround's range). */
+static void test_count_above_int64_max(void)
 {
     uint64_t n = 0;
     int rc;
 
-    rc = units_parse_count("10000000000000000000", &n); /* 1e19 > INT64_MAX */
+    rc = units_parse_count("10000000000000000000", &n);
     CHECK(rc == 0 || rc == -ERANGE);
     if (rc == 0)
-        CHECK_EQ_I64(n == 10000000000000000000ull, 1);
+        CHECK_EQ_U64(n, 10000000000000000000ull);
 
-    rc = units_parse_count("10000000000G", &n); /* 1e19 again */
+    rc = units_parse_count("10000000000G", &n);
     CHECK(rc == 0 || rc == -ERANGE);
     if (rc == 0)
-        CHECK_EQ_I64(n == 10000000000000000000ull, 1);
+        CHECK_EQ_U64(n, 10000000000000000000ull);
+}
 
-    rc = units_parse_count("9007199254740993", &n); /* 2^53 + 1 */
+/* 2^53 + 1 has no exact double: it must not silently become 2^53. */
+static void test_count_above_2p53_exact_or_erange(void)
+{
+    uint64_t n = 0;
+    int rc = units_parse_count("9007199254740993", &n);
+
     CHECK(rc == 0 || rc == -ERANGE);
     if (rc == 0)
-        CHECK_EQ_I64(n, 9007199254740993ll);
+        CHECK_EQ_U64(n, 9007199254740993ull);
 }
 
 /* ---- rates ------------------------------------------------------------- */
@@ -408,7 +426,8 @@ int main(void)
     RUN(test_count_values);
     RUN(test_count_decimal_with_suffix);
     RUN(test_count_rejects);
-    RUN(test_count_large_values_exact_or_erange);
+    RUN(test_count_above_int64_max);
+    RUN(test_count_above_2p53_exact_or_erange);
     RUN(test_rate_values);
     RUN(test_rate_rejects);
     RUN(test_size_values);

@@ -693,6 +693,59 @@ static void test_bad_header_lines(void)
     }
 }
 
+/* Values are validated eight bytes at a time: every control byte must be
+ * caught at every offset in a word and in the tail, and every byte that
+ * is allowed must pass at every offset. */
+static void test_value_bytes_every_offset(void)
+{
+    static const unsigned char bad[] = {0x00, 0x01, 0x08, 0x0a, 0x0b, 0x0d, 0x1f, 0x7f};
+    static const unsigned char good[] = {0x09, 0x20, 0x21, 0x7e, 0x80, 0x9f, 0xff};
+    static const char pre[] = "HTTP/1.1 200 OK\r\nX-V: ", post[] = "\r\nContent-Length: 0\r\n\r\n";
+    char in[128], reason[128];
+
+    for (size_t vlen = 1; vlen <= 27; vlen++) {
+        for (size_t at = 0; at < vlen; at++) {
+            for (size_t b = 0; b < sizeof bad + sizeof good; b++) {
+                bool ok = b >= sizeof bad;
+                unsigned char c = ok ? good[b - sizeof bad] : bad[b];
+                size_t n = LEN(pre);
+                h1_parser p;
+                size_t used;
+                int rc;
+
+                memcpy(in, pre, n);
+                memset(in + n, 'v', vlen);
+                in[n + at] = (char)c;
+                n += vlen;
+                memcpy(in + n, post, LEN(post));
+                n += LEN(post);
+                h1_init(&p);
+                rc = h1_feed(&p, in, n, &used);
+                if (ok)
+                    CHECK_EQ_I64(rc, H1_DONE);
+                else if (c == 0x0a && at > 0)
+                    CHECK_EQ_I64(rc, H1_E_HEADER); /* the next "line" has no colon */
+                else
+                    CHECK_EQ_I64(rc, H1_E_HEADER);
+
+                /* The same byte in a reason phrase. */
+                n = (size_t)sprintf(reason, "HTTP/1.1 200 ");
+                memset(reason + n, 'r', vlen);
+                reason[n + at] = (char)c;
+                n += vlen;
+                memcpy(reason + n, post, LEN(post));
+                n += LEN(post);
+                h1_init(&p);
+                rc = h1_feed(&p, reason, n, &used);
+                if (ok || (c == 0x0a && at > 0))
+                    CHECK(rc == H1_DONE || (c == 0x0a && rc == H1_E_HEADER));
+                else
+                    CHECK_EQ_I64(rc, H1_E_STATUS);
+            }
+        }
+    }
+}
+
 static void test_bad_content_length(void)
 {
     EXPECT_ERR("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello",
@@ -907,6 +960,7 @@ int main(void)
     RUN(test_strerror);
     RUN(test_bad_status_lines);
     RUN(test_bad_header_lines);
+    RUN(test_value_bytes_every_offset);
     RUN(test_bad_content_length);
     RUN(test_bad_chunks);
     RUN(test_headers_too_big);
