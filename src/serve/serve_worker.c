@@ -427,9 +427,9 @@ static int conn_read(struct conn *c)
 }
 
 /* Send the due responses at the front of the ring, in as few sendmsg
- * calls as the socket allows. Stops at the first response not due yet or
- * at EAGAIN (the edge-triggered EPOLLOUT resumes it). Returns 0 or
- * -errno for a connection to close. */
+ * calls as the socket allows. Stops at the first response not due yet
+ * (returns 0) or at EAGAIN (returns 1; the edge-triggered EPOLLOUT resumes
+ * it). Returns -errno for a connection to close. */
 static int conn_flush(struct conn *c)
 {
     uint64_t now = 0;
@@ -472,7 +472,7 @@ static int conn_flush(struct conn *c)
         if (r < 0) {
             if (errno == EINTR)
                 continue;
-            return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -errno;
+            return (errno == EAGAIN || errno == EWOULDBLOCK) ? 1 : -errno;
         }
         /* Retire what went out; a partial write loops once more so that
          * EAGAIN, which arms the EPOLLOUT edge, is what stops us. */
@@ -551,8 +551,7 @@ static void conn_linger(struct serve_loop *lp, struct conn *c)
  * client cannot starve the others; the rest waits on the again list. */
 static void conn_run(struct serve_loop *lp, struct conn *c)
 {
-    const struct out_item *first;
-    int rounds = 0;
+    int rounds = 0, blocked = 0;
 
     if (c->lingering) {
         conn_linger(lp, c);
@@ -581,7 +580,8 @@ static void conn_run(struct serve_loop *lp, struct conn *c)
                 continue;
         }
         full = !c->closing && !can_parse(c);
-        if (conn_flush(c) < 0) {
+        blocked = conn_flush(c);
+        if (blocked < 0) {
             conn_close(lp, c);
             return;
         }
@@ -597,11 +597,13 @@ static void conn_run(struct serve_loop *lp, struct conn *c)
             conn_close(lp, c);
         return;
     }
-    first = &c->ring[c->out_head];
-    if (first->ready_ns && first->ready_ns > pc_now_ns())
-        heap_set(lp, c, first->ready_ns);
+    /* Blocked on the socket: EPOLLOUT resumes it. Otherwise the first
+     * response was not due when conn_flush looked (it may be by now, in
+     * which case the timer loop picks it up at once). */
+    if (blocked)
+        heap_del(lp, c);
     else
-        heap_del(lp, c); /* due but blocked: EPOLLOUT resumes it */
+        heap_set(lp, c, c->ring[c->out_head].ready_ns);
 }
 
 static struct conn *conn_open(struct serve_loop *lp, int fd)

@@ -75,7 +75,7 @@ static int on_header(void *ud, const char *name, size_t nlen, const char *value,
         if (!is_tchar((unsigned char)name[i]))
             abort();
     for (size_t i = 0; i < vlen; i++)
-        if ((unsigned char)value[i] < 0x20 && value[i] != '\t')
+        if (((unsigned char)value[i] < 0x20 && value[i] != '\t') || value[i] == 0x7f)
             abort();
     if (vlen && (value[0] == ' ' || value[0] == '\t' ||
                  value[vlen - 1] == ' ' || value[vlen - 1] == '\t'))

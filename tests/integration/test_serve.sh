@@ -74,8 +74,10 @@ stop() {
 # the connection, 124 if it was still open after SECONDS.
 raw() {
     local port=$1 secs=$2 out=$3 data=$4 rc
+    # printf (a builtin) may write line by line; cat writes the file at once
+    printf "$data" >"$TMP/request"
     exec 3<>"/dev/tcp/127.0.0.1/$port" || return 2
-    printf "$data" >&3 2>/dev/null
+    cat "$TMP/request" >&3 2>/dev/null
     timeout "$secs" cat <&3 >"$out"
     rc=$?
     exec 3<&-

@@ -264,8 +264,20 @@ static void test_error_message_is_one_line(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK_EQ_I64(parse(bad[i]), -EINVAL);
         if (strchr(cur_err, '\n') || strchr(cur_err, '\r')) {
-            snprintf(unit_msg, sizeof unit_msg, "%s:%d: message for bad[%zu] has a line break: \"%s\"",
-                     __FILE__, __LINE__, i, cur_err);
+            char shown[128];
+            size_t n = 0;
+            for (const char *p = cur_err; *p && n + 3 < sizeof shown; p++) {
+                if (*p == '\n' || *p == '\r') {
+                    shown[n++] = '\\';
+                    shown[n++] = *p == '\n' ? 'n' : 'r';
+                } else {
+                    shown[n++] = *p;
+                }
+            }
+            shown[n] = '\0';
+            snprintf(unit_msg, sizeof unit_msg,
+                     "%s:%d: message for bad[%zu] has a line break: \"%s\"", __FILE__, __LINE__,
+                     i, shown);
             unit_failed_now = 1;
             return;
         }

@@ -698,7 +698,8 @@ static void test_bad_header_lines(void)
  * is allowed must pass at every offset. */
 static void test_value_bytes_every_offset(void)
 {
-    static const unsigned char bad[] = {0x00, 0x01, 0x08, 0x0a, 0x0b, 0x0d, 0x1f, 0x7f};
+    /* (LF is left out: it ends the line before validation sees it.) */
+    static const unsigned char bad[] = {0x00, 0x01, 0x08, 0x0b, 0x0c, 0x0d, 0x1f, 0x7f};
     static const unsigned char good[] = {0x09, 0x20, 0x21, 0x7e, 0x80, 0x9f, 0xff};
     static const char pre[] = "HTTP/1.1 200 OK\r\nX-V: ", post[] = "\r\nContent-Length: 0\r\n\r\n";
     char in[128], reason[128];
@@ -721,12 +722,7 @@ static void test_value_bytes_every_offset(void)
                 n += LEN(post);
                 h1_init(&p);
                 rc = h1_feed(&p, in, n, &used);
-                if (ok)
-                    CHECK_EQ_I64(rc, H1_DONE);
-                else if (c == 0x0a && at > 0)
-                    CHECK_EQ_I64(rc, H1_E_HEADER); /* the next "line" has no colon */
-                else
-                    CHECK_EQ_I64(rc, H1_E_HEADER);
+                CHECK_EQ_I64(rc, ok ? H1_DONE : H1_E_HEADER);
 
                 /* The same byte in a reason phrase. */
                 n = (size_t)sprintf(reason, "HTTP/1.1 200 ");
@@ -737,10 +733,7 @@ static void test_value_bytes_every_offset(void)
                 n += LEN(post);
                 h1_init(&p);
                 rc = h1_feed(&p, reason, n, &used);
-                if (ok || (c == 0x0a && at > 0))
-                    CHECK(rc == H1_DONE || (c == 0x0a && rc == H1_E_HEADER));
-                else
-                    CHECK_EQ_I64(rc, H1_E_STATUS);
+                CHECK_EQ_I64(rc, ok ? H1_DONE : H1_E_STATUS);
             }
         }
     }
