@@ -41,7 +41,11 @@ enum {
 
 typedef struct h1_parser {
     /* Set by h1_init, may be changed between responses. */
-    uint32_t max_header_bytes; /* default 65536 */
+    /* Default 65536. Bounds the status line + headers of the final response
+     * together with any 1xx responses before it (so an endless stream of
+     * 1xx cannot go on forever); the trailers separately; a chunk-size line
+     * to the smaller of this and 4096 bytes. */
+    uint32_t max_header_bytes;
     void *ud;                  /* passed to callbacks */
 
     /* Optional callbacks; NULL = not called (the default, fast path).

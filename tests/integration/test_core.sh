@@ -82,6 +82,10 @@ ok https_cacert_ok "$(tail -5 "$R")" "! grep -qE 'Socket errors' '$R' && grep -q
 "$PACER" -t1 -c1 -d300ms "https://127.0.0.1:$NGX_PORT/" >"$R" 2>&1
 ok https_to_plain_port "$(grep -E 'Errors' "$R")" grep -qE 'Errors: connect [0-9]+ \(127\.0\.0\.1:[0-9]+: TLS' "$R"
 
+# TLS sessions are resumed when a connection is reopened.
+"$PACER" -t1 -c2 -d500ms -H "Connection: close" "$US" >"$R" 2>&1
+ok https_resumption "$(grep -E 'TLS|Errors' "$R")" "grep -qE '^  TLS handshakes: [0-9]+ \([1-9][0-9]* resumed\)' '$R'"
+
 # --- a 1 s stall of the server at constant rate ---------------------------
 # Corrected latency must show it (requests meant for the stall wait until
 # it ends); uncorrected p50 must not.
@@ -110,6 +114,11 @@ total=$(grep -m1 -oE 'Total count    = +[0-9]+' "$R" | grep -oE '[0-9]+$')
 completed=$(awk '/^  Outcomes:/ {print $5}' "$R")
 # Closed loop, 2 connections x batches of 4: one latency sample per batch.
 ok batch_latency_per_batch "batches $total, requests $completed" fcmp "$(( ${total:-0} * 4 ))" "==" "${completed:-1}"
+
+# --- a rate the connections cannot carry is explained ------------------------
+start_serve --delay 20ms || fail serve_start "pacer serve did not start"
+"$PACER" -t1 -c2 -d1s -R1000 "$SERVE_URL" >"$R" 2>&1
+ok shortfall_explained "$(grep -E 'Requested|Outcomes' "$R")" "grep -qE '^  Requested rate 1000.00 req/s but achieved [0-9.]+ \([0-9.]+%\): at the observed mean latency of 2[0-9].[0-9]+ms, 1000 req/s needs about 2[0-9] requests in flight, but -c 2 allows 2 \(raise -c\)' '$R' && grep -qE 'never sent' '$R' && outcomes_add_up '$R'"
 
 # --- timeouts --------------------------------------------------------------------
 start_serve --delay 3s || fail serve_start "pacer serve did not start"

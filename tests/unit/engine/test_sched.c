@@ -3,9 +3,10 @@
  * schedule.
  *
  * "Exact" below means integer arithmetic: the n-th request of the whole run
- * (all threads together) is intended at start + floor(n * 1e9 / R) ns, which
- * for the rates used here (R a whole number or a simple fraction) is
- * computed without any floating point.
+ * (all threads together) is intended at start + n/R s. In whole ns that is
+ * floor(n * 1e9 / R) or ceil(n * 1e9 / R) (sched.h may truncate or round);
+ * when n/R is a whole number of ns, both are the same and nothing else is
+ * accepted. Computed without floating point for the rates used here.
  */
 #include "engine/sched.h"
 #include "unit.h"
@@ -21,6 +22,27 @@ static uint64_t exact_ns(uint64_t n, uint64_t num, uint64_t den)
 {
     return (uint64_t)((unsigned __int128)n * NS * den / num);
 }
+
+/* ceil(n * 1e9 * den / num) ns. */
+static uint64_t exact_ns_hi(uint64_t n, uint64_t num, uint64_t den)
+{
+    return (uint64_t)(((unsigned __int128)n * NS * den + num - 1) / num);
+}
+
+/* got is start + n/R s, to the ns (floor or ceil; exact when whole). */
+#define CHECK_AT_N(got, n, num, den)                                           \
+    do {                                                                       \
+        unsigned long long g_ = (got), lo_ = START + exact_ns((n), (num), (den)), \
+                           hi_ = START + exact_ns_hi((n), (num), (den));       \
+        if (g_ < lo_ || g_ > hi_) {                                            \
+            snprintf(unit_msg, sizeof unit_msg,                                \
+                     "%s:%d: %s == start+%llu, want start+%llu%s (n=%llu)",     \
+                     __FILE__, __LINE__, #got, g_ - START, lo_ - START,         \
+                     lo_ == hi_ ? "" : " (or +1)", (unsigned long long)(n));   \
+            unit_failed_now = 1;                                               \
+            return;                                                            \
+        }                                                                      \
+    } while (0)
 
 #define CHECK_EQ_U64(a, b)                                                     \
     do {                                                                       \
@@ -65,7 +87,7 @@ static void test_rate_3_two_threads_union_exact(void)
         }
         if (n > 0)
             CHECK(t > prev);
-        CHECK_EQ_U64(t, START + exact_ns(n, 3, 1));
+        CHECK_AT_N(t, n, 3, 1);
         prev = t;
     }
     CHECK_EQ_U64(k0, N / 2);
@@ -79,7 +101,7 @@ static void test_rate_3_two_threads_each_exact(void)
         sched s;
         sched_init(&s, START, 3, 2, i);
         for (uint64_t k = 0; k < 20000; k++)
-            CHECK_EQ_U64(sched_time(&s, k), START + exact_ns(2 * k + i, 3, 1));
+            CHECK_AT_N(sched_time(&s, k), 2 * k + i, 3, 1);
     }
 }
 
@@ -98,13 +120,15 @@ static void test_union_exact_various(void)
             sched s;
             sched_init(&s, START, (double)cases[c].rate, t, i);
             for (uint64_t k = 0; k < 5000; k++) {
-                uint64_t got = sched_time(&s, k), want = START + exact_ns(k * t + i, cases[c].rate, 1);
-                if (got != want) {
+                uint64_t got = sched_time(&s, k), n = k * t + i;
+                uint64_t lo = START + exact_ns(n, cases[c].rate, 1);
+                uint64_t hi = START + exact_ns_hi(n, cases[c].rate, 1);
+                if (got < lo || got > hi) {
                     snprintf(unit_msg, sizeof unit_msg,
-                             "%s:%d: R=%llu T=%u thread %u k=%llu: %llu, want %llu", __FILE__,
-                             __LINE__, (unsigned long long)cases[c].rate, t, i,
-                             (unsigned long long)k, (unsigned long long)got,
-                             (unsigned long long)want);
+                             "%s:%d: R=%llu T=%u thread %u k=%llu: start+%llu, want start+%llu",
+                             __FILE__, __LINE__, (unsigned long long)cases[c].rate, t, i,
+                             (unsigned long long)k, (unsigned long long)(got - START),
+                             (unsigned long long)(lo - START));
                     unit_failed_now = 1;
                     return;
                 }
@@ -147,7 +171,7 @@ static void test_fractional_rate(void)
     /* 2.5 requests/s: 400 ms apart. */
     sched_init(&s, START, 2.5, 1, 0);
     for (uint64_t k = 0; k < 1000; k++)
-        CHECK_EQ_U64(sched_time(&s, k), START + exact_ns(k, 5, 2));
+        CHECK_AT_N(sched_time(&s, k), k, 5, 2);
 }
 
 /* 10^9 requests at 10^6/s (1000 s): computed from k, so no drift. */
@@ -232,31 +256,34 @@ static void test_count_3s_window_two_threads(void)
     CHECK_EQ_U64(window, 3000);
 }
 
-/* Over all threads, the count before t is exactly how many n have
- * floor(n/R) < t: the threads neither lose nor double any request. */
+/* Over all threads, the count before start + dt is how many n are intended
+ * before it: the threads neither lose nor double any request. Half the
+ * trials put dt on a whole second, where n/R is a whole number of ns. */
 static void test_count_all_threads_matches_rate(void)
 {
     static const struct {
         uint64_t rate;
         uint32_t threads;
-    } cases[] = {{1000, 2}, {1000, 3}, {3, 2}, {1, 4}, {7, 3}, {12345, 6}};
+    } cases[] = {{1000, 2}, {1000, 3}, {3, 2}, {3, 1}, {1, 4}, {7, 3}, {999, 8}, {12345, 6}};
     srand(12345);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        for (int trial = 0; trial < 200; trial++) {
-            uint64_t dt = (uint64_t)rand() % (20 * NS), total = 0, want;
+        for (int trial = 0; trial < 400; trial++) {
+            uint64_t dt = trial % 2 ? (uint64_t)rand() % (60 * NS) : (uint64_t)(trial / 2) * NS;
+            uint64_t total = 0, lo, hi, R = cases[c].rate;
             for (uint32_t i = 0; i < cases[c].threads; i++) {
                 sched s;
-                sched_init(&s, START, (double)cases[c].rate, cases[c].threads, i);
+                sched_init(&s, START, (double)R, cases[c].threads, i);
                 total += sched_count_before(&s, START + dt);
             }
-            /* n with floor(n * 1e9 / R) < dt  <=>  n * 1e9 < dt * R, n >= 0. */
-            want = dt == 0 ? 0 : (dt * cases[c].rate + NS - 1) / NS;
-            if (total != want) {
+            /* Intended at floor(n/R): n counted iff n * 1e9 < dt * R.
+             * Intended at ceil(n/R):  n counted iff n * 1e9 <= (dt - 1) * R. */
+            hi = (uint64_t)(((unsigned __int128)dt * R + NS - 1) / NS);
+            lo = dt == 0 ? 0 : (uint64_t)((unsigned __int128)(dt - 1) * R / NS) + 1;
+            if (total < lo || total > hi) {
                 snprintf(unit_msg, sizeof unit_msg,
                          "%s:%d: R=%llu T=%u dt=%llu: %llu before, want %llu", __FILE__, __LINE__,
-                         (unsigned long long)cases[c].rate, cases[c].threads,
-                         (unsigned long long)dt, (unsigned long long)total,
-                         (unsigned long long)want);
+                         (unsigned long long)R, cases[c].threads, (unsigned long long)dt,
+                         (unsigned long long)total, (unsigned long long)hi);
                 unit_failed_now = 1;
                 return;
             }

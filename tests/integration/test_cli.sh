@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Command-line behaviour of the binary: exit codes and one-line errors.
+. "$(dirname "$0")/lib.sh"
+
+# usage_error NAME ARGS...: exit 2 and exactly one line "pacer: ..." on stderr.
+usage_error() {
+    local name=$1; shift
+    local err="$T_DIR/err" rc
+    "$PACER" "$@" >"$T_DIR/out" 2>"$err"
+    rc=$?
+    if [ "$rc" -eq 2 ] && [ "$(grep -c '^pacer: ' "$err")" -eq 1 ] && [ ! -s "$T_DIR/out" ]; then
+        pass "$name"
+    else
+        fail "$name" "exit $rc, stderr: $(head -c 300 "$err")"
+    fi
+}
+
+usage_error bad_flag --bogus http://127.0.0.1:1/
+usage_error bad_short_flag -Z http://127.0.0.1:1/
+usage_error missing_value -c
+usage_error bad_connections -c abc http://127.0.0.1:1/
+usage_error zero_threads -t 0 http://127.0.0.1:1/
+usage_error conns_below_threads -t4 -c2 http://127.0.0.1:1/
+usage_error bad_duration -d 10x http://127.0.0.1:1/
+usage_error bad_rate -R fast http://127.0.0.1:1/
+usage_error zero_rate -R 0 http://127.0.0.1:1/
+usage_error bad_timeout --timeout -1s http://127.0.0.1:1/
+usage_error bad_pipeline --pipeline 0 http://127.0.0.1:1/
+usage_error bad_header -H "NoColon" http://127.0.0.1:1/
+usage_error bad_url ftp://example.test/
+usage_error bad_port http://127.0.0.1:99999/
+usage_error bad_ipv6 "http://[::1/"
+
+"$PACER" >"$T_DIR/out" 2>"$T_DIR/err"
+rc=$?
+ok missing_url "exit $rc: $(tail -1 "$T_DIR/err")" "[ $rc -eq 2 ] && grep -q '^pacer: missing URL' '$T_DIR/err'"
+
+"$PACER" -h >"$T_DIR/out" 2>&1
+rc=$?
+ok help_exit0 "exit $rc" "[ $rc -eq 0 ] && grep -q '^Usage: pacer' '$T_DIR/out' && grep -q -- '--rate' '$T_DIR/out'"
+
+"$PACER" -v >"$T_DIR/out" 2>&1
+rc=$?
+ok version_alone "exit $rc: $(head -1 "$T_DIR/out")" "[ $rc -eq 0 ] && head -1 '$T_DIR/out' | grep -qE '^pacer [0-9]+\.[0-9]+\.[0-9]+ ' && grep -q '^Usage:' '$T_DIR/out'"
+
+# -v with a URL prints the version and runs (wrk does; seed 003 relies on it).
+start_serve || fail serve_start "no serve"
+"$PACER" -v -t1 -c1 -d200ms "$SERVE_URL" >"$T_DIR/out" 2>&1
+rc=$?
+ok version_and_run "exit $rc" "[ $rc -eq 0 ] && head -1 '$T_DIR/out' | grep -q '^pacer ' && grep -q '^Requests/sec:' '$T_DIR/out'"
+
+# Options after the URL, as wrk allows.
+"$PACER" "$SERVE_URL" -t1 -c1 -d200ms >"$T_DIR/out" 2>&1
+ok options_after_url "$(head -3 "$T_DIR/out")" "grep -q '^  1 threads and 1 connections' '$T_DIR/out'"
+
+# A name that does not resolve: exit 1, one line, before any load.
+"$PACER" -d1s http://no-such-host.invalid/ >"$T_DIR/out" 2>"$T_DIR/err"
+rc=$?
+ok unresolvable_exit1 "exit $rc: $(cat "$T_DIR/err")" "[ $rc -eq 1 ] && grep -q '^pacer: cannot resolve' '$T_DIR/err' && [ ! -s '$T_DIR/out' ]"
+
+# Too few file descriptors for -c is found before the run.
+( ulimit -n 64; "$PACER" -t1 -c500 -d1s "$SERVE_URL" >"$T_DIR/out" 2>"$T_DIR/err"; echo $? >"$T_DIR/rc" )
+rc=$(cat "$T_DIR/rc")
+ok fd_limit_checked "exit $rc: $(cat "$T_DIR/err")" "[ $rc -eq 1 ] && grep -q 'file descriptors' '$T_DIR/err' && grep -q 'ulimit -n' '$T_DIR/err'"
+
+finish

@@ -1,0 +1,698 @@
+/*
+ * test_cli.c - unit tests for src/cli/cli.c: flags, defaults, errors, and
+ * what is printed where.
+ *
+ * Each call goes through cli(): argv is a fresh array (getopt permutes it),
+ * out and err are memory streams read back as strings. The previous call's
+ * state is released at the start of the next one (and once more at exit),
+ * so a CHECK that returns early leaks nothing.
+ */
+#include "cli/cli.h"
+#include "unit.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define URL "http://127.0.0.1:8080/"
+#define NS 1000000000ull
+
+static struct {
+    int rc;
+    pc_config cfg;
+    char *argv[64];
+    int argc;
+    char *out, *err;
+    size_t outlen, errlen;
+    int live;
+} r;
+
+static void cli_reset(void)
+{
+    if (r.live)
+        cli_free(&r.cfg);
+    free(r.out);
+    free(r.err);
+    memset(&r, 0, sizeof r);
+}
+
+/* Run cli_parse on "pacer" + args (NULL-terminated); fills r. */
+static int cli_run(const char *const *args)
+{
+    FILE *out, *err;
+
+    cli_reset();
+    r.argv[r.argc++] = (char *)"pacer";
+    for (; *args; args++)
+        r.argv[r.argc++] = (char *)*args;
+    r.argv[r.argc] = NULL;
+    out = open_memstream(&r.out, &r.outlen);
+    err = open_memstream(&r.err, &r.errlen);
+    if (!out || !err)
+        abort();
+    r.rc = cli_parse(r.argc, r.argv, &r.cfg, out, err);
+    r.live = 1;
+    fclose(out);
+    fclose(err);
+    return r.rc;
+}
+
+#define CLI(...) cli_run((const char *const[]){__VA_ARGS__, NULL})
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* err holds exactly one line, "pacer: ...\n"; out is empty. */
+#define CHECK_ONE_ERROR_LINE()                                                 \
+    do {                                                                       \
+        CHECK(r.rc < 0);                                                       \
+        CHECK_EQ_I64(r.rc, -EINVAL);                                           \
+        CHECK_EQ_I64(strncmp(r.err, "pacer: ", 7), 0);                         \
+        CHECK_EQ_I64(count_lines(r.err), 1);                                   \
+        CHECK_EQ_I64(r.err[strlen(r.err) - 1], '\n');                          \
+        CHECK_EQ_STR(r.out, "");                                               \
+    } while (0)
+
+/* A rejected command line: one error line that mentions `what`. */
+#define CHECK_REJECTED(what)                                                   \
+    do {                                                                       \
+        CHECK_ONE_ERROR_LINE();                                                \
+        if (!strstr(r.err, (what))) {                                          \
+            snprintf(unit_msg, sizeof unit_msg,                                \
+                     "%s:%d: error \"%.*s\" does not mention \"%s\"",          \
+                     __FILE__, __LINE__, (int)strcspn(r.err, "\n"), r.err,     \
+                     (what));                                                  \
+            unit_failed_now = 1;                                               \
+            return;                                                            \
+        }                                                                      \
+    } while (0)
+
+/* ---- defaults ---------------------------------------------------------- */
+
+static void test_defaults(void)
+{
+    CHECK_EQ_I64(CLI(URL), CLI_RUN);
+    CHECK_EQ_STR(r.out, "");
+    CHECK_EQ_STR(r.err, "");
+    CHECK_EQ_I64(r.cfg.threads, 2);
+    CHECK_EQ_I64(r.cfg.connections, 10);
+    CHECK_EQ_I64(r.cfg.duration_ns, 10 * NS);
+    CHECK_EQ_I64(r.cfg.timeout_ns, 2 * NS);
+    CHECK_EQ_I64(r.cfg.warmup_ns, 0);
+    CHECK(r.cfg.rate == 0.0);
+    CHECK_EQ_I64(r.cfg.pipeline, 1);
+    CHECK_EQ_I64(r.cfg.latency, 0);
+    CHECK_EQ_I64(r.cfg.u_latency, 0);
+    CHECK_EQ_I64(r.cfg.batch_latency, 0);
+    CHECK_EQ_I64(r.cfg.nheaders, 0);
+    CHECK(r.cfg.unix_path == NULL);
+    CHECK_EQ_I64(r.cfg.verify, 0);
+    CHECK(r.cfg.cacert == NULL);
+    CHECK_EQ_I64(r.cfg.version, 0);
+    CHECK_EQ_I64(r.cfg.nscript_args, 0);
+    CHECK_EQ_STR(r.cfg.url_text, URL);
+    CHECK_EQ_STR(r.cfg.url.host, "127.0.0.1");
+    CHECK_EQ_STR(r.cfg.url.port, "8080");
+    CHECK_EQ_STR(r.cfg.url.hostport, "127.0.0.1:8080");
+    CHECK_EQ_STR(r.cfg.url.path, "/");
+    CHECK_EQ_I64(r.cfg.url.tls, 0);
+}
+
+/* ---- each flag, short and long ----------------------------------------- */
+
+static void test_threads(void)
+{
+    CHECK_EQ_I64(CLI("-t", "4", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.threads, 4);
+    CHECK_EQ_I64(CLI("--threads", "5", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.threads, 5);
+    CHECK_EQ_I64(CLI("--threads=3", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.threads, 3);
+    CHECK_EQ_I64(CLI("-t1", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.threads, 1);
+    CHECK_EQ_STR(r.err, "");
+}
+
+static void test_connections(void)
+{
+    CHECK_EQ_I64(CLI("-c", "100", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.connections, 100);
+    CHECK_EQ_I64(CLI("--connections", "1k", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.connections, 1000);
+    CHECK_EQ_I64(CLI("--connections=2", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.connections, 2);
+    CHECK_EQ_I64(CLI("-c", "10000000", "-t", "1", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.connections, 10000000);
+}
+
+static void test_duration(void)
+{
+    CHECK_EQ_I64(CLI("-d", "30s", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.duration_ns, 30 * NS);
+    CHECK_EQ_I64(CLI("--duration", "2m", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.duration_ns, 120 * NS);
+    CHECK_EQ_I64(CLI("-d", "5", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.duration_ns, 5 * NS);
+    CHECK_EQ_I64(CLI("-d", "1ms", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.duration_ns, 1000000);
+}
+
+static void test_rate(void)
+{
+    CHECK_EQ_I64(CLI("-R", "2.5k", URL), CLI_RUN);
+    CHECK(r.cfg.rate == 2500.0);
+    CHECK_EQ_I64(CLI("--rate", "1000", URL), CLI_RUN);
+    CHECK(r.cfg.rate == 1000.0);
+    CHECK_EQ_I64(CLI("--rate=0.5", URL), CLI_RUN);
+    CHECK(r.cfg.rate == 0.5);
+    CHECK_EQ_I64(CLI("-R", "1M", URL), CLI_RUN);
+    CHECK(r.cfg.rate == 1e6);
+}
+
+static void test_latency_flags(void)
+{
+    CHECK_EQ_I64(CLI("-L", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.latency, 1);
+    CHECK_EQ_I64(r.cfg.u_latency, 0);
+    CHECK_EQ_I64(CLI("--latency", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.latency, 1);
+    CHECK_EQ_I64(CLI("-U", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.u_latency, 1);
+    CHECK_EQ_I64(r.cfg.latency, 0);
+    CHECK_EQ_I64(CLI("--u_latency", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.u_latency, 1);
+    CHECK_EQ_I64(CLI("-LU", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.latency, 1);
+    CHECK_EQ_I64(r.cfg.u_latency, 1);
+    CHECK_EQ_STR(r.err, "");
+}
+
+static void test_batch_latency(void)
+{
+    CHECK_EQ_I64(CLI("-B", "--pipeline", "4", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.batch_latency, 1);
+    CHECK_EQ_I64(r.cfg.pipeline, 4);
+    CHECK_EQ_STR(r.err, "");
+    CHECK_EQ_I64(CLI("--batch_latency", "--pipeline=2", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.batch_latency, 1);
+    CHECK_EQ_I64(r.cfg.pipeline, 2);
+    CHECK_EQ_STR(r.err, "");
+    /* Without pipelining -B does nothing: it runs, with one note on err. */
+    CHECK_EQ_I64(CLI("-B", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.batch_latency, 1);
+    CHECK_EQ_I64(count_lines(r.err), 1);
+    CHECK_EQ_I64(strncmp(r.err, "pacer: note: ", 13), 0);
+}
+
+static void test_timeout_warmup_pipeline(void)
+{
+    CHECK_EQ_I64(CLI("--timeout", "500ms", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.timeout_ns, 500000000);
+    CHECK_EQ_I64(CLI("--timeout=5", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.timeout_ns, 5 * NS);
+    CHECK_EQ_I64(CLI("--warmup", "3s", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.warmup_ns, 3 * NS);
+    CHECK_EQ_I64(CLI("--warmup", "0", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.warmup_ns, 0);
+    CHECK_EQ_I64(CLI("--pipeline", "16", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.pipeline, 16);
+    CHECK_EQ_I64(CLI("--pipeline", "1024", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.pipeline, 1024);
+}
+
+static void test_unix_verify_cacert(void)
+{
+    CHECK_EQ_I64(CLI("--unix", "/run/app.sock", URL), CLI_RUN);
+    CHECK_EQ_STR(r.cfg.unix_path, "/run/app.sock");
+    CHECK_EQ_I64(r.cfg.verify, 0);
+    CHECK_EQ_I64(CLI("--verify", "https://h/"), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.verify, 1);
+    CHECK(r.cfg.cacert == NULL);
+    CHECK_EQ_I64(r.cfg.url.tls, 1);
+    CHECK_EQ_I64(CLI("--cacert", "/etc/ca.pem", "https://h/"), CLI_RUN);
+    CHECK_EQ_STR(r.cfg.cacert, "/etc/ca.pem");
+    CHECK_EQ_I64(r.cfg.verify, 1); /* implied */
+}
+
+static void test_headers(void)
+{
+    CHECK_EQ_I64(CLI("-H", "Name:value", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.nheaders, 1);
+    CHECK_EQ_STR(r.cfg.headers[0].name, "Name");
+    CHECK_EQ_STR(r.cfg.headers[0].value, "value");
+    CHECK_EQ_I64(CLI("-H", "Name: value", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.nheaders, 1);
+    CHECK_EQ_STR(r.cfg.headers[0].name, "Name");
+    CHECK_EQ_STR(r.cfg.headers[0].value, "value");
+    CHECK_EQ_I64(CLI("--header", "X-Empty:", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.nheaders, 1);
+    CHECK_EQ_STR(r.cfg.headers[0].name, "X-Empty");
+    CHECK_EQ_STR(r.cfg.headers[0].value, "");
+    /* Only the first colon splits; the rest belongs to the value. */
+    CHECK_EQ_I64(CLI("--header=Host: example.com:8080", URL), CLI_RUN);
+    CHECK_EQ_STR(r.cfg.headers[0].name, "Host");
+    CHECK_EQ_STR(r.cfg.headers[0].value, "example.com:8080");
+}
+
+static void test_headers_keep_order(void)
+{
+    CHECK_EQ_I64(CLI("-H", "A: 1", "--header", "B:2", URL, "-H", "A: 3", "-H", "C:  x y "),
+                 CLI_RUN);
+    CHECK_EQ_I64(r.cfg.nheaders, 4);
+    CHECK_EQ_STR(r.cfg.headers[0].name, "A");
+    CHECK_EQ_STR(r.cfg.headers[0].value, "1");
+    CHECK_EQ_STR(r.cfg.headers[1].name, "B");
+    CHECK_EQ_STR(r.cfg.headers[1].value, "2");
+    CHECK_EQ_STR(r.cfg.headers[2].name, "A");
+    CHECK_EQ_STR(r.cfg.headers[2].value, "3");
+    CHECK_EQ_STR(r.cfg.headers[3].name, "C");
+    CHECK_EQ_STR(r.cfg.headers[3].value, "x y ");
+}
+
+static void test_all_flags_together(void)
+{
+    CHECK_EQ_I64(CLI("-t", "3", "-c", "30", "-d", "1m", "-R", "300", "-L", "-U", "-B", "-H",
+                     "X: y", "--timeout", "1s", "--warmup", "2s", "--pipeline", "8", "--unix",
+                     "/tmp/s", "--verify", "--cacert", "ca.pem", "https://h:8443/p?q"),
+                 CLI_RUN);
+    CHECK_EQ_STR(r.err, "");
+    CHECK_EQ_STR(r.out, "");
+    CHECK_EQ_I64(r.cfg.threads, 3);
+    CHECK_EQ_I64(r.cfg.connections, 30);
+    CHECK_EQ_I64(r.cfg.duration_ns, 60 * NS);
+    CHECK(r.cfg.rate == 300.0);
+    CHECK_EQ_I64(r.cfg.latency && r.cfg.u_latency && r.cfg.batch_latency, 1);
+    CHECK_EQ_I64(r.cfg.nheaders, 1);
+    CHECK_EQ_I64(r.cfg.timeout_ns, NS);
+    CHECK_EQ_I64(r.cfg.warmup_ns, 2 * NS);
+    CHECK_EQ_I64(r.cfg.pipeline, 8);
+    CHECK_EQ_STR(r.cfg.unix_path, "/tmp/s");
+    CHECK_EQ_I64(r.cfg.verify, 1);
+    CHECK_EQ_STR(r.cfg.cacert, "ca.pem");
+    CHECK_EQ_STR(r.cfg.url.hostport, "h:8443");
+    CHECK_EQ_STR(r.cfg.url.path, "/p?q");
+    CHECK_EQ_I64(r.cfg.nscript_args, 0);
+}
+
+/* ---- help and version -------------------------------------------------- */
+
+static void test_help(void)
+{
+    CHECK_EQ_I64(CLI("-h"), CLI_EXIT);
+    CHECK_EQ_STR(r.err, "");
+    CHECK_EQ_I64(strncmp(r.out, "Usage: pacer", 12), 0);
+    CHECK(strstr(r.out, "--connections") != NULL);
+    CHECK(count_lines(r.out) > 10);
+    CHECK_EQ_I64(CLI("--help", URL), CLI_EXIT);
+    CHECK_EQ_STR(r.err, "");
+    CHECK_EQ_I64(strncmp(r.out, "Usage: pacer", 12), 0);
+    /* Help wins over a bad value given after it is seen. */
+    CHECK_EQ_I64(CLI("-h", "-c", "abc"), CLI_EXIT);
+    CHECK_EQ_STR(r.err, "");
+}
+
+static void test_help_matches_cli_usage(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    CHECK(f != NULL);
+    cli_usage(f);
+    fclose(f);
+    CLI("-h");
+    int same = strcmp(r.out, buf) == 0;
+    free(buf);
+    CHECK(same);
+}
+
+static void test_version_alone(void)
+{
+    CHECK_EQ_I64(CLI("-v"), CLI_EXIT);
+    CHECK_EQ_STR(r.err, "");
+    CHECK_EQ_I64(strncmp(r.out, "pacer ", 6), 0);
+    CHECK(strstr(r.out, PACER_VERSION) != NULL);
+    const char *nl = strchr(r.out, '\n');
+    CHECK(nl != NULL);
+    CHECK(strstr(r.out, PACER_VERSION) < nl);
+    CHECK_EQ_I64(strncmp(nl + 1, "Usage: pacer", 12), 0);
+    CHECK_EQ_I64(CLI("--version"), CLI_EXIT);
+    CHECK_EQ_I64(strncmp(r.out, "pacer ", 6), 0);
+}
+
+static void test_version_with_url_runs(void)
+{
+    CHECK_EQ_I64(CLI("-v", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.version, 1);
+    CHECK_EQ_STR(r.err, "");
+    CHECK_EQ_I64(strncmp(r.out, "pacer ", 6), 0);
+    CHECK_EQ_I64(count_lines(r.out), 1); /* the version line, no usage */
+    CHECK(strstr(r.out, PACER_VERSION) != NULL);
+    CHECK_EQ_STR(r.cfg.url.hostport, "127.0.0.1:8080");
+    CHECK_EQ_I64(CLI(URL, "--version", "-c", "4"), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.version, 1);
+    CHECK_EQ_I64(r.cfg.connections, 4);
+}
+
+/* ---- argument order, "--" and script args ------------------------------ */
+
+static void test_options_after_url(void)
+{
+    CHECK_EQ_I64(CLI(URL, "-c", "5"), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.connections, 5);
+    CHECK_EQ_STR(r.cfg.url_text, URL);
+    CHECK_EQ_I64(r.cfg.nscript_args, 0);
+    CHECK_EQ_I64(CLI("-t", "1", URL, "-c", "5", "-d", "3s", "--latency"), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.threads, 1);
+    CHECK_EQ_I64(r.cfg.connections, 5);
+    CHECK_EQ_I64(r.cfg.duration_ns, 3 * NS);
+    CHECK_EQ_I64(r.cfg.latency, 1);
+    CHECK_EQ_STR(r.cfg.url_text, URL);
+}
+
+static void test_script_args_after_dashdash(void)
+{
+    CHECK_EQ_I64(CLI(URL, "--", "a", "-c", "--bogus"), CLI_RUN);
+    CHECK_EQ_STR(r.cfg.url_text, URL);
+    CHECK_EQ_I64(r.cfg.connections, 10); /* "-c" after "--" is not an option */
+    CHECK_EQ_I64(r.cfg.nscript_args, 3);
+    CHECK_EQ_STR(r.cfg.script_args[0], "a");
+    CHECK_EQ_STR(r.cfg.script_args[1], "-c");
+    CHECK_EQ_STR(r.cfg.script_args[2], "--bogus");
+    CHECK_EQ_STR(r.err, "");
+
+    CHECK_EQ_I64(CLI("-c", "5", URL, "--", "x"), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.connections, 5);
+    CHECK_EQ_I64(r.cfg.nscript_args, 1);
+    CHECK_EQ_STR(r.cfg.script_args[0], "x");
+
+    CHECK_EQ_I64(CLI(URL, "-c", "5", "--", "x", "y"), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.connections, 5);
+    CHECK_EQ_STR(r.cfg.url_text, URL);
+    CHECK_EQ_I64(r.cfg.nscript_args, 2);
+    CHECK_EQ_STR(r.cfg.script_args[0], "x");
+    CHECK_EQ_STR(r.cfg.script_args[1], "y");
+
+    CHECK_EQ_I64(CLI("--", URL, "x"), CLI_RUN);
+    CHECK_EQ_STR(r.cfg.url_text, URL);
+    CHECK_EQ_I64(r.cfg.nscript_args, 1);
+    CHECK_EQ_STR(r.cfg.script_args[0], "x");
+
+    CHECK_EQ_I64(CLI(URL, "--"), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.nscript_args, 0);
+}
+
+static void test_script_args_without_dashdash(void)
+{
+    CHECK_EQ_I64(CLI(URL, "a", "b"), CLI_RUN);
+    CHECK_EQ_STR(r.cfg.url_text, URL);
+    CHECK_EQ_I64(r.cfg.nscript_args, 2);
+    CHECK_EQ_STR(r.cfg.script_args[0], "a");
+    CHECK_EQ_STR(r.cfg.script_args[1], "b");
+}
+
+/* ---- rejections -------------------------------------------------------- */
+
+static void test_reject_unknown_flag(void)
+{
+    CLI("-x", URL);
+    CHECK_REJECTED("-x");
+    CLI("--bogus", URL);
+    CHECK_REJECTED("--bogus");
+    CLI(URL, "--bogus=1");
+    CHECK_REJECTED("--bogus");
+    CLI("-Lq", URL);
+    CHECK_REJECTED("-q");
+}
+
+static void test_reject_missing_value(void)
+{
+    CLI(URL, "-c");
+    CHECK_REJECTED("-c");
+    CHECK(strstr(r.err, "value") != NULL);
+    CLI(URL, "--threads");
+    CHECK_REJECTED("--threads");
+    CLI(URL, "-H");
+    CHECK_REJECTED("-H");
+    CLI(URL, "--timeout");
+    CHECK_REJECTED("--timeout");
+}
+
+static void test_reject_bad_numbers(void)
+{
+    CLI("-c", "abc", URL);
+    CHECK_REJECTED("abc");
+    CHECK(strstr(r.err, "-c") != NULL);
+    CLI("-t", "0", URL);
+    CHECK_REJECTED("-t");
+    CLI("-c", "0", URL);
+    CHECK_REJECTED("-c");
+    CLI("-t", "1.5", URL);
+    CHECK_REJECTED("1.5");
+    CLI("-c", "-1", URL);
+    CHECK_REJECTED("-1");
+    CLI("-c", "10000001", URL);
+    CHECK_REJECTED("10000001");
+    CLI("-c", "4294967306", URL); /* 2^32 + 10: must not wrap to 10 */
+    CHECK_REJECTED("4294967306");
+    CLI("--pipeline", "0", URL);
+    CHECK_REJECTED("--pipeline");
+    CLI("--pipeline", "1025", URL);
+    CHECK_REJECTED("1025");
+}
+
+static void test_reject_bad_duration(void)
+{
+    CLI("-d", "10x", URL);
+    CHECK_REJECTED("10x");
+    CLI("-d", "abc", URL);
+    CHECK_REJECTED("-d");
+    CLI("-d", "0", URL);
+    CHECK_REJECTED("-d");
+    CLI("-d", "500us", URL);
+    CHECK_REJECTED("500us");
+    CLI("--timeout", "0", URL);
+    CHECK_REJECTED("--timeout");
+    CLI("--timeout", "-1s", URL);
+    CHECK_REJECTED("--timeout");
+    CLI("--warmup", "soon", URL);
+    CHECK_REJECTED("--warmup");
+}
+
+static void test_reject_bad_rate(void)
+{
+    CLI("-R", "0", URL);
+    CHECK_REJECTED("-R");
+    CLI("-R", "-5", URL);
+    CHECK_REJECTED("-5");
+    CLI("-R", "abc", URL);
+    CHECK_REJECTED("abc");
+    CLI("--rate", "nan", URL);
+    CHECK_REJECTED("nan");
+    CLI("--rate=0.0", URL);
+    CHECK_REJECTED("0.0");
+}
+
+static void test_reject_connections_below_threads(void)
+{
+    CLI("-c", "1", "-t", "2", URL);
+    CHECK_REJECTED("connections");
+    CLI("-t", "8", URL); /* default 10 connections >= 8 is fine */
+    CHECK_EQ_I64(r.rc, CLI_RUN);
+    CLI("-t", "11", URL); /* but not 11 */
+    CHECK_REJECTED("threads");
+}
+
+static void test_reject_bad_url(void)
+{
+    CLI("ftp://x");
+    CHECK_REJECTED("ftp://x");
+    CLI("-c", "5", "http://h:65536/");
+    CHECK_REJECTED("65536");
+    CLI("http://");
+    CHECK_ONE_ERROR_LINE();
+    CLI("localhost:8080");
+    CHECK_ONE_ERROR_LINE();
+}
+
+static void test_reject_missing_url(void)
+{
+    const char *last;
+
+    CHECK(CLI("-c", "5") < 0);
+    CHECK_EQ_I64(r.rc, -EINVAL);
+    CHECK_EQ_STR(r.out, "");
+    /* Usage may come first; the last line is the error, and it is the only
+     * line that starts with "pacer: ". */
+    CHECK(r.errlen > 0 && r.err[r.errlen - 1] == '\n');
+    r.err[r.errlen - 1] = '\0';
+    last = strrchr(r.err, '\n');
+    last = last ? last + 1 : r.err;
+    CHECK_EQ_I64(strncmp(last, "pacer: ", 7), 0);
+    CHECK(strstr(last, "missing URL") != NULL);
+    int n = 0;
+    for (const char *p = r.err; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        n += strncmp(p, "pacer: ", 7) == 0;
+    CHECK_EQ_I64(n, 1);
+
+    CHECK(CLI("--") < 0);
+    CHECK(strstr(r.err, "missing URL") != NULL);
+    CHECK(CLI("-L", "--latency") < 0);
+    CHECK(strstr(r.err, "missing URL") != NULL);
+}
+
+static void test_reject_bad_headers(void)
+{
+    CLI("-H", "NoColon", URL);
+    CHECK_REJECTED("NoColon");
+    CLI("-H", "Bad Name: v", URL);
+    CHECK_REJECTED("Bad Name");
+    CLI("-H", ": v", URL);
+    CHECK_REJECTED("invalid header");
+    CLI("-H", "N\"ame: v", URL);
+    CHECK_ONE_ERROR_LINE();
+    CLI("-H", "Name : v", URL);
+    CHECK_ONE_ERROR_LINE();
+    CLI("-H", "Ok: 1", "-H", "Bad(: v", URL); /* the first is freed by cli_free */
+    CHECK_ONE_ERROR_LINE();
+}
+
+/* A header value with a line break would inject a header: refused, and the
+ * error is still one line. */
+static void test_reject_header_line_break(void)
+{
+    CLI("-H", "X: a\r\nEvil: 1", URL);
+    CHECK(r.rc < 0);
+    CHECK_EQ_I64(r.cfg.nheaders, 0);
+    CHECK_ONE_ERROR_LINE();
+}
+
+static void test_reject_unix_path_too_long(void)
+{
+    char path[200];
+
+    memset(path, 'p', 108);
+    path[0] = '/';
+    path[108] = '\0';
+    CLI("--unix", path, URL);
+    CHECK_REJECTED("--unix");
+    path[107] = '\0';
+    CHECK_EQ_I64(CLI("--unix", path, URL), CLI_RUN);
+    CHECK_EQ_STR(r.cfg.unix_path, path);
+}
+
+/* ---- calling cli_parse many times in one process ----------------------- */
+
+static void test_many_calls(void)
+{
+    for (int i = 0; i < 500; i++) {
+        switch (i % 6) {
+        case 0:
+            CHECK_EQ_I64(CLI("-c", "7", URL, "-t", "3"), CLI_RUN);
+            CHECK_EQ_I64(r.cfg.connections, 7);
+            CHECK_EQ_I64(r.cfg.threads, 3);
+            CHECK_EQ_I64(r.cfg.latency, 0);
+            break;
+        case 1:
+            CLI("-c", "abc", URL);
+            CHECK_REJECTED("abc");
+            break;
+        case 2:
+            CHECK_EQ_I64(CLI("-h"), CLI_EXIT);
+            break;
+        case 3:
+            CHECK_EQ_I64(CLI(URL, "--", "s"), CLI_RUN);
+            CHECK_EQ_I64(r.cfg.nscript_args, 1);
+            CHECK_EQ_STR(r.cfg.script_args[0], "s");
+            break;
+        case 4:
+            CLI(URL, "-c");
+            CHECK_REJECTED("-c");
+            break;
+        case 5:
+            CHECK_EQ_I64(CLI("-L", "-H", "A: b", URL), CLI_RUN);
+            CHECK_EQ_I64(r.cfg.latency, 1);
+            CHECK_EQ_I64(r.cfg.nheaders, 1);
+            break;
+        }
+    }
+}
+
+/* A call that stopped in the middle of a group of short options ("-xL":
+ * unknown -x; "-hL": help) must not leave getopt state that the next call
+ * picks up (here: a stray -L, and a shifted argv). */
+static void test_next_call_after_error_in_option_group(void)
+{
+    CLI("-xL", URL);
+    CHECK_REJECTED("-x");
+    CLI("-c", "5", URL);
+    if (r.rc != CLI_RUN) {
+        snprintf(unit_msg, sizeof unit_msg, "%s:%d: second call returned %d: %.*s", __FILE__,
+                 __LINE__, r.rc, (int)strcspn(r.err, "\n"), r.err);
+        unit_failed_now = 1;
+        return;
+    }
+    CHECK_EQ_I64(r.cfg.latency, 0);
+    CHECK_EQ_I64(r.cfg.connections, 5);
+    CHECK_EQ_STR(r.cfg.url_text, URL);
+}
+
+static void test_next_call_after_help_in_option_group(void)
+{
+    CHECK_EQ_I64(CLI("-hU"), CLI_EXIT);
+    CLI("-c", "6", URL);
+    if (r.rc != CLI_RUN) {
+        snprintf(unit_msg, sizeof unit_msg, "%s:%d: second call returned %d: %.*s", __FILE__,
+                 __LINE__, r.rc, (int)strcspn(r.err, "\n"), r.err);
+        unit_failed_now = 1;
+        return;
+    }
+    CHECK_EQ_I64(r.cfg.u_latency, 0);
+    CHECK_EQ_I64(r.cfg.connections, 6);
+    CHECK_EQ_STR(r.cfg.url_text, URL);
+}
+
+int main(void)
+{
+    RUN(test_defaults);
+    RUN(test_threads);
+    RUN(test_connections);
+    RUN(test_duration);
+    RUN(test_rate);
+    RUN(test_latency_flags);
+    RUN(test_batch_latency);
+    RUN(test_timeout_warmup_pipeline);
+    RUN(test_unix_verify_cacert);
+    RUN(test_headers);
+    RUN(test_headers_keep_order);
+    RUN(test_all_flags_together);
+    RUN(test_help);
+    RUN(test_help_matches_cli_usage);
+    RUN(test_version_alone);
+    RUN(test_version_with_url_runs);
+    RUN(test_options_after_url);
+    RUN(test_script_args_after_dashdash);
+    RUN(test_script_args_without_dashdash);
+    RUN(test_reject_unknown_flag);
+    RUN(test_reject_missing_value);
+    RUN(test_reject_bad_numbers);
+    RUN(test_reject_bad_duration);
+    RUN(test_reject_bad_rate);
+    RUN(test_reject_connections_below_threads);
+    RUN(test_reject_bad_url);
+    RUN(test_reject_missing_url);
+    RUN(test_reject_bad_headers);
+    RUN(test_reject_header_line_break);
+    RUN(test_reject_unix_path_too_long);
+    RUN(test_many_calls);
+    RUN(test_next_call_after_error_in_option_group);
+    RUN(test_next_call_after_help_in_option_group);
+    cli_reset();
+    return unit_done();
+}
