@@ -73,15 +73,19 @@ void cli_usage(FILE *f)
           f);
 }
 
+/* One line on stderr, whatever the user's text contained. */
 static int bad(FILE *err, const char *fmt, ...)
 {
+    char msg[1024];
     va_list ap;
 
-    fputs("pacer: ", err);
     va_start(ap, fmt);
-    vfprintf(err, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputc('\n', err);
+    for (char *p = msg; *p; p++)
+        if ((unsigned char)*p < ' ' || *p == 0x7f)
+            *p = '?';
+    fprintf(err, "pacer: %s\n", msg);
     return -EINVAL;
 }
 
@@ -158,7 +162,7 @@ int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
     cfg->timeout_ns = 2ull * 1000000000ull;
     cfg->pipeline = 1;
 
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then also forgets a half-parsed "-xyz" group */
     opterr = 0;
     /* GNU getopt permutes, so options may follow the URL (as in wrk);
      * the first non-option is the URL, the rest (and all after "--") are

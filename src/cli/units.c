@@ -61,11 +61,16 @@ static int parse_with(const char *s, const struct suffix *tab, double dflt, doub
     return -EINVAL;
 }
 
+/* A non-negative double to uint64, rounding to nearest; the full uint64
+ * range is accepted (llround alone stops at INT64_MAX). */
 static int to_u64(double v, uint64_t *out)
 {
-    if (!(v >= 0) || v >= 18446744073709551615.0)
+    if (!(v >= 0) || v >= 18446744073709551616.0)
         return -ERANGE;
-    *out = (uint64_t)llround(v);
+    if (v < 9223372036854775808.0)
+        *out = (uint64_t)llround(v);
+    else
+        *out = (uint64_t)v;
     return 0;
 }
 
@@ -85,16 +90,51 @@ static const struct suffix metric_tab[] = {
     {"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {NULL, 0},
 };
 
+/* Counts are whole numbers: plain digits are parsed exactly (a double
+ * would lose precision above 2^53); a decimal with a suffix ("1.5k") must
+ * come out whole, allowing for the binary rounding of the decimal. */
 int units_parse_count(const char *s, uint64_t *n)
 {
-    double v;
-    int rc = parse_with(s, metric_tab, 1, &v);
+    const char *p = s;
+    double v, r;
+    int rc;
 
+    if (*p == '+')
+        p++;
+    if (*p >= '0' && *p <= '9') {
+        const char *q = p;
+        uint64_t mult = 0, x = 0;
+
+        while (*q >= '0' && *q <= '9') {
+            unsigned d = (unsigned)(*q - '0');
+
+            if (x > (UINT64_MAX - d) / 10)
+                return -ERANGE;
+            x = x * 10 + d;
+            q++;
+        }
+        if (*q == '\0')
+            mult = 1;
+        else if (q[1] == '\0' && (*q == 'k' || *q == 'K'))
+            mult = 1000;
+        else if (q[1] == '\0' && *q == 'M')
+            mult = 1000000;
+        else if (q[1] == '\0' && *q == 'G')
+            mult = 1000000000;
+        if (mult) {
+            if (x > UINT64_MAX / mult)
+                return -ERANGE;
+            *n = x * mult;
+            return 0;
+        }
+    }
+    rc = parse_with(s, metric_tab, 1, &v);
     if (rc < 0)
         return rc;
-    if (v != floor(v))
+    r = nearbyint(v);
+    if (fabs(v - r) > 1e-9 * (r > 1 ? r : 1))
         return -EINVAL;
-    return to_u64(v, n);
+    return to_u64(r, n);
 }
 
 int units_parse_rate(const char *s, double *r)

@@ -19,6 +19,10 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
+    /* The URL is echoed back: keep the message on one line. */
+    for (char *p = err; *p; p++)
+        if ((unsigned char)*p < ' ' || *p == 0x7f)
+            *p = '?';
     return -EINVAL;
 }
 

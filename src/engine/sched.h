@@ -10,12 +10,15 @@
 #ifndef PACER_ENGINE_SCHED_H
 #define PACER_ENGINE_SCHED_H
 
+#include <math.h>
 #include <stdint.h>
 
 typedef struct sched {
     uint64_t start_ns; /* time of k = 0 for thread 0 */
-    double period_ns;  /* threads / rate, in ns */
-    double phase_ns;   /* thread_index / rate, in ns */
+    double ns_per_req; /* 1e9 / rate */
+    double period_ns;  /* threads / rate, in ns (an estimate for inverting) */
+    double phase_ns;   /* thread_index / rate, in ns (likewise) */
+    uint32_t threads, index;
 } sched;
 
 /* Set up thread `index` of `threads` at `rate` requests/s in total. */
@@ -23,14 +26,21 @@ static inline void sched_init(sched *s, uint64_t start_ns, double rate, uint32_t
                               uint32_t index)
 {
     s->start_ns = start_ns;
+    s->ns_per_req = 1e9 / rate;
     s->period_ns = 1e9 * (double)threads / rate;
     s->phase_ns = 1e9 * (double)index / rate;
+    s->threads = threads;
+    s->index = index;
 }
 
-/* Intended send time of this thread's k-th request. */
+/* Intended send time of this thread's k-th request: request n = index +
+ * k * threads of the whole run, at n / rate, rounded to the nearest ns
+ * (so R = 3 gives exactly 5 s for n = 15, not 4.999999999 s). */
 static inline uint64_t sched_time(const sched *s, uint64_t k)
 {
-    return s->start_ns + (uint64_t)(s->phase_ns + (double)k * s->period_ns);
+    double n = (double)s->index + (double)k * (double)s->threads;
+
+    return s->start_ns + (uint64_t)llround(n * s->ns_per_req);
 }
 
 /* Number of this thread's requests whose intended time is before t. */
