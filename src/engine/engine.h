@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "stats/interval.h"
 #include "stats/stats.h"
 
 typedef struct pc_engine pc_engine;
@@ -24,7 +25,15 @@ typedef struct pc_results {
     uint64_t warmup_ns;       /* length of the warm-up as run */
     uint64_t warmup_outcomes; /* requests of the warm-up, not in st */
     int signal;               /* 0, or SIGINT/SIGTERM that stopped the run */
+    uint64_t start_mono_ns;   /* monotonic time the measured period began */
+    uint64_t start_wall_ns;   /* the same moment, wall clock (ns since the epoch) */
+    uint32_t intervals;       /* intervals delivered to the sink */
 } pc_results;
+
+/* Called on the main thread for each reporting interval, merged over all
+ * workers, in order, as the run goes (the last one when it ends). The
+ * interval is only valid during the call. */
+typedef void (*pc_interval_fn)(void *ud, const pc_interval *iv);
 
 /* Everything that can fail before load is sent. Returns 0, or a negative
  * errno with a one-line reason in err; *out must be released with
@@ -35,6 +44,9 @@ int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errl
  * engine_results_free), or a negative errno with a reason in err. SIGINT
  * and SIGTERM stop the run early; res->signal says so. */
 int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen);
+
+/* Ask for merged intervals of interval_ns each (call before engine_run). */
+void engine_set_interval_sink(pc_engine *e, uint64_t interval_ns, pc_interval_fn fn, void *ud);
 
 void engine_free(pc_engine *e);
 void engine_results_free(pc_results *res);

@@ -24,7 +24,20 @@ struct pc_engine {
     pc_addr *addrs;
     char *request;
     SSL_CTX *ssl_ctx;
+    pc_interval_fn on_interval;
+    void *on_interval_ud;
 };
+
+/* Merges the workers' intervals by index and emits them in order. */
+typedef struct collector {
+    pc_engine *e;
+    pc_worker **ws;
+    uint32_t nworkers;
+    uint32_t next;      /* index of the next interval to emit */
+    pc_interval **pend; /* pend[i]: merged interval next + i, or NULL */
+    uint32_t npend;
+    pc_results *res;
+} collector;
 
 static int resolve(pc_engine *e, char *err, size_t errlen)
 {
@@ -167,13 +180,77 @@ void engine_free(pc_engine *e)
     free(e);
 }
 
+void engine_set_interval_sink(pc_engine *e, uint64_t interval_ns, pc_interval_fn fn, void *ud)
+{
+    e->run.interval_ns = interval_ns;
+    e->on_interval = fn;
+    e->on_interval_ud = ud;
+}
+
+static void emit_front(collector *co)
+{
+    pc_interval *iv = co->pend[0];
+
+    if (iv) {
+        if (co->e->on_interval)
+            co->e->on_interval(co->e->on_interval_ud, iv);
+        co->res->intervals++;
+        interval_free(iv);
+    }
+    memmove(co->pend, co->pend + 1, (co->npend - 1) * sizeof *co->pend);
+    co->pend[co->npend - 1] = NULL;
+    co->next++;
+}
+
+/* Take what the workers finished, merge by index, emit what is complete
+ * (every worker contributed), or everything when the run is over. */
+static void collect(collector *co, bool final)
+{
+    for (uint32_t i = 0; i < co->nworkers; i++) {
+        pc_interval *list = worker_take_intervals(co->ws[i]);
+
+        for (pc_interval *iv = list; iv; iv = iv->next) {
+            uint32_t slot = iv->index - co->next;
+
+            if (iv->index < co->next)
+                continue; /* cannot happen: emitted only when complete */
+            if (slot >= co->npend) {
+                uint32_t n = slot + 8;
+                pc_interval **p = realloc(co->pend, n * sizeof *p);
+
+                if (!p)
+                    continue;
+                memset(p + co->npend, 0, (n - co->npend) * sizeof *p);
+                co->pend = p;
+                co->npend = n;
+            }
+            if (!co->pend[slot])
+                co->pend[slot] = interval_new();
+            if (co->pend[slot])
+                interval_merge(co->pend[slot], iv);
+        }
+        worker_return_intervals(co->ws[i], list);
+    }
+    while (co->npend && co->pend[0] && co->pend[0]->parts >= co->nworkers)
+        emit_front(co);
+    if (final) {
+        uint32_t last = co->npend;
+
+        while (last && !co->pend[last - 1])
+            last--;
+        for (uint32_t i = 0; i < last; i++)
+            emit_front(co);
+    }
+}
+
 void engine_results_free(pc_results *res)
 {
     stats_free(&res->st);
 }
 
-/* Wait for a signal or for the workers to finish, 20 ms at a time. */
-static void supervise(pc_run *run, uint32_t threads, pc_results *res)
+/* Wait for a signal or for the workers to finish, 20 ms at a time,
+ * collecting intervals meanwhile. */
+static void supervise(pc_run *run, uint32_t threads, pc_results *res, collector *co)
 {
     sigset_t set;
     struct timespec slice = {.tv_sec = 0, .tv_nsec = 20000000};
@@ -184,6 +261,8 @@ static void supervise(pc_run *run, uint32_t threads, pc_results *res)
     while (atomic_load(&run->finished) < threads) {
         int sig = sigtimedwait(&set, NULL, &slice);
 
+        if (run->interval_ns)
+            collect(co, false);
         if (sig != SIGINT && sig != SIGTERM)
             continue;
         if (!res->signal) {
@@ -207,6 +286,8 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
     sigset_t block, old;
     uint32_t started = 0;
     uint64_t stopped = 0, start;
+    collector co = {.e = e, .ws = ws, .nworkers = cfg->threads, .res = res};
+    struct timespec wall;
     int rc = 0;
 
     memset(res, 0, sizeof *res);
@@ -251,15 +332,21 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
     while (rc == 0 && run->ready < started)
         pthread_cond_wait(&run->cond, &run->lock);
     start = pc_now_ns();
+    clock_gettime(CLOCK_REALTIME, &wall);
+    res->start_mono_ns = start + cfg->warmup_ns;
+    res->start_wall_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec +
+                         cfg->warmup_ns;
     run->start_ns = start;
     pthread_cond_broadcast(&run->cond);
     pthread_mutex_unlock(&run->lock);
     if (rc < 0)
         atomic_store(&run->abort_now, 1);
 
-    supervise(run, started, res);
+    supervise(run, started, res, &co);
     for (uint32_t i = 0; i < started; i++)
         pthread_join(tids[i], NULL);
+    if (run->interval_ns && rc == 0)
+        collect(&co, true);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc < 0)
         goto out;
@@ -282,6 +369,9 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
                 (unsigned long long)res->st.scheduled,
                 (unsigned long long)stats_outcomes(&res->st));
 out:
+    for (uint32_t i = 0; i < co.npend; i++)
+        interval_free(co.pend[i]);
+    free(co.pend);
     for (uint32_t i = 0; i < cfg->threads && ws; i++)
         worker_free(ws[i]);
     free(ws);

@@ -95,6 +95,11 @@ struct pc_worker {
     uint64_t warm_outcomes, stopped_ns;
     SSL_SESSION *session;
     pc_stats st;
+    pc_interval *iv;       /* the interval being recorded (NULL: none) */
+    uint64_t iv_end;       /* its nominal end */
+    pthread_mutex_t mb;    /* guards the two lists below */
+    pc_interval *iv_ready; /* finished intervals for the main thread, oldest first */
+    pc_interval *iv_free;  /* reusable ones it handed back */
     char err[256];
 };
 
@@ -121,9 +126,25 @@ static bool warm(const pc_worker *w, uint64_t intended)
     return intended < w->measure_start;
 }
 
+/* Every latency sample goes to the run totals and to the current interval,
+ * so that the intervals add up to the totals exactly. uncorrected < 0:
+ * there is none. */
+static void rec_latency(pc_worker *w, int64_t corrected, int64_t uncorrected)
+{
+    hdr_record(&w->st.latency, corrected);
+    if (w->iv)
+        hdr_record(&w->iv->latency, corrected);
+    if (uncorrected >= 0) {
+        hdr_record(&w->st.latency_u, uncorrected);
+        if (w->iv)
+            hdr_record(&w->iv->latency_u, uncorrected);
+    }
+}
+
 static void record_done(pc_worker *w, const slot *s, uint64_t now, int status)
 {
     uint64_t sent = s->sent ? s->sent : s->intended;
+    bool ok = status >= 200 && status < 400;
 
     if (warm(w, s->intended)) {
         w->warm_outcomes++;
@@ -134,10 +155,12 @@ static void record_done(pc_worker *w, const slot *s, uint64_t now, int status)
         w->st.status[status]++;
     else
         w->st.status_other++;
-    if (!w->cfg->batch_latency || w->pipeline < 2) {
-        hdr_record(&w->st.latency, (int64_t)(now - s->intended));
-        hdr_record(&w->st.latency_u, (int64_t)(now - sent));
+    if (w->iv) {
+        w->iv->completed++;
+        w->iv->non2xx += !ok;
     }
+    if (!w->cfg->batch_latency || w->pipeline < 2)
+        rec_latency(w, (int64_t)(now - s->intended), (int64_t)(now - sent));
     if (s->first_byte >= sent)
         hdr_record(&w->st.ttfb, (int64_t)(s->first_byte - sent));
 }
@@ -152,10 +175,14 @@ static void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now)
         return;
     }
     if (kind == PC_ERR_TIMEOUT) {
-        hdr_record(&w->st.latency, (int64_t)(now - s->intended));
-        hdr_record(&w->st.latency_u, (int64_t)(now - (s->sent ? s->sent : s->intended)));
+        rec_latency(w, (int64_t)(now - s->intended),
+                    (int64_t)(now - (s->sent ? s->sent : s->intended)));
         w->st.lower_bound++;
+        if (w->iv)
+            w->iv->timeouts++;
     }
+    if (w->iv)
+        w->iv->errors++;
     w->st.err[kind]++;
 }
 
@@ -167,7 +194,9 @@ static void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now)
     }
     w->st.never_sent++;
     w->st.lower_bound++;
-    hdr_record(&w->st.latency, (int64_t)(now > intended ? now - intended : 0));
+    if (w->iv)
+        w->iv->errors++;
+    rec_latency(w, (int64_t)(now > intended ? now - intended : 0), -1);
 }
 
 /* ---- backlog --------------------------------------------------------- */
@@ -481,8 +510,8 @@ static void response_done(conn *c, uint64_t now)
     c->reused = true;
     record_done(w, &s, now, c->p.status);
     if (c->count == 0 && w->cfg->batch_latency && w->pipeline > 1 && !warm(w, c->batch_intended)) {
-        hdr_record(&w->st.latency, (int64_t)(now - c->batch_intended));
-        hdr_record(&w->st.latency_u, (int64_t)(now - (c->batch_sent ? c->batch_sent : now)));
+        rec_latency(w, (int64_t)(now - c->batch_intended),
+                    (int64_t)(now - (c->batch_sent ? c->batch_sent : now)));
         hdr_record(&w->st.batch, (int64_t)(now - c->batch_intended));
     }
     if (!c->p.keep_alive) {
@@ -595,8 +624,11 @@ static void on_readable(conn *c)
             if (keep)
                 memcpy(w->rbuf, c->carry, keep);
             c->carry_len = 0;
-            if (!warm(w, now))
+            if (!warm(w, now)) {
                 w->st.bytes_read += (uint64_t)n;
+                if (w->iv)
+                    w->iv->bytes_read += (uint64_t)n;
+            }
             process(c, w->rbuf, keep + (size_t)n, now);
             if (c->gen != gen)
                 return;
@@ -751,6 +783,68 @@ static void handle_events(pc_worker *w, struct epoll_event *ev, int n)
     }
 }
 
+/* ---- intervals ------------------------------------------------------- */
+
+/* Hand the current interval to the main thread and start the next one.
+ * Steady state allocates nothing: the main thread hands intervals back. */
+static void iv_publish(pc_worker *w, uint64_t end)
+{
+    pc_interval *done = w->iv, *next;
+    uint32_t index = done->index + 1;
+
+    done->end_ns = end;
+    done->parts = 1;
+    done->next = NULL;
+    pthread_mutex_lock(&w->mb);
+    if (!w->iv_ready) {
+        w->iv_ready = done;
+    } else {
+        pc_interval *t = w->iv_ready;
+
+        while (t->next)
+            t = t->next;
+        t->next = done;
+    }
+    next = w->iv_free;
+    if (next)
+        w->iv_free = next->next;
+    pthread_mutex_unlock(&w->mb);
+    if (!next)
+        next = interval_new();
+    w->iv = next;
+    if (next) {
+        next->next = NULL;
+        next->index = index;
+        next->start_ns = end;
+    }
+    w->iv_end = w->measure_start + (uint64_t)(index + 1) * w->run->interval_ns;
+}
+
+pc_interval *worker_take_intervals(pc_worker *w)
+{
+    pc_interval *list;
+
+    pthread_mutex_lock(&w->mb);
+    list = w->iv_ready;
+    w->iv_ready = NULL;
+    pthread_mutex_unlock(&w->mb);
+    return list;
+}
+
+void worker_return_intervals(pc_worker *w, pc_interval *list)
+{
+    while (list) {
+        pc_interval *next = list->next;
+
+        interval_reset(list);
+        pthread_mutex_lock(&w->mb);
+        list->next = w->iv_free;
+        w->iv_free = list;
+        pthread_mutex_unlock(&w->mb);
+        list = next;
+    }
+}
+
 /* ---- phases ---------------------------------------------------------- */
 
 static void begin_drain(pc_worker *w, uint64_t now)
@@ -786,6 +880,8 @@ static void finish(pc_worker *w, uint64_t now, bool interrupted)
         c->count = 0;
         conn_close(c);
     }
+    if (w->iv)
+        iv_publish(w, now); /* the last interval ends with the run */
     w->phase = P_DONE;
 }
 
@@ -831,6 +927,8 @@ static void run_loop(pc_worker *w)
             if (s && s < w->stop)
                 w->stop = s > w->measure_start ? s : w->measure_start;
             check_warmup(w, now);
+            while (w->iv && now >= w->iv_end && w->iv_end <= w->stop)
+                iv_publish(w, w->iv_end);
             if (w->open_loop) {
                 advance_schedule(w, now < w->stop ? now : w->stop - 1);
                 dispatch(w, now);
@@ -849,6 +947,8 @@ static void run_loop(pc_worker *w)
             deadline = min_u64(deadline, w->stop);
             if (!w->warm_reset)
                 deadline = min_u64(deadline, w->measure_start);
+            if (w->iv)
+                deadline = min_u64(deadline, w->iv_end);
             if (w->open_loop && w->k_due < w->k_end && w->rq_len)
                 deadline = min_u64(deadline, sched_time(&w->sc, w->k_due));
         } else {
@@ -912,6 +1012,10 @@ void *worker_main(void *arg)
     w->stop = w->end;
     w->warm_reset = cfg->warmup_ns == 0;
     w->rps_t = w->measure_start;
+    if (w->iv) {
+        w->iv->start_ns = w->measure_start;
+        w->iv_end = w->measure_start + run->interval_ns;
+    }
     if (w->open_loop) {
         sched_init(&w->sc, start, cfg->rate, cfg->threads, w->index);
         w->k_end = sched_count_before(&w->sc, w->end);
@@ -974,6 +1078,14 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
     w->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if (w->epfd < 0 || w->tfd < 0 || epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->tfd, &e) < 0)
         goto fail;
+    pthread_mutex_init(&w->mb, NULL);
+    if (run->interval_ns) {
+        /* One recording, one spare: the main thread returns them. */
+        w->iv = interval_new();
+        w->iv_free = interval_new();
+        if (!w->iv || !w->iv_free)
+            goto fail;
+    }
     for (uint32_t i = 0; i < nconns; i++) {
         conn *c = &w->conns[i];
 
@@ -1004,6 +1116,15 @@ void worker_free(pc_worker *w)
         close(w->tfd);
     net_tls_session_free(w->session);
     stats_free(&w->st);
+    interval_free(w->iv);
+    for (pc_interval *l = w->iv_ready, *n; l; l = n) {
+        n = l->next;
+        interval_free(l);
+    }
+    for (pc_interval *l = w->iv_free, *n; l; l = n) {
+        n = l->next;
+        interval_free(l);
+    }
     free(w->conns);
     free(w->slot_mem);
     free(w->rbuf);

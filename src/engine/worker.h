@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "net/net.h"
+#include "stats/interval.h"
 #include "stats/stats.h"
 
 typedef struct pc_addr {
@@ -34,6 +35,7 @@ typedef struct pc_run {
     const char *request; /* the request bytes, repeated `pipeline` times */
     size_t request_len;  /* length of one request */
     bool head;           /* the method is HEAD */
+    uint64_t interval_ns; /* reporting interval; 0 = none */
     SSL_CTX *ssl_ctx;    /* NULL for plain http */
     const char *sni;     /* NULL for IP literals */
 
@@ -62,6 +64,11 @@ const pc_stats *worker_stats(const pc_worker *w);
 uint64_t worker_warmup_outcomes(const pc_worker *w);
 /* Last time the worker dispatched from its schedule (end of the measured period). */
 uint64_t worker_stopped_ns(const pc_worker *w);
+/* The intervals the worker has finished since the last call, oldest
+ * first (any thread; takes the worker's mailbox lock briefly). */
+pc_interval *worker_take_intervals(pc_worker *w);
+/* Hand intervals back for reuse (they are reset here). */
+void worker_return_intervals(pc_worker *w, pc_interval *list);
 /* Set when the worker could not start (out of fds, epoll failure); a reason is in err. */
 const char *worker_error(const pc_worker *w);
 
