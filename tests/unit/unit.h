@@ -39,6 +39,18 @@ static char unit_msg[512];
         }                                                                      \
     } while (0)
 
+/* CHECK_EQ_I64 for values above INT64_MAX. */
+#define CHECK_EQ_U64(a, b)                                                     \
+    do {                                                                       \
+        unsigned long long u_a_ = (a), u_b_ = (b);                             \
+        if (u_a_ != u_b_) {                                                    \
+            snprintf(unit_msg, sizeof unit_msg, "%s:%d: %s == %llu, want %llu", \
+                     __FILE__, __LINE__, #a, u_a_, u_b_);                      \
+            unit_failed_now = 1;                                               \
+            return;                                                            \
+        }                                                                      \
+    } while (0)
+
 #define CHECK_EQ_STR(a, b)                                                     \
     do {                                                                       \
         const char *unit_a_ = (a), *unit_b_ = (b);                             \

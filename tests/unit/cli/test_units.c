@@ -17,17 +17,6 @@
 
 #define NS_PER_S 1000000000ull
 
-/* CHECK_EQ_I64 for values above INT64_MAX. */
-#define CHECK_EQ_U64(a, b)                                                     \
-    do {                                                                       \
-        unsigned long long u_a_ = (a), u_b_ = (b);                             \
-        if (u_a_ != u_b_) {                                                    \
-            snprintf(unit_msg, sizeof unit_msg, "%s:%d: %s == %llu, want %llu", \
-                     __FILE__, __LINE__, #a, u_a_, u_b_);                      \
-            unit_failed_now = 1;                                               \
-            return;                                                            \
-        }                                                                      \
-    } while (0)
 
 /* The parsers must not touch *out on failure; this sentinel shows it. */
 #define SENTINEL 0x5a5a5a5a5a5a5a5aull

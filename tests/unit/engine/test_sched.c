@@ -44,16 +44,6 @@ static uint64_t exact_ns_hi(uint64_t n, uint64_t num, uint64_t den)
         }                                                                      \
     } while (0)
 
-#define CHECK_EQ_U64(a, b)                                                     \
-    do {                                                                       \
-        unsigned long long u_a_ = (a), u_b_ = (b);                             \
-        if (u_a_ != u_b_) {                                                    \
-            snprintf(unit_msg, sizeof unit_msg, "%s:%d: %s == %llu, want %llu", \
-                     __FILE__, __LINE__, #a, u_a_, u_b_);                      \
-            unit_failed_now = 1;                                               \
-            return;                                                            \
-        }                                                                      \
-    } while (0)
 
 /* ---- sched_time -------------------------------------------------------- */
 
