@@ -7,7 +7,7 @@
 set -eu
 
 build_pkgs="gcc make pkg-config libc6-dev libssl-dev zlib1g-dev"
-test_pkgs="nginx-light curl openssl procps"
+test_pkgs="nginx-light curl openssl procps python3-jsonschema libhdrhistogram-java default-jre-headless"
 bench_pkgs="wrk apache2-utils nghttp2-client"
 
 want="$build_pkgs $test_pkgs"

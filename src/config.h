@@ -56,6 +56,15 @@ typedef struct pc_config {
     bool verify;           /* --verify: check the server certificate */
     const char *cacert;    /* --cacert FILE (implies verify) */
     bool version;          /* -v was given */
+    const char *hlog_path; /* --hlog: HdrHistogram interval log */
+    const char *hgrm_path; /* --hgrm: percentile distribution (plotter input) */
+    const char *json_path; /* --json: everything, "-" for stdout */
+    const char *csv_path;  /* --csv: per-interval time series */
+    uint64_t interval_ns;  /* --interval, default 1 s */
+    /* Set by `pacer report` only: */
+    bool hdr_layout;       /* wrk2's latency block even without -R */
+    const char **sources;  /* the files merged */
+    size_t nsources;
     char **script_args;    /* everything after the URL / after "--" */
     int nscript_args;
 } pc_config;

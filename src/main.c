@@ -10,6 +10,8 @@
 
 #include "cli/cli.h"
 #include "engine/engine.h"
+#include "report/merge.h"
+#include "report/outputs.h"
 #include "report/report.h"
 #include "serve/serve.h"
 
@@ -17,9 +19,11 @@ static int run_load(int argc, char **argv)
 {
     pc_config cfg;
     pc_engine *eng = NULL;
+    pc_outputs *outs = NULL;
     pc_results res;
     char err[512] = "";
     int rc = cli_parse(argc, argv, &cfg, stdout, stderr);
+    FILE *text;
     int code;
 
     if (rc == CLI_EXIT) {
@@ -30,12 +34,18 @@ static int run_load(int argc, char **argv)
         cli_free(&cfg);
         return PC_EXIT_USAGE;
     }
-    if (engine_prepare(&cfg, &eng, err, sizeof err) < 0) {
+    /* With --json -, stdout carries the JSON and the text goes to stderr. */
+    text = cfg.json_path && strcmp(cfg.json_path, "-") == 0 ? stderr : stdout;
+    if (engine_prepare(&cfg, &eng, err, sizeof err) < 0 ||
+        outputs_open(&outs, &cfg, err, sizeof err) < 0) {
         fprintf(stderr, "pacer: %s\n", err[0] ? err : "out of memory");
         code = PC_EXIT_RUNTIME;
         goto out;
     }
-    report_wrk_header(stdout, &cfg);
+    outputs_bind(outs, &res);
+    if (outputs_want_intervals(outs))
+        engine_set_interval_sink(eng, cfg.interval_ns, outputs_on_interval, outs);
+    report_wrk_header(text, &cfg);
     if (engine_run(eng, &res, err, sizeof err) < 0) {
         fprintf(stderr, "pacer: %s\n", err[0] ? err : "run failed");
         code = PC_EXIT_RUNTIME;
@@ -43,9 +53,12 @@ static int run_load(int argc, char **argv)
     }
     if (err[0])
         fprintf(stderr, "pacer: warning: %s\n", err);
-    report_wrk(stdout, &cfg, &res);
-    fflush(stdout);
-    if (res.signal)
+    report_wrk(text, &cfg, &res);
+    fflush(text);
+    if (outputs_finish(outs, &cfg, &res, err, sizeof err) < 0) {
+        fprintf(stderr, "pacer: %s\n", err);
+        code = PC_EXIT_RUNTIME;
+    } else if (res.signal)
         code = res.signal == SIGINT ? PC_EXIT_SIGINT : PC_EXIT_SIGTERM;
     else if (res.st.completed == 0)
         code = PC_EXIT_NO_RESPONSE;
@@ -53,6 +66,7 @@ static int run_load(int argc, char **argv)
         code = PC_EXIT_OK;
     engine_results_free(&res);
 out:
+    outputs_free(outs);
     engine_free(eng);
     cli_free(&cfg);
     return code;
@@ -64,5 +78,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     if (argc > 1 && strcmp(argv[1], "serve") == 0)
         return serve_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "report") == 0)
+        return report_main(argc - 1, argv + 1);
     return run_load(argc, argv);
 }

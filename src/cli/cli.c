@@ -21,6 +21,11 @@ enum {
     OPT_UNIX,
     OPT_VERIFY,
     OPT_CACERT,
+    OPT_HLOG,
+    OPT_HGRM,
+    OPT_JSON,
+    OPT_CSV,
+    OPT_INTERVAL,
 };
 
 static const struct option long_opts[] = {
@@ -38,6 +43,11 @@ static const struct option long_opts[] = {
     {"unix", required_argument, NULL, OPT_UNIX},
     {"verify", no_argument, NULL, OPT_VERIFY},
     {"cacert", required_argument, NULL, OPT_CACERT},
+    {"hlog", required_argument, NULL, OPT_HLOG},
+    {"hgrm", required_argument, NULL, OPT_HGRM},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"interval", required_argument, NULL, OPT_INTERVAL},
     {"version", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -63,6 +73,11 @@ void cli_usage(FILE *f)
           "        --unix     <PATH>  Connect to a Unix-domain socket\n"
           "        --verify           Verify the server's TLS certificate\n"
           "        --cacert   <FILE>  Trust these CA certificates (implies --verify)\n"
+          "        --hlog     <FILE>  Write an HdrHistogram interval log (ns)\n"
+          "        --hgrm     <FILE>  Write the percentile distribution (HdrHistogram plotter)\n"
+          "        --json     <FILE>  Write all results as JSON ('-': stdout, report to stderr)\n"
+          "        --csv      <FILE>  Write the per-interval time series as CSV\n"
+          "        --interval    <T>  Interval of logs and time series (default 1s)\n"
           "    -v, --version          Print version details\n"
           "    -h, --help             Print this help\n"
           "\n"
@@ -161,6 +176,7 @@ int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
     cfg->duration_ns = 10ull * 1000000000ull;
     cfg->timeout_ns = 2ull * 1000000000ull;
     cfg->pipeline = 1;
+    cfg->interval_ns = 1000000000ull;
 
     optind = 0; /* 0, not 1: glibc then also forgets a half-parsed "-xyz" group */
     opterr = 0;
@@ -222,6 +238,23 @@ int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
         case OPT_CACERT:
             cfg->cacert = optarg;
             cfg->verify = true;
+            break;
+        case OPT_HLOG:
+            cfg->hlog_path = optarg;
+            break;
+        case OPT_HGRM:
+            cfg->hgrm_path = optarg;
+            break;
+        case OPT_JSON:
+            cfg->json_path = optarg;
+            break;
+        case OPT_CSV:
+            cfg->csv_path = optarg;
+            break;
+        case OPT_INTERVAL:
+            rc = parse_dur("--interval", optarg, &cfg->interval_ns, err);
+            if (rc == 0 && cfg->interval_ns < 10000000)
+                rc = bad(err, "--interval must be at least 10ms, got '%s'", optarg);
             break;
         case 'v':
             cfg->version = true;

@@ -155,6 +155,7 @@ static void record_done(pc_worker *w, const slot *s, uint64_t now, int status)
         w->st.status[status]++;
     else
         w->st.status_other++;
+    w->st.non2xx += !ok;
     if (w->iv) {
         w->iv->completed++;
         w->iv->non2xx += !ok;
@@ -880,8 +881,10 @@ static void finish(pc_worker *w, uint64_t now, bool interrupted)
         c->count = 0;
         conn_close(c);
     }
-    if (w->iv)
-        iv_publish(w, now); /* the last interval ends with the run */
+    /* The last interval ends with the run; one that began at the stop and
+     * saw nothing (a drain with nothing in flight) is not worth a line. */
+    if (w->iv && (w->iv->start_ns < w->stop || w->iv->completed || w->iv->errors))
+        iv_publish(w, now);
     w->phase = P_DONE;
 }
 

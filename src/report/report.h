@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "engine/engine.h"
+#include "report/series.h"
 
 /* "Running 10s test @ URL" and the threads/connections line, printed
  * before the run starts, as wrk does. */
@@ -17,5 +18,12 @@ void report_wrk_header(FILE *f, const pc_config *cfg);
  * then pacer's additions after "Transfer/sec:" (status codes, outcomes,
  * error causes, rate shortfall). */
 void report_wrk(FILE *f, const pc_config *cfg, const pc_results *res);
+
+/* The JSON result document (docs/output.md, docs/pacer-result.schema.json).
+ * series may be NULL. Returns 0, or -EIO/-ENOMEM. */
+int report_json(FILE *f, const pc_config *cfg, const pc_results *res, const pc_series *series);
+
+/* The percentile distribution file the HdrHistogram plotter reads (ms). */
+int report_hgrm(FILE *f, const pc_results *res);
 
 #endif

@@ -195,20 +195,20 @@ void report_wrk(FILE *f, const pc_config *cfg, const pc_results *res)
     const pc_stats *st = &res->st;
     double secs = (double)res->duration_ns / 1e9;
     double rps = secs > 0 ? (double)st->completed / secs : 0;
-    uint64_t non2xx = st->completed - stats_ok(st);
+    uint64_t non2xx = st->non2xx;
     char buf[64], buf2[64];
 
     fprintf(f, "  Thread Stats%6s%11s%8s%12s\n", "Avg", "Stdev", "Max", "+/- Stdev");
     print_stats_row(f, "Latency", &st->latency, 1000.0, units_fmt_time_us);
     print_stats_row(f, "Req/Sec", &st->rps, 1.0, units_fmt_metric);
     if (cfg->latency) {
-        if (cfg->rate > 0)
+        if (cfg->rate > 0 || cfg->hdr_layout)
             print_hdr_block(f, "Recorded Latency", &st->latency);
         else
             print_wrk_block(f, &st->latency);
     }
     if (cfg->u_latency) {
-        if (cfg->latency && cfg->rate > 0)
+        if (cfg->latency && (cfg->rate > 0 || cfg->hdr_layout))
             fputc('\n', f);
         print_hdr_block(f,
                         "Uncorrected Latency (measured without taking delayed starts into account)",

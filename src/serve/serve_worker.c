@@ -108,6 +108,8 @@ struct serve_loop {
     size_t heap_len, heap_cap;
 };
 
+/* A binary min-heap of connections by key; each knows its index, so it
+ * can be moved or removed in O(log n) when its deadline changes. */
 static void heap_swap(struct serve_loop *lp, size_t a, size_t b)
 {
     struct conn *t = lp->heap[a];
@@ -219,6 +221,7 @@ static uint64_t ready_time(struct serve_loop *lp)
     return t + lp->sh->delay_ns;
 }
 
+/* Queue a response; the caller checked the ring has room (can_parse). */
 static void push(struct conn *c, const char *hdr, size_t hdr_len, const char *body,
                  size_t body_len, uint64_t ready_ns)
 {
@@ -232,6 +235,8 @@ static void push(struct conn *c, const char *hdr, size_t hdr_len, const char *bo
     c->out_count++;
 }
 
+/* The request (head and body) is fully read: queue its response, due at
+ * ready_time(), with the header prebuilt for its status and Connection. */
 static void finish_request(struct serve_loop *lp, struct conn *c)
 {
     const struct serve_responses *r = lp->sh->resp;
@@ -494,6 +499,8 @@ static int conn_flush(struct conn *c)
     return 0;
 }
 
+/* The struct stays valid until the end of the turn (dead list): events
+ * already fetched for it see fd -1 and are skipped. */
 static void conn_close(struct serve_loop *lp, struct conn *c)
 {
     heap_del(lp, c);
@@ -606,6 +613,8 @@ static void conn_run(struct serve_loop *lp, struct conn *c)
         heap_set(lp, c, c->ring[c->out_head].ready_ns);
 }
 
+/* Set up an accepted socket, reusing a closed connection's memory (its
+ * 64 KiB input buffer included) when there is one. */
 static struct conn *conn_open(struct serve_loop *lp, int fd)
 {
     struct epoll_event ev;
@@ -694,6 +703,8 @@ static void do_accept(struct serve_loop *lp)
     }
 }
 
+/* Resume the connections whose first response (or linger deadline) is
+ * due, and the listener after an fd shortage. */
 static void run_timers(struct serve_loop *lp)
 {
     uint64_t now;
@@ -731,11 +742,13 @@ static int rearm(struct serve_loop *lp)
     return 0;
 }
 
+/* Everything a worker needs that can fail is made here, on the calling
+ * thread, so a failure is reported before the server says it listens. */
 int serve_worker_init(struct serve_worker *w)
 {
     struct serve_loop *lp = calloc(1, sizeof *lp);
-    struct epoll_event ev;
-    int rc;
+    struct epoll_event ev = {.events = EPOLLIN};
+    int rc = 0;
 
     if (!lp)
         return -ENOMEM;
@@ -745,30 +758,34 @@ int serve_worker_init(struct serve_worker *w)
     lp->sched = w->sh->delay_ns > 0 || w->sh->interval_ns > 0;
     lp->timerfd = -1;
     lp->epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (lp->epfd < 0)
-        goto fail;
-    lp->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (lp->timerfd < 0)
-        goto fail;
-    ev.events = EPOLLIN;
-    ev.data.u64 = TAG_STOP;
-    if (epoll_ctl(lp->epfd, EPOLL_CTL_ADD, w->sh->stop_fd, &ev) < 0)
-        goto fail;
-    ev.events = EPOLLIN;
-    ev.data.u64 = TAG_TIMER;
-    if (epoll_ctl(lp->epfd, EPOLL_CTL_ADD, lp->timerfd, &ev) < 0)
-        goto fail;
-    if ((rc = listener_add(lp)) < 0) {
-        errno = -rc;
-        goto fail;
+    if (lp->epfd < 0) {
+        rc = -errno;
+        goto out;
     }
-    return 0;
-fail:
-    rc = -errno;
-    serve_worker_fini(w);
+    lp->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (lp->timerfd < 0) {
+        rc = -errno;
+        goto out;
+    }
+    ev.data.u64 = TAG_STOP;
+    if (epoll_ctl(lp->epfd, EPOLL_CTL_ADD, w->sh->stop_fd, &ev) < 0) {
+        rc = -errno;
+        goto out;
+    }
+    ev.data.u64 = TAG_TIMER;
+    if (epoll_ctl(lp->epfd, EPOLL_CTL_ADD, lp->timerfd, &ev) < 0) {
+        rc = -errno;
+        goto out;
+    }
+    rc = listener_add(lp);
+out:
+    if (rc < 0)
+        serve_worker_fini(w);
     return rc;
 }
 
+/* The thread: until the stop eventfd is readable, handle events, then
+ * the again list, then due timers, then recycle what closed this turn. */
 void *serve_worker_run(void *arg)
 {
     struct serve_worker *w = arg;
@@ -832,7 +849,7 @@ void *serve_worker_run(void *arg)
     return NULL;
 }
 
-static void free_list(struct conn *c)
+static void free_conns(struct conn *c)
 {
     while (c) {
         struct conn *next = c->next;
@@ -851,9 +868,9 @@ void serve_worker_fini(struct serve_worker *w)
         return;
     for (c = lp->live; c; c = c->next)
         close(c->fd);
-    free_list(lp->live);
-    free_list(lp->dead);
-    free_list(lp->free_list);
+    free_conns(lp->live);
+    free_conns(lp->dead);
+    free_conns(lp->free_list);
     free(lp->heap);
     if (lp->timerfd >= 0)
         close(lp->timerfd);

@@ -39,7 +39,7 @@ void stats_reset(pc_stats *s)
     pc_stats keep = *s;
 
 #define RESET_ONE(h) hdr_reset(h);
-    FOR_EACH_HIST(s, RESET_ONE)
+    FOR_EACH_HIST(&keep, RESET_ONE)
 #undef RESET_ONE
     memset(s, 0, sizeof *s);
     s->latency = keep.latency;
@@ -73,6 +73,7 @@ void stats_merge(pc_stats *dst, const pc_stats *src)
     for (int i = 0; i < STATS_MAX_STATUS; i++)
         dst->status[i] += src->status[i];
     dst->status_other += src->status_other;
+    dst->non2xx += src->non2xx;
     dst->lower_bound += src->lower_bound;
     dst->bytes_read += src->bytes_read;
     dst->bytes_written += src->bytes_written;
@@ -97,14 +98,5 @@ uint64_t stats_outcomes(const pc_stats *s)
 
     for (int k = 0; k < PC_ERR_KINDS; k++)
         n += s->err[k];
-    return n;
-}
-
-uint64_t stats_ok(const pc_stats *s)
-{
-    uint64_t n = 0;
-
-    for (int i = 200; i < 400; i++)
-        n += s->status[i];
     return n;
 }

@@ -48,6 +48,7 @@ typedef struct pc_stats {
     char why[PC_ERR_KINDS][STATS_WHY_LEN]; /* first reason seen per kind */
     uint64_t status[STATS_MAX_STATUS];     /* responses by status code */
     uint64_t status_other;                 /* codes >= 600 */
+    uint64_t non2xx;                       /* responses outside 2xx and 3xx */
     uint64_t lower_bound; /* timeouts / never-sent recorded at their lower-bound latency */
 
     uint64_t bytes_read, bytes_written;
@@ -69,7 +70,5 @@ void stats_merge(pc_stats *dst, const pc_stats *src);
 void stats_why(pc_stats *s, enum pc_err_kind k, const char *why);
 /* completed + errors + never_sent + interrupted. */
 uint64_t stats_outcomes(const pc_stats *s);
-/* Responses with a 2xx or 3xx status. */
-uint64_t stats_ok(const pc_stats *s);
 
 #endif

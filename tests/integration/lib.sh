@@ -175,3 +175,13 @@ outcomes_add_up() {
 fcmp() { awk -v a="$1" -v b="$3" -v op="$2" 'BEGIN {
     r = (op == "<") ? a < b : (op == "<=") ? a <= b : (op == ">") ? a > b : (op == ">=") ? a >= b : a == b;
     exit !r }'; }
+
+# Debian's python3 (with python3-jsonschema), not whatever is first on PATH.
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+
+# json_get FILE EXPR: evaluate a Python expression on the parsed JSON `d`.
+json_get() { "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# HdrHistogram's reference HistogramLogProcessor (Debian libhdrhistogram-java).
+hlp() { java -cp /usr/share/java/hdrhistogram.jar org.HdrHistogram.HistogramLogProcessor "$@"; }

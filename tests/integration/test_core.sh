@@ -135,8 +135,10 @@ sleep 0.2
 ok header_sent "$(head -2 "$NGX_DIR/access.log")" grep -q '^GET /index.html?q=1&r=%20 HTTP/1.1 hello-1$' "$NGX_DIR/access.log"
 
 # --- warm-up ---------------------------------------------------------------------
-"$PACER" -t1 -c2 -d1s -R200 --warmup 500ms "$U" >"$R" 2>&1
+"$PACER" -t1 -c2 -d1s -R200 --warmup 500ms --latency "$U" >"$R" 2>&1
 ok warmup_reported "$(grep -E 'Warm-up|Outcomes' "$R")" "grep -qE '^  Warm-up: 0.50s first, [0-9]+ requests not counted above' '$R' && grep -qE '^  Outcomes: 200 scheduled' '$R'"
+total=$(grep -m1 -oE 'Total count    = +[0-9]+' "$R" | grep -oE '[0-9]+$')
+ok warmup_histogram_measured_only "histogram total $total" "[ '$total' = 200 ]"
 
 # --- SIGINT: a partial report and exit 130 --------------------------------
 "$PACER" -t1 -c2 -d20s "$U" >"$R" 2>&1 &

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # test_serve.sh - integration test of `pacer serve`, the built-in target.
 #
-# SERVE is the command that starts the server (default /tmp/pserve, the
-# standalone driver; `"$PACER serve"` inside the suite). Prints one line per
+# SERVE is the command that starts the server (default "$PACER serve";
+# the standalone driver build/tools/serve_main works too). Prints one line per
 # check, "PASS name" or "FAIL name: why" ("SKIP name: why" when the host
 # cannot run a check), and exits 1 if any check failed.
 set -u
 export LC_ALL=C
 
-SERVE="${SERVE:-/tmp/pserve}"
+PACER=${PACER:-$(cd "$(dirname "$0")/../.." && pwd)/pacer}
+SERVE="${SERVE:-$PACER serve}"
 SIZE=1234
 TMP=$(mktemp -d /tmp/test_serve.XXXXXX)
 PIDS=()

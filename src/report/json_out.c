@@ -1,0 +1,253 @@
+/*
+ * json_out.c - the JSON result document. Everything the text report says,
+ * plus the encoded histograms (so files merge without loss) and the time
+ * series. Latencies are microseconds (doubles) and say so; counts are
+ * integers; times are seconds.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report/report.h"
+#include "stats/hdr_codec.h"
+#include "util/json.h"
+
+static const char *const pct_keys[] = {"50", "75", "90", "99", "99.9", "99.99", "99.999", "100"};
+static const double pct_vals[] = {50, 75, 90, 99, 99.9, 99.99, 99.999, 100};
+
+static void w_hist(json_w *w, const char *key, const hdr_hist *h)
+{
+    char *b64 = NULL;
+    bool any = h->total_count > 0;
+
+    json_w_key(w, key);
+    json_w_obj_begin(w);
+    json_w_kint(w, "count", h->total_count);
+    json_w_kdouble(w, "min", any ? (double)hdr_min(h) / 1e3 : 0);
+    json_w_kdouble(w, "mean", hdr_mean(h) / 1e3);
+    json_w_kdouble(w, "stdev", hdr_stddev(h) / 1e3);
+    json_w_kdouble(w, "max", any ? (double)hdr_max(h) / 1e3 : 0);
+    json_w_key(w, "percentiles");
+    json_w_obj_begin(w);
+    for (size_t i = 0; i < sizeof pct_vals / sizeof pct_vals[0]; i++)
+        json_w_kdouble(w, pct_keys[i],
+                       any ? (double)hdr_value_at_percentile(h, pct_vals[i]) / 1e3 : 0);
+    json_w_obj_end(w);
+    if (hdrc_encode_base64(h, &b64) == 0)
+        json_w_kstr(w, "histogram", b64);
+    else
+        json_w_kstr(w, "histogram", NULL);
+    free(b64);
+    json_w_obj_end(w);
+}
+
+static void w_config(json_w *w, const pc_config *cfg)
+{
+    json_w_key(w, "config");
+    json_w_obj_begin(w);
+    json_w_kstr(w, "url", cfg->url_text);
+    json_w_kstr(w, "mode", cfg->rate > 0 ? "constant-rate" : "closed-loop");
+    json_w_kstr(w, "protocol", "http/1.1");
+    json_w_kuint(w, "threads", cfg->threads);
+    json_w_kuint(w, "connections", cfg->connections);
+    json_w_kdouble(w, "duration_s", (double)cfg->duration_ns / 1e9);
+    json_w_key(w, "rate");
+    if (cfg->rate > 0)
+        json_w_double(w, cfg->rate);
+    else
+        json_w_null(w);
+    json_w_kdouble(w, "timeout_s", (double)cfg->timeout_ns / 1e9);
+    json_w_kdouble(w, "warmup_s", (double)cfg->warmup_ns / 1e9);
+    json_w_kuint(w, "pipeline", cfg->pipeline);
+    json_w_kbool(w, "batch_latency", cfg->batch_latency);
+    json_w_kdouble(w, "interval_s", (double)cfg->interval_ns / 1e9);
+    if (cfg->nsources) {
+        json_w_key(w, "sources");
+        json_w_arr_begin(w);
+        for (size_t i = 0; i < cfg->nsources; i++)
+            json_w_str(w, cfg->sources[i]);
+        json_w_arr_end(w);
+    }
+    json_w_key(w, "headers");
+    json_w_arr_begin(w);
+    for (size_t i = 0; i < cfg->nheaders; i++) {
+        char line[1024];
+
+        snprintf(line, sizeof line, "%s: %s", cfg->headers[i].name, cfg->headers[i].value);
+        json_w_str(w, line);
+    }
+    json_w_arr_end(w);
+    json_w_obj_end(w);
+}
+
+static const char *const err_keys[PC_ERR_KINDS] = {"connect", "read", "write", "timeout",
+                                                   "protocol"};
+
+static void w_series(json_w *w, const pc_series *s, double interval_s)
+{
+    json_w_key(w, "intervals");
+    json_w_obj_begin(w);
+    json_w_kdouble(w, "length_s", interval_s);
+    json_w_kstr(w, "unit", "us");
+    json_w_key(w, "series");
+    json_w_arr_begin(w);
+    for (size_t i = 0; s && i < s->n; i++) {
+        const pc_point *p = &s->v[i];
+
+        json_w_obj_begin(w);
+        json_w_kdouble(w, "start_epoch_s", p->start_s);
+        json_w_kdouble(w, "length_s", p->length_s);
+        json_w_kuint(w, "requests", p->completed);
+        json_w_kdouble(w, "rate", p->length_s > 0 ? (double)p->completed / p->length_s : 0);
+        json_w_kuint(w, "errors", p->errors);
+        json_w_kuint(w, "timeouts", p->timeouts);
+        json_w_kuint(w, "non2xx", p->non2xx);
+        json_w_kuint(w, "bytes", p->bytes);
+        json_w_kdouble(w, "p50", (double)p->p50 / 1e3);
+        json_w_kdouble(w, "p90", (double)p->p90 / 1e3);
+        json_w_kdouble(w, "p99", (double)p->p99 / 1e3);
+        json_w_kdouble(w, "p99.9", (double)p->p999 / 1e3);
+        json_w_kdouble(w, "max", (double)p->max / 1e3);
+        json_w_kdouble(w, "uncorrected_p50", (double)p->u_p50 / 1e3);
+        json_w_kdouble(w, "uncorrected_p99", (double)p->u_p99 / 1e3);
+        json_w_kstr(w, "histogram", p->hist);
+        json_w_kstr(w, "histogram_uncorrected", p->hist_u);
+        json_w_obj_end(w);
+    }
+    json_w_arr_end(w);
+    json_w_obj_end(w);
+}
+
+int report_json(FILE *f, const pc_config *cfg, const pc_results *res, const pc_series *series)
+{
+    const pc_stats *st = &res->st;
+    double secs = (double)res->duration_ns / 1e9;
+    double start = (double)res->start_wall_ns / 1e9;
+    time_t t = (time_t)start;
+    struct tm tm;
+    char iso[64];
+    uint64_t errors = 0;
+    json_w w;
+
+    gmtime_r(&t, &tm);
+    strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    for (int k = 0; k < PC_ERR_KINDS; k++)
+        if (k != PC_ERR_TIMEOUT)
+            errors += st->err[k];
+
+    json_w_init(&w, f, 2);
+    json_w_obj_begin(&w);
+    json_w_kstr(&w, "schema", "pacer-result/1");
+    json_w_kstr(&w, "pacer_version", PACER_VERSION);
+    w_config(&w, cfg);
+    json_w_kstr(&w, "start_time", iso);
+    json_w_kdouble(&w, "start_epoch_s", start);
+    json_w_kdouble(&w, "duration_s", secs);
+    json_w_key(&w, "stopped_by");
+    if (res->signal)
+        json_w_str(&w, res->signal == 2 ? "SIGINT" : "SIGTERM");
+    else
+        json_w_null(&w);
+
+    json_w_key(&w, "requests");
+    json_w_obj_begin(&w);
+    json_w_kuint(&w, "scheduled", st->scheduled);
+    json_w_kuint(&w, "completed", st->completed);
+    json_w_kuint(&w, "timed_out", st->err[PC_ERR_TIMEOUT]);
+    json_w_kuint(&w, "errors", errors);
+    json_w_kuint(&w, "never_sent", st->never_sent);
+    json_w_kuint(&w, "interrupted", st->interrupted);
+    json_w_kuint(&w, "resent", st->resent);
+    json_w_kuint(&w, "latency_lower_bounds", st->lower_bound);
+    json_w_kuint(&w, "warmup_discarded", res->warmup_outcomes);
+    json_w_obj_end(&w);
+
+    json_w_key(&w, "rate");
+    json_w_obj_begin(&w);
+    json_w_key(&w, "requested");
+    if (cfg->rate > 0)
+        json_w_double(&w, cfg->rate);
+    else
+        json_w_null(&w);
+    json_w_kdouble(&w, "achieved", secs > 0 ? (double)st->completed / secs : 0);
+    json_w_obj_end(&w);
+
+    json_w_key(&w, "bytes");
+    json_w_obj_begin(&w);
+    json_w_kuint(&w, "read", st->bytes_read);
+    json_w_kuint(&w, "written", st->bytes_written);
+    json_w_kdouble(&w, "read_per_s", secs > 0 ? (double)st->bytes_read / secs : 0);
+    json_w_obj_end(&w);
+
+    json_w_key(&w, "errors");
+    json_w_obj_begin(&w);
+    json_w_kuint(&w, "connect", st->connect_errors);
+    for (int k = PC_ERR_READ; k < PC_ERR_KINDS; k++)
+        json_w_kuint(&w, err_keys[k], st->err[k]);
+    json_w_key(&w, "causes");
+    json_w_obj_begin(&w);
+    for (int k = 0; k < PC_ERR_KINDS; k++)
+        if (st->why[k][0])
+            json_w_kstr(&w, err_keys[k], st->why[k]);
+    json_w_obj_end(&w);
+    json_w_obj_end(&w);
+
+    json_w_key(&w, "status_codes");
+    json_w_obj_begin(&w);
+    for (int i = 0; i < STATS_MAX_STATUS; i++) {
+        if (st->status[i]) {
+            char k[8];
+
+            snprintf(k, sizeof k, "%d", i);
+            json_w_kuint(&w, k, st->status[i]);
+        }
+    }
+    if (st->status_other)
+        json_w_kuint(&w, "other", st->status_other);
+    json_w_obj_end(&w);
+
+    json_w_key(&w, "connections");
+    json_w_obj_begin(&w);
+    json_w_kuint(&w, "opened", st->connects);
+    json_w_kuint(&w, "tls_resumed", st->tls_resumed);
+    json_w_kuint(&w, "server_closes", st->server_closes);
+    json_w_kuint(&w, "idle_closes", st->idle_closes);
+    json_w_obj_end(&w);
+
+    json_w_key(&w, "latency");
+    json_w_obj_begin(&w);
+    json_w_kstr(&w, "unit", "us");
+    w_hist(&w, "corrected", &st->latency);
+    w_hist(&w, "uncorrected", &st->latency_u);
+    w_hist(&w, "connect", &st->connect);
+    w_hist(&w, "tls_handshake", &st->tls);
+    w_hist(&w, "first_byte", &st->ttfb);
+    json_w_obj_end(&w);
+
+    json_w_key(&w, "thread_rate");
+    json_w_obj_begin(&w);
+    json_w_kstr(&w, "unit", "requests/s per thread, one sample per 100 ms");
+    {
+        char *b64 = NULL;
+
+        json_w_kdouble(&w, "mean", hdr_mean(&st->rps));
+        json_w_kdouble(&w, "stdev", hdr_stddev(&st->rps));
+        json_w_kint(&w, "max", st->rps.total_count ? hdr_max(&st->rps) : 0);
+        if (hdrc_encode_base64(&st->rps, &b64) == 0)
+            json_w_kstr(&w, "histogram", b64);
+        free(b64);
+    }
+    json_w_obj_end(&w);
+
+    w_series(&w, series, (double)cfg->interval_ns / 1e9);
+    json_w_obj_end(&w);
+    if (json_w_finish(&w) < 0)
+        return -EIO;
+    return 0;
+}
+
+int report_hgrm(FILE *f, const pc_results *res)
+{
+    return hdr_percentiles_print(&res->st.latency, f, 5, 1e6, HDR_FMT_CLASSIC);
+}

@@ -1,0 +1,572 @@
+/*
+ * merge.c - see merge.h.
+ *
+ * Files are treated as parts of one load (several machines, several
+ * processes, or one run): histograms and counters add; threads,
+ * connections and requested rates add; the measured period is the
+ * wall-clock span covered by the files.
+ */
+#include "report/merge.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/units.h"
+#include "report/outputs.h"
+#include "report/report.h"
+#include "stats/hdr_codec.h"
+#include "stats/hlog.h"
+#include "util/json.h"
+
+static int fail(char *err, size_t errlen, int rc, const char *fmt, const char *a, const char *b)
+{
+    snprintf(err, errlen, fmt, a, b);
+    return rc;
+}
+
+static int loaded_init(pc_loaded *l)
+{
+    memset(l, 0, sizeof *l);
+    l->cfg.interval_ns = 1000000000ull;
+    l->cfg.pipeline = 1;
+    return stats_init(&l->res.st);
+}
+
+void merge_free(pc_loaded *l)
+{
+    free((char *)l->cfg.url_text);
+    stats_free(&l->res.st);
+    series_free(&l->series);
+    memset(l, 0, sizeof *l);
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static uint64_t ju(const json_val *root, const char *path)
+{
+    uint64_t v = 0;
+
+    json_uint64(json_path(root, path), &v);
+    return v;
+}
+
+static double jd(const json_val *root, const char *path)
+{
+    double v = json_num(json_path(root, path));
+
+    return isnan(v) ? 0 : v;
+}
+
+/* Add the base64 histogram at path (if any) into h. */
+static int add_b64(hdr_hist *h, const json_val *v, const char *what, char *err, size_t errlen)
+{
+    const char *b64 = json_str(v);
+    hdr_hist t;
+
+    if (!b64)
+        return 0;
+    if (hdrc_decode_base64(b64, strlen(b64), &t) < 0)
+        return fail(err, errlen, -EINVAL, "invalid histogram in %s%s", what, "");
+    hdr_add(h, &t);
+    hdr_free(&t);
+    return 0;
+}
+
+static int load_json(const char *path, const json_val *root, pc_loaded *l, char *err,
+                     size_t errlen)
+{
+    static const char *const hists[] = {"corrected", "uncorrected", "connect", "tls_handshake",
+                                        "first_byte"};
+    static const char *const kinds[PC_ERR_KINDS] = {"connect", "read", "write", "timeout",
+                                                    "protocol"};
+    pc_stats *st = &l->res.st;
+    hdr_hist *dst[] = {&st->latency, &st->latency_u, &st->connect, &st->tls, &st->ttfb};
+    const json_val *v, *series;
+    const char *s;
+    int rc;
+
+    s = json_str(json_get(root, "schema"));
+    if (!s || strcmp(s, "pacer-result/1") != 0)
+        return fail(err, errlen, -EINVAL, "%s: not a pacer result (no \"schema\": \"pacer-result/1\")%s",
+                    path, "");
+    s = json_str(json_path(root, "config.url"));
+    l->cfg.url_text = strdup(s ? s : path);
+    l->cfg.threads = (uint32_t)ju(root, "config.threads");
+    l->cfg.connections = (uint32_t)ju(root, "config.connections");
+    l->cfg.duration_ns = (uint64_t)(jd(root, "config.duration_s") * 1e9);
+    l->cfg.rate = jd(root, "config.rate");
+    l->cfg.timeout_ns = (uint64_t)(jd(root, "config.timeout_s") * 1e9);
+    l->cfg.pipeline = (uint32_t)ju(root, "config.pipeline");
+    if (l->cfg.pipeline == 0)
+        l->cfg.pipeline = 1;
+    if (jd(root, "config.interval_s") > 0)
+        l->cfg.interval_ns = (uint64_t)(jd(root, "config.interval_s") * 1e9);
+    l->have_config = l->have_outcomes = true;
+
+    l->res.start_wall_ns = (uint64_t)(jd(root, "start_epoch_s") * 1e9);
+    l->res.duration_ns = (uint64_t)(jd(root, "duration_s") * 1e9);
+    l->res.warmup_outcomes = ju(root, "requests.warmup_discarded");
+    st->scheduled = ju(root, "requests.scheduled");
+    st->completed = ju(root, "requests.completed");
+    st->never_sent = ju(root, "requests.never_sent");
+    st->interrupted = ju(root, "requests.interrupted");
+    st->resent = ju(root, "requests.resent");
+    st->lower_bound = ju(root, "requests.latency_lower_bounds");
+    st->bytes_read = ju(root, "bytes.read");
+    st->bytes_written = ju(root, "bytes.written");
+    st->connect_errors = ju(root, "errors.connect");
+    for (int k = PC_ERR_READ; k < PC_ERR_KINDS; k++) {
+        char p[64];
+
+        snprintf(p, sizeof p, "errors.%s", kinds[k]);
+        st->err[k] = ju(root, p);
+    }
+    for (int k = 0; k < PC_ERR_KINDS; k++) {
+        char p[64];
+
+        snprintf(p, sizeof p, "errors.causes.%s", kinds[k]);
+        stats_why(st, k, json_str(json_path(root, p)));
+    }
+    v = json_get(root, "status_codes");
+    for (size_t i = 0; i < json_len(v); i++) {
+        const char *k = json_key_at(v, i);
+        uint64_t n = 0;
+        long code;
+
+        json_uint64(json_at(v, i), &n);
+        code = strtol(k, NULL, 10);
+        if (code > 0 && code < STATS_MAX_STATUS)
+            st->status[code] += n;
+        else
+            st->status_other += n;
+        if (!(code >= 200 && code < 400))
+            st->non2xx += n;
+    }
+    st->connects = ju(root, "connections.opened");
+    st->tls_resumed = ju(root, "connections.tls_resumed");
+    st->server_closes = ju(root, "connections.server_closes");
+    st->idle_closes = ju(root, "connections.idle_closes");
+
+    for (size_t i = 0; i < sizeof hists / sizeof hists[0]; i++) {
+        char p[64];
+
+        snprintf(p, sizeof p, "latency.%s.histogram", hists[i]);
+        if ((rc = add_b64(dst[i], json_path(root, p), path, err, errlen)) < 0)
+            return rc;
+    }
+    if ((rc = add_b64(&st->rps, json_path(root, "thread_rate.histogram"), path, err, errlen)) < 0)
+        return rc;
+
+    series = json_path(root, "intervals.series");
+    l->series.interval_s = (double)l->cfg.interval_ns / 1e9;
+    for (size_t i = 0; i < json_len(series); i++) {
+        const json_val *e = json_at(series, i);
+        pc_point p = {0};
+
+        p.start_s = jd(e, "start_epoch_s");
+        p.length_s = jd(e, "length_s");
+        p.completed = ju(e, "requests");
+        p.errors = ju(e, "errors");
+        p.timeouts = ju(e, "timeouts");
+        p.non2xx = ju(e, "non2xx");
+        p.bytes = ju(e, "bytes");
+        p.hist = (char *)json_str(json_get(e, "histogram"));
+        p.hist_u = (char *)json_str(json_get(e, "histogram_uncorrected"));
+        if (series_add_point(&l->series, &p) < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+/* ---- interval logs --------------------------------------------------- */
+
+static int set_b64(char **dst, const hdr_hist *h)
+{
+    free(*dst);
+    *dst = NULL;
+    return hdrc_encode_base64(h, dst);
+}
+
+static int load_hlog(const char *path, pc_loaded *l, char *err, size_t errlen)
+{
+    hlog_reader *r = NULL;
+    hlog_entry e;
+    double first = -1, end = 0;
+    int rc;
+
+    rc = hlog_reader_open_path(&r, path);
+    if (rc < 0)
+        return fail(err, errlen, rc, "cannot read '%s': %s", path, strerror(-rc));
+    l->cfg.url_text = strdup(path);
+    while ((rc = hlog_reader_next(r, &e)) == 1) {
+        bool corrected = e.tag[0] == 0 || strcmp(e.tag, "corrected") == 0;
+        bool uncorrected = strcmp(e.tag, "uncorrected") == 0;
+        pc_point *last = l->series.n ? &l->series.v[l->series.n - 1] : NULL;
+
+        if (!corrected && !uncorrected) {
+            hdr_free(&e.h);
+            continue; /* another tool's tag */
+        }
+        if (first < 0 || e.start_s < first)
+            first = e.start_s;
+        if (e.start_s + e.length_s > end)
+            end = e.start_s + e.length_s;
+        if (corrected) {
+            hdr_add(&l->res.st.latency, &e.h);
+            l->res.st.completed += (uint64_t)e.h.total_count;
+        } else {
+            hdr_add(&l->res.st.latency_u, &e.h);
+        }
+        /* The corrected and uncorrected lines of one interval share a start. */
+        if (!last || fabs(last->start_s - e.start_s) > 1e-6 ||
+            (corrected ? last->hist != NULL : last->hist_u != NULL)) {
+            pc_point p = {.start_s = e.start_s, .length_s = e.length_s};
+
+            if (series_add_point(&l->series, &p) < 0) {
+                rc = -ENOMEM;
+                hdr_free(&e.h);
+                break;
+            }
+            last = &l->series.v[l->series.n - 1];
+        }
+        if (corrected) {
+            last->completed = (uint64_t)e.h.total_count;
+            rc = set_b64(&last->hist, &e.h);
+        } else {
+            rc = set_b64(&last->hist_u, &e.h);
+        }
+        hdr_free(&e.h);
+        if (rc < 0)
+            break;
+        if (e.length_s > 0 && (l->series.interval_s == 0 || e.length_s < l->series.interval_s))
+            l->series.interval_s = e.length_s;
+    }
+    if (rc < 0) {
+        snprintf(err, errlen, "%s:%lu: %s", path, hlog_reader_line(r),
+                 rc == -EINVAL ? "not a valid interval log line" : strerror(-rc));
+        hlog_reader_close(r);
+        return rc;
+    }
+    hlog_reader_close(r);
+    if (first < 0)
+        return fail(err, errlen, -EINVAL, "%s: no histogram in this file%s", path, "");
+    l->res.start_wall_ns = (uint64_t)(first * 1e9);
+    l->res.duration_ns = (uint64_t)((end - first) * 1e9);
+    l->res.st.scheduled = l->res.st.completed;
+    l->res.st.non2xx = 0;
+    if (l->series.interval_s > 0)
+        l->cfg.interval_ns = (uint64_t)llround(l->series.interval_s * 1e9);
+    return 0;
+}
+
+int merge_load(const char *path, pc_loaded *l, char *err, size_t errlen)
+{
+    FILE *f;
+    int c, rc;
+
+    if (loaded_init(l) < 0)
+        return fail(err, errlen, -ENOMEM, "out of memory%s%s", "", "");
+    f = fopen(path, "r");
+    if (!f)
+        return fail(err, errlen, -errno, "cannot read '%s': %s", path, strerror(errno));
+    do
+        c = fgetc(f);
+    while (c == ' ' || c == '\n' || c == '\r' || c == '\t');
+    fclose(f);
+    if (c == '{') {
+        json_val *root = NULL;
+        char jerr[256];
+
+        rc = json_parse_file(path, &root, jerr, sizeof jerr);
+        if (rc < 0)
+            return fail(err, errlen, rc, "%s: %s", path, jerr);
+        rc = load_json(path, root, l, err, errlen);
+        json_free(root);
+        return rc;
+    }
+    return load_hlog(path, l, err, errlen);
+}
+
+/* ---- merging --------------------------------------------------------- */
+
+/* Points of both series in one wall-clock grid; same-slot points add. */
+static int merge_points(pc_point *a, const pc_point *b)
+{
+    hdr_hist ha, hb;
+    int rc = 0;
+
+    a->completed += b->completed;
+    a->errors += b->errors;
+    a->timeouts += b->timeouts;
+    a->non2xx += b->non2xx;
+    a->bytes += b->bytes;
+    if (b->length_s > a->length_s)
+        a->length_s = b->length_s;
+    for (int u = 0; u < 2 && rc == 0; u++) {
+        char **da = u ? &a->hist_u : &a->hist;
+        const char *sb = u ? b->hist_u : b->hist;
+
+        if (!sb)
+            continue;
+        if (!*da) {
+            *da = strdup(sb);
+            continue;
+        }
+        if (hdrc_decode_base64(*da, strlen(*da), &ha) < 0)
+            return -EINVAL;
+        if (hdrc_decode_base64(sb, strlen(sb), &hb) < 0) {
+            hdr_free(&ha);
+            return -EINVAL;
+        }
+        hdr_add(&ha, &hb);
+        rc = set_b64(da, &ha);
+        hdr_free(&ha);
+        hdr_free(&hb);
+    }
+    return rc;
+}
+
+static int cmp_point(const void *x, const void *y)
+{
+    const pc_point *a = x, *b = y;
+
+    return (a->start_s > b->start_s) - (a->start_s < b->start_s);
+}
+
+int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen)
+{
+    uint64_t dend = dst->res.start_wall_ns + dst->res.duration_ns;
+    uint64_t send = src->res.start_wall_ns + src->res.duration_ns;
+    double step;
+
+    stats_merge(&dst->res.st, &src->res.st);
+    dst->res.warmup_outcomes += src->res.warmup_outcomes;
+    if (src->res.start_wall_ns < dst->res.start_wall_ns)
+        dst->res.start_wall_ns = src->res.start_wall_ns;
+    dst->res.duration_ns = (send > dend ? send : dend) - dst->res.start_wall_ns;
+    dst->cfg.threads += src->cfg.threads;
+    dst->cfg.connections += src->cfg.connections;
+    dst->cfg.rate += src->cfg.rate;
+    if (src->cfg.duration_ns > dst->cfg.duration_ns)
+        dst->cfg.duration_ns = src->cfg.duration_ns;
+    dst->have_config = dst->have_config && src->have_config;
+    dst->have_outcomes = dst->have_outcomes && src->have_outcomes;
+
+    /* Align on the wall clock: a point joins dst's point within half an
+     * interval of it, or is added as a new point. */
+    step = dst->series.interval_s > 0 ? dst->series.interval_s : src->series.interval_s;
+    for (size_t i = 0; i < src->series.n; i++) {
+        const pc_point *p = &src->series.v[i];
+        pc_point *match = NULL;
+
+        for (size_t j = 0; j < dst->series.n; j++) {
+            if (fabs(dst->series.v[j].start_s - p->start_s) < step / 2) {
+                match = &dst->series.v[j];
+                break;
+            }
+        }
+        if (match ? merge_points(match, p) < 0 : series_add_point(&dst->series, p) < 0)
+            return fail(err, errlen, -EINVAL, "cannot merge the time series%s%s", "", "");
+    }
+    qsort(dst->series.v, dst->series.n, sizeof *dst->series.v, cmp_point);
+    return 0;
+}
+
+int merge_window(pc_loaded *l, double from_s, double to_s, char *err, size_t errlen)
+{
+    double t0 = (double)l->res.start_wall_ns / 1e9, first = -1, end = 0;
+    pc_stats *st = &l->res.st;
+    pc_series kept = {.interval_s = l->series.interval_s};
+
+    stats_reset(st);
+    for (size_t i = 0; i < l->series.n; i++) {
+        pc_point *p = &l->series.v[i];
+        double rel = p->start_s - t0;
+        hdr_hist h;
+
+        if (rel < from_s - 1e-9 || rel >= to_s - 1e-9)
+            continue;
+        if (series_add_point(&kept, p) < 0)
+            return -ENOMEM;
+        if (first < 0)
+            first = p->start_s;
+        if (p->start_s + p->length_s > end)
+            end = p->start_s + p->length_s;
+        st->completed += p->completed;
+        st->err[PC_ERR_TIMEOUT] += p->timeouts;
+        st->err[PC_ERR_READ] += p->errors - p->timeouts;
+        st->non2xx += p->non2xx;
+        st->bytes_read += p->bytes;
+        if (p->hist && hdrc_decode_base64(p->hist, strlen(p->hist), &h) == 0) {
+            hdr_add(&st->latency, &h);
+            hdr_free(&h);
+        }
+        if (p->hist_u && hdrc_decode_base64(p->hist_u, strlen(p->hist_u), &h) == 0) {
+            hdr_add(&st->latency_u, &h);
+            hdr_free(&h);
+        }
+    }
+    series_free(&l->series);
+    l->series = kept;
+    if (first < 0) {
+        snprintf(err, errlen, "no interval starts between %.3fs and %.3fs", from_s, to_s);
+        return -EINVAL;
+    }
+    if (st->err[PC_ERR_READ])
+        stats_why(st, PC_ERR_READ, "errors of several kinds (a time window keeps only totals)");
+    st->scheduled = st->completed + st->err[PC_ERR_TIMEOUT] + st->err[PC_ERR_READ];
+    l->res.start_wall_ns = (uint64_t)(first * 1e9);
+    l->res.duration_ns = (uint64_t)((end - first) * 1e9);
+    l->have_outcomes = false;
+    return 0;
+}
+
+/* ---- the subcommand -------------------------------------------------- */
+
+static void report_usage(FILE *f)
+{
+    fputs("Usage: pacer report [options] FILE...\n"
+          "  Merge result files (--json output or HdrHistogram interval logs) and\n"
+          "  print the report the run would have printed.\n"
+          "  Options:\n"
+          "    -L, --latency        Print the latency distribution (default)\n"
+          "    -U, --u_latency      Also print the uncorrected distribution\n"
+          "        --json  <FILE>   Write the merged result as JSON ('-': stdout)\n"
+          "        --hgrm  <FILE>   Write the merged percentile distribution\n"
+          "        --from  <T>      Keep intervals starting at least T after the start\n"
+          "        --to    <T>      ... and before T after the start\n"
+          "    -h, --help           Print this help\n",
+          f);
+}
+
+static int write_file(const char *path, const pc_loaded *m, bool json, char *err, size_t errlen)
+{
+    char *tmp = NULL;
+    FILE *f = outputs_tmp_open(path, &tmp, err, errlen);
+    int rc;
+
+    if (!f)
+        return -EIO;
+    rc = json ? report_json(f, &m->cfg, &m->res, &m->series) : report_hgrm(f, &m->res);
+    if (rc < 0) {
+        if (f != stdout) {
+            fclose(f);
+            remove(tmp);
+        }
+        free(tmp);
+        snprintf(err, errlen, "cannot write '%s'", path);
+        return rc;
+    }
+    return outputs_tmp_commit(f, path, tmp, err, errlen);
+}
+
+int report_main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"latency", no_argument, NULL, 'L'}, {"u_latency", no_argument, NULL, 'U'},
+        {"json", required_argument, NULL, 'j'}, {"hgrm", required_argument, NULL, 'g'},
+        {"from", required_argument, NULL, 'f'}, {"to", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
+    };
+    const char *json_path = NULL, *hgrm_path = NULL;
+    uint64_t from = 0, to = UINT64_MAX;
+    bool u_latency = false, window = false;
+    pc_loaded m, one;
+    char err[512] = "";
+    FILE *text = stdout;
+    int c, rc, code = 0;
+
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":LUh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'L':
+            break;
+        case 'U':
+            u_latency = true;
+            break;
+        case 'j':
+            json_path = optarg;
+            break;
+        case 'g':
+            hgrm_path = optarg;
+            break;
+        case 'f':
+        case 't':
+            if (units_parse_duration(optarg, c == 'f' ? &from : &to) < 0) {
+                fprintf(stderr, "pacer report: invalid time for --%s: '%s'\n",
+                        c == 'f' ? "from" : "to", optarg);
+                return PC_EXIT_USAGE;
+            }
+            window = true;
+            break;
+        case 'h':
+            report_usage(stdout);
+            return PC_EXIT_OK;
+        case ':':
+            fprintf(stderr, "pacer report: option '%s' needs a value\n", argv[optind - 1]);
+            return PC_EXIT_USAGE;
+        default:
+            fprintf(stderr, "pacer report: unknown option '%s'\n", argv[optind - 1]);
+            return PC_EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "pacer report: no file to report on (see pacer report --help)\n");
+        return PC_EXIT_USAGE;
+    }
+    if (window && from >= to) {
+        fprintf(stderr, "pacer report: --from must be before --to\n");
+        return PC_EXIT_USAGE;
+    }
+    if ((rc = merge_load(argv[optind], &m, err, sizeof err)) < 0) {
+        merge_free(&m);
+        fprintf(stderr, "pacer report: %s\n", err);
+        return rc == -ENOENT || rc == -EACCES ? PC_EXIT_RUNTIME : PC_EXIT_USAGE;
+    }
+    for (int i = optind + 1; i < argc; i++) {
+        if ((rc = merge_load(argv[i], &one, err, sizeof err)) < 0 ||
+            (rc = merge_add(&m, &one, err, sizeof err)) < 0) {
+            merge_free(&one);
+            merge_free(&m);
+            fprintf(stderr, "pacer report: %s\n", err);
+            return rc == -ENOENT || rc == -EACCES ? PC_EXIT_RUNTIME : PC_EXIT_USAGE;
+        }
+        merge_free(&one);
+    }
+    if (window && merge_window(&m, (double)from / 1e9, to == UINT64_MAX ? INFINITY : (double)to / 1e9,
+                               err, sizeof err) < 0) {
+        fprintf(stderr, "pacer report: %s\n", err);
+        merge_free(&m);
+        return PC_EXIT_USAGE;
+    }
+    m.cfg.latency = true;
+    m.cfg.u_latency = u_latency;
+    m.cfg.hdr_layout = true;
+    m.cfg.sources = (const char **)(argv + optind);
+    m.cfg.nsources = (size_t)(argc - optind);
+    if (json_path && strcmp(json_path, "-") == 0)
+        text = stderr;
+    if (m.have_config) {
+        fprintf(text, "Report of %zu file%s: %s\n", m.cfg.nsources, m.cfg.nsources > 1 ? "s" : "",
+                m.cfg.url_text);
+        fprintf(text, "  %u threads and %u connections\n", m.cfg.threads, m.cfg.connections);
+    } else {
+        fprintf(text, "Report of %zu interval log%s (latency histograms only)\n", m.cfg.nsources,
+                m.cfg.nsources > 1 ? "s" : "");
+    }
+    report_wrk(text, &m.cfg, &m.res);
+    if (json_path && write_file(json_path, &m, true, err, sizeof err) < 0) {
+        fprintf(stderr, "pacer report: %s\n", err);
+        code = PC_EXIT_RUNTIME;
+    }
+    if (hgrm_path && write_file(hgrm_path, &m, false, err, sizeof err) < 0) {
+        fprintf(stderr, "pacer report: %s\n", err);
+        code = PC_EXIT_RUNTIME;
+    }
+    merge_free(&m);
+    return code;
+}

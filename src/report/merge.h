@@ -1,0 +1,39 @@
+/*
+ * merge.h - `pacer report FILE...`: read result files (.json written by
+ * --json, HdrHistogram interval logs written by --hlog or by other tools),
+ * merge them without loss, cut a time window, and print or write the
+ * merged result.
+ */
+#ifndef PACER_REPORT_MERGE_H
+#define PACER_REPORT_MERGE_H
+
+#include "config.h"
+#include "engine/engine.h"
+#include "report/series.h"
+
+/* One file, or the merge of several. */
+typedef struct pc_loaded {
+    pc_config cfg;     /* what is known of the run(s); url_text is heap */
+    pc_results res;    /* totals (stats_init'ed) */
+    pc_series series;  /* per-interval points, wall-clock ordered */
+    bool have_config;  /* came from JSON (threads, connections... known) */
+    bool have_outcomes;/* counters beyond histogram counts are known */
+} pc_loaded;
+
+/* Read one file (JSON result or interval log, told apart by content).
+ * 0, or a negative errno with a one-line reason in err. */
+int merge_load(const char *path, pc_loaded *out, char *err, size_t errlen);
+
+/* dst += src. Intervals align on the wall clock (to the nearest interval). */
+int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen);
+
+/* Keep only intervals starting in [from_s, to_s) seconds after the earliest
+ * start, and recompute the totals from them. */
+int merge_window(pc_loaded *l, double from_s, double to_s, char *err, size_t errlen);
+
+void merge_free(pc_loaded *l);
+
+/* The subcommand; argv[0] is "report". Returns the exit code. */
+int report_main(int argc, char **argv);
+
+#endif

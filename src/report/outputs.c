@@ -1,0 +1,229 @@
+/*
+ * outputs.c - see outputs.h.
+ */
+#include "report/outputs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/report.h"
+#include "report/series.h"
+#include "stats/hlog.h"
+
+typedef struct out_file {
+    const char *path; /* as given */
+    char *tmp;        /* NULL for stdout */
+    FILE *f;
+} out_file;
+
+struct pc_outputs {
+    out_file hlog, hgrm, json, csv;
+    const pc_results *res;
+    pc_series series;
+    bool hlog_header_done;
+    int write_err;
+};
+
+FILE *outputs_tmp_open(const char *path, char **tmp_path, char *err, size_t errlen)
+{
+    size_t n = strlen(path) + 32;
+    FILE *f;
+
+    *tmp_path = NULL;
+    if (strcmp(path, "-") == 0)
+        return stdout;
+    *tmp_path = malloc(n);
+    if (!*tmp_path) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    snprintf(*tmp_path, n, "%s.tmp-%ld", path, (long)getpid());
+    f = fopen(*tmp_path, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        free(*tmp_path);
+        *tmp_path = NULL;
+    }
+    return f;
+}
+
+int outputs_tmp_commit(FILE *f, const char *path, char *tmp_path, char *err, size_t errlen)
+{
+    int rc = 0;
+
+    if (f == stdout) {
+        if (fflush(f) != 0) {
+            snprintf(err, errlen, "cannot write to stdout: %s", strerror(errno));
+            return -EIO;
+        }
+        return 0;
+    }
+    if (ferror(f) || fclose(f) != 0) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+        unlink(tmp_path);
+        rc = -EIO;
+    } else if (rename(tmp_path, path) != 0) {
+        snprintf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+        unlink(tmp_path);
+        rc = -errno;
+    }
+    free(tmp_path);
+    return rc;
+}
+
+static int open_one(out_file *o, const char *path, char *err, size_t errlen)
+{
+    o->path = path;
+    if (!path)
+        return 0;
+    o->f = outputs_tmp_open(path, &o->tmp, err, errlen);
+    return o->f ? 0 : -EIO;
+}
+
+int outputs_open(pc_outputs **out, const pc_config *cfg, char *err, size_t errlen)
+{
+    pc_outputs *o = calloc(1, sizeof *o);
+    int rc;
+
+    *out = o;
+    if (!o)
+        return -ENOMEM;
+    o->series.interval_s = (double)cfg->interval_ns / 1e9;
+    if ((rc = open_one(&o->hlog, cfg->hlog_path, err, errlen)) < 0 ||
+        (rc = open_one(&o->hgrm, cfg->hgrm_path, err, errlen)) < 0 ||
+        (rc = open_one(&o->json, cfg->json_path, err, errlen)) < 0 ||
+        (rc = open_one(&o->csv, cfg->csv_path, err, errlen)) < 0)
+        return rc;
+    if (o->csv.f)
+        fputs("start_epoch_s,start_s,length_s,requests,rate,errors,timeouts,non2xx,bytes,"
+              "p50_us,p90_us,p99_us,p99.9_us,max_us,uncorrected_p50_us,uncorrected_p99_us\n",
+              o->csv.f);
+    return 0;
+}
+
+void outputs_bind(pc_outputs *o, const pc_results *res)
+{
+    o->res = res;
+}
+
+bool outputs_want_intervals(const pc_outputs *o)
+{
+    return o->hlog.f || o->json.f || o->csv.f;
+}
+
+void outputs_on_interval(void *ud, const pc_interval *iv)
+{
+    pc_outputs *o = ud;
+    const pc_results *res = o->res;
+    double rel = (double)(iv->start_ns - res->start_mono_ns) / 1e9;
+    double len = (double)(iv->end_ns - iv->start_ns) / 1e9;
+    double wall = (double)res->start_wall_ns / 1e9 + rel;
+
+    if (o->json.f && series_add_interval(&o->series, iv, wall) < 0)
+        o->write_err = -ENOMEM;
+    if (o->hlog.f) {
+        if (!o->hlog_header_done) {
+            double t0 = (double)res->start_wall_ns / 1e9;
+
+            hlog_write_header(o->hlog.f, t0, t0, "Logged with pacer " PACER_VERSION);
+            o->hlog_header_done = true;
+        }
+        if (hlog_write_entry(o->hlog.f, "corrected", rel, len, &iv->latency,
+                             HLOG_DEFAULT_MAX_UNIT_RATIO) < 0 ||
+            hlog_write_entry(o->hlog.f, "uncorrected", rel, len, &iv->latency_u,
+                             HLOG_DEFAULT_MAX_UNIT_RATIO) < 0)
+            o->write_err = -EIO;
+        fflush(o->hlog.f);
+    }
+    if (o->csv.f) {
+        const hdr_hist *h = &iv->latency, *u = &iv->latency_u;
+        bool any = h->total_count > 0, anyu = u->total_count > 0;
+
+        fprintf(o->csv.f, "%.3f,%.3f,%.3f,%llu,%.2f,%llu,%llu,%llu,%llu,%.1f,%.1f,%.1f,%.1f,%.1f,"
+                          "%.1f,%.1f\n",
+                wall, rel, len, (unsigned long long)iv->completed,
+                len > 0 ? (double)iv->completed / len : 0, (unsigned long long)iv->errors,
+                (unsigned long long)iv->timeouts, (unsigned long long)iv->non2xx,
+                (unsigned long long)iv->bytes_read,
+                any ? (double)hdr_value_at_percentile(h, 50) / 1e3 : 0,
+                any ? (double)hdr_value_at_percentile(h, 90) / 1e3 : 0,
+                any ? (double)hdr_value_at_percentile(h, 99) / 1e3 : 0,
+                any ? (double)hdr_value_at_percentile(h, 99.9) / 1e3 : 0,
+                any ? (double)hdr_max(h) / 1e3 : 0,
+                anyu ? (double)hdr_value_at_percentile(u, 50) / 1e3 : 0,
+                anyu ? (double)hdr_value_at_percentile(u, 99) / 1e3 : 0);
+        fflush(o->csv.f);
+    }
+}
+
+static int commit(out_file *of, char *err, size_t errlen)
+{
+    int rc;
+
+    if (!of->f)
+        return 0;
+    rc = outputs_tmp_commit(of->f, of->path, of->tmp, err, errlen);
+    of->f = NULL;
+    of->tmp = NULL;
+    return rc;
+}
+
+int outputs_finish(pc_outputs *o, const pc_config *cfg, const pc_results *res, char *err,
+                   size_t errlen)
+{
+    int rc = 0, r;
+
+    if (!o)
+        return 0;
+    if (o->write_err < 0) {
+        snprintf(err, errlen, "writing the interval outputs failed: %s", strerror(-o->write_err));
+        return o->write_err;
+    }
+    if (o->hlog.f && !o->hlog_header_done) {
+        double t0 = (double)res->start_wall_ns / 1e9;
+
+        hlog_write_header(o->hlog.f, t0, t0, "Logged with pacer " PACER_VERSION);
+    }
+    if (o->hgrm.f && report_hgrm(o->hgrm.f, res) < 0)
+        o->write_err = -EIO;
+    if (o->json.f && report_json(o->json.f, cfg, res, &o->series) < 0)
+        o->write_err = -EIO;
+    if (o->write_err < 0) {
+        snprintf(err, errlen, "writing the result files failed");
+        return o->write_err;
+    }
+    if ((r = commit(&o->hlog, err, errlen)) < 0)
+        rc = r;
+    if ((r = commit(&o->hgrm, err, errlen)) < 0)
+        rc = r;
+    if ((r = commit(&o->json, err, errlen)) < 0)
+        rc = r;
+    if ((r = commit(&o->csv, err, errlen)) < 0)
+        rc = r;
+    return rc;
+}
+
+static void discard(out_file *of)
+{
+    if (of->f && of->f != stdout) {
+        fclose(of->f);
+        unlink(of->tmp);
+    }
+    free(of->tmp);
+    of->f = NULL;
+    of->tmp = NULL;
+}
+
+void outputs_free(pc_outputs *o)
+{
+    if (!o)
+        return;
+    discard(&o->hlog);
+    discard(&o->hgrm);
+    discard(&o->json);
+    discard(&o->csv);
+    series_free(&o->series);
+    free(o);
+}

@@ -1,0 +1,44 @@
+/*
+ * outputs.h - the files a run writes (--hlog, --hgrm, --json, --csv).
+ *
+ * Every file is written to "<path>.tmp-<pid>" and renamed into place only
+ * when it is complete, so a file is either whole or absent, also after
+ * SIGINT. The paths are opened before the run: a typo fails at once.
+ */
+#ifndef PACER_REPORT_OUTPUTS_H
+#define PACER_REPORT_OUTPUTS_H
+
+#include <stdio.h>
+
+#include "config.h"
+#include "engine/engine.h"
+
+typedef struct pc_outputs pc_outputs;
+
+/* Open the requested files. Returns 0 (also when none was requested), or a
+ * negative errno with a one-line reason in err. */
+int outputs_open(pc_outputs **out, const pc_config *cfg, char *err, size_t errlen);
+
+/* The engine's interval sink (ud = the pc_outputs). Before the run, point
+ * the outputs at the results struct the engine will fill, so intervals can
+ * be placed on the wall clock. */
+void outputs_bind(pc_outputs *o, const pc_results *res);
+void outputs_on_interval(void *ud, const pc_interval *iv);
+
+/* Whether any output needs intervals. */
+bool outputs_want_intervals(const pc_outputs *o);
+
+/* Write the end-of-run files and move every file into place. 0 or a
+ * negative errno with a reason in err. */
+int outputs_finish(pc_outputs *o, const pc_config *cfg, const pc_results *res, char *err,
+                   size_t errlen);
+
+/* Remove unfinished files and free (NULL is fine). */
+void outputs_free(pc_outputs *o);
+
+/* Open "<path>.tmp-<pid>" for writing (path "-" gives stdout). */
+FILE *outputs_tmp_open(const char *path, char **tmp_path, char *err, size_t errlen);
+/* Close and rename into place; 0 or -errno with a reason. */
+int outputs_tmp_commit(FILE *f, const char *path, char *tmp_path, char *err, size_t errlen);
+
+#endif

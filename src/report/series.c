@@ -1,0 +1,89 @@
+/*
+ * series.c - see series.h.
+ */
+#include "report/series.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/hdr_codec.h"
+
+static int grow(pc_series *s)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        pc_point *v = realloc(s->v, cap * sizeof *v);
+
+        if (!v)
+            return -ENOMEM;
+        s->v = v;
+        s->cap = cap;
+    }
+    return 0;
+}
+
+static int64_t pct(const hdr_hist *h, double p)
+{
+    return h->total_count ? hdr_value_at_percentile(h, p) : 0;
+}
+
+int series_add_interval(pc_series *s, const pc_interval *iv, double wall_start_s)
+{
+    pc_point *p;
+
+    if (grow(s) < 0)
+        return -ENOMEM;
+    p = &s->v[s->n];
+    memset(p, 0, sizeof *p);
+    p->start_s = wall_start_s;
+    p->length_s = (double)(iv->end_ns - iv->start_ns) / 1e9;
+    p->completed = iv->completed;
+    p->errors = iv->errors;
+    p->timeouts = iv->timeouts;
+    p->non2xx = iv->non2xx;
+    p->bytes = iv->bytes_read;
+    p->p50 = pct(&iv->latency, 50);
+    p->p90 = pct(&iv->latency, 90);
+    p->p99 = pct(&iv->latency, 99);
+    p->p999 = pct(&iv->latency, 99.9);
+    p->max = iv->latency.total_count ? hdr_max(&iv->latency) : 0;
+    p->u_p50 = pct(&iv->latency_u, 50);
+    p->u_p99 = pct(&iv->latency_u, 99);
+    if (hdrc_encode_base64(&iv->latency, &p->hist) < 0 ||
+        hdrc_encode_base64(&iv->latency_u, &p->hist_u) < 0) {
+        free(p->hist);
+        return -ENOMEM;
+    }
+    s->n++;
+    return 0;
+}
+
+int series_add_point(pc_series *s, const pc_point *src)
+{
+    pc_point *p;
+
+    if (grow(s) < 0)
+        return -ENOMEM;
+    p = &s->v[s->n];
+    *p = *src;
+    p->hist = src->hist ? strdup(src->hist) : NULL;
+    p->hist_u = src->hist_u ? strdup(src->hist_u) : NULL;
+    if ((src->hist && !p->hist) || (src->hist_u && !p->hist_u)) {
+        free(p->hist);
+        free(p->hist_u);
+        return -ENOMEM;
+    }
+    s->n++;
+    return 0;
+}
+
+void series_free(pc_series *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->v[i].hist);
+        free(s->v[i].hist_u);
+    }
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
