@@ -56,6 +56,7 @@ static const struct option long_opts[] = {
 void cli_usage(FILE *f)
 {
     fputs("Usage: pacer <options> <url> [--] [script args]\n"
+          "       pacer report [-U] [--json FILE] [--hgrm FILE] [--from T] [--to T] FILE...\n"
           "       pacer serve [--port N] [--size BYTES] [--delay D] ...\n"
           "  Options:\n"
           "    -c, --connections <N>  Connections to keep open (default 10)\n"
