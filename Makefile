@@ -8,7 +8,7 @@
 
 PREFIX  ?= /usr/local
 CC      ?= cc
-PKGS    := openssl zlib
+PKGS    := openssl zlib libnghttp2
 SAN     ?= 0
 
 ifeq ($(SAN),1)
@@ -22,7 +22,7 @@ OPT     := -O2
 endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lssl -lcrypto -lz)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lssl -lcrypto -lz -lnghttp2)
 
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \

@@ -23,6 +23,8 @@ enum {
     PC_EXIT_SIGTERM = 143,   /* stopped by SIGTERM; the partial report was printed */
 };
 
+enum { PC_FORMAT_WRK = 0, PC_FORMAT_H2LOAD = 1 };
+
 typedef struct pc_url {
     bool tls;             /* https */
     char host[256];       /* name or IP literal, without IPv6 brackets */
@@ -50,6 +52,12 @@ typedef struct pc_config {
     bool u_latency;        /* -U: also the uncorrected distribution */
     bool batch_latency;    /* -B: one sample per pipelined batch */
     uint32_t pipeline;     /* --pipeline, default 1 */
+    bool h2;               /* --h2: HTTP/2 (ALPN h2 over TLS, prior knowledge in clear) */
+    const char *alpn;      /* --alpn LIST: protocols to offer over TLS, e.g. "h2,http/1.1" */
+    uint32_t streams;      /* -m: concurrent streams per HTTP/2 connection, default 1 */
+    uint32_t window_bits;  /* --window-bits: HTTP/2 stream window 2^N-1, default 30 */
+    uint32_t conn_window_bits; /* --connection-window-bits, default 30 */
+    int format;            /* --format: PC_FORMAT_* */
     pc_header *headers;    /* -H, in order */
     size_t nheaders;
     const char *unix_path; /* --unix: connect here instead of the URL's address */

@@ -45,7 +45,10 @@ static int run_load(int argc, char **argv)
     outputs_bind(outs, &res);
     if (outputs_want_intervals(outs))
         engine_set_interval_sink(eng, cfg.interval_ns, outputs_on_interval, outs);
-    report_wrk_header(text, &cfg);
+    if (cfg.format == PC_FORMAT_H2LOAD)
+        report_h2load_header(text, &cfg);
+    else
+        report_wrk_header(text, &cfg);
     if (engine_run(eng, &res, err, sizeof err) < 0) {
         fprintf(stderr, "pacer: %s\n", err[0] ? err : "run failed");
         code = PC_EXIT_RUNTIME;
@@ -53,7 +56,10 @@ static int run_load(int argc, char **argv)
     }
     if (err[0])
         fprintf(stderr, "pacer: warning: %s\n", err);
-    report_wrk(text, &cfg, &res);
+    if (cfg.format == PC_FORMAT_H2LOAD)
+        report_h2load(text, &cfg, &res);
+    else
+        report_wrk(text, &cfg, &res);
     fflush(text);
     if (outputs_finish(outs, &cfg, &res, err, sizeof err) < 0) {
         fprintf(stderr, "pacer: %s\n", err);

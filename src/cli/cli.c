@@ -26,6 +26,11 @@ enum {
     OPT_JSON,
     OPT_CSV,
     OPT_INTERVAL,
+    OPT_H2,
+    OPT_ALPN,
+    OPT_WINDOW,
+    OPT_CONN_WINDOW,
+    OPT_FORMAT,
 };
 
 static const struct option long_opts[] = {
@@ -48,6 +53,13 @@ static const struct option long_opts[] = {
     {"json", required_argument, NULL, OPT_JSON},
     {"csv", required_argument, NULL, OPT_CSV},
     {"interval", required_argument, NULL, OPT_INTERVAL},
+    {"h2", no_argument, NULL, OPT_H2},
+    {"alpn", required_argument, NULL, OPT_ALPN},
+    {"streams", required_argument, NULL, 'm'},
+    {"max-concurrent-streams", required_argument, NULL, 'm'},
+    {"window-bits", required_argument, NULL, OPT_WINDOW},
+    {"connection-window-bits", required_argument, NULL, OPT_CONN_WINDOW},
+    {"format", required_argument, NULL, OPT_FORMAT},
     {"version", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -71,6 +83,12 @@ void cli_usage(FILE *f)
           "        --timeout     <T>  Request and connect timeout (default 2s)\n"
           "        --warmup      <T>  Run this long first and discard it (default 0)\n"
           "        --pipeline    <N>  HTTP/1.1 requests in flight per connection (default 1)\n"
+          "        --h2               HTTP/2: ALPN h2 over TLS, prior knowledge (h2c) in clear\n"
+          "        --alpn     <LIST>  Protocols to offer over TLS, e.g. h2,http/1.1\n"
+          "    -m, --streams     <N>  Concurrent HTTP/2 streams per connection (default 1)\n"
+          "        --window-bits <N>  HTTP/2 stream window 2^N-1 (default 30)\n"
+          "        --connection-window-bits <N>  HTTP/2 connection window 2^N-1 (default 30)\n"
+          "        --format <F>       Report layout: wrk (default) or h2load\n"
           "        --unix     <PATH>  Connect to a Unix-domain socket\n"
           "        --verify           Verify the server's TLS certificate\n"
           "        --cacert   <FILE>  Trust these CA certificates (implies --verify)\n"
@@ -178,13 +196,16 @@ int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
     cfg->timeout_ns = 2ull * 1000000000ull;
     cfg->pipeline = 1;
     cfg->interval_ns = 1000000000ull;
+    cfg->streams = 1;
+    cfg->window_bits = 30;
+    cfg->conn_window_bits = 30;
 
     optind = 0; /* 0, not 1: glibc then also forgets a half-parsed "-xyz" group */
     opterr = 0;
     /* GNU getopt permutes, so options may follow the URL (as in wrk);
      * the first non-option is the URL, the rest (and all after "--") are
      * the script's arguments. */
-    while ((c = getopt_long(argc, argv, ":t:c:d:R:LUBH:vh", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":t:c:d:R:LUBH:m:vh", long_opts, NULL)) != -1) {
         rc = 0;
         switch (c) {
         case 't':
@@ -256,6 +277,37 @@ int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
             rc = parse_dur("--interval", optarg, &cfg->interval_ns, err);
             if (rc == 0 && cfg->interval_ns < 10000000)
                 rc = bad(err, "--interval must be at least 10ms, got '%s'", optarg);
+            break;
+        case OPT_H2:
+            cfg->h2 = true;
+            break;
+        case OPT_ALPN:
+            cfg->alpn = optarg;
+            if (!strstr(optarg, "h2") && !strstr(optarg, "http/1.1"))
+                rc = bad(err, "--alpn needs h2 and/or http/1.1, got '%s'", optarg);
+            break;
+        case 'm':
+            rc = parse_u32("-m/--streams", optarg, 1, &cfg->streams, err);
+            if (rc == 0 && cfg->streams > 65536)
+                rc = bad(err, "-m/--streams must be at most 65536, got '%s'", optarg);
+            break;
+        case OPT_WINDOW:
+        case OPT_CONN_WINDOW:
+            rc = parse_u32(c == OPT_WINDOW ? "--window-bits" : "--connection-window-bits",
+                           optarg, 0, c == OPT_WINDOW ? &cfg->window_bits : &cfg->conn_window_bits,
+                           err);
+            if (rc == 0 && (c == OPT_WINDOW ? cfg->window_bits : cfg->conn_window_bits) > 30)
+                rc = bad(err, "window bits must be 0-30, got '%s'", optarg);
+            if (rc == 0 && c == OPT_CONN_WINDOW && cfg->conn_window_bits < 16)
+                rc = bad(err, "--connection-window-bits must be 16-30, got '%s'", optarg);
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "wrk") == 0)
+                cfg->format = PC_FORMAT_WRK;
+            else if (strcmp(optarg, "h2load") == 0)
+                cfg->format = PC_FORMAT_H2LOAD;
+            else
+                rc = bad(err, "unknown --format '%s' (wrk or h2load)", optarg);
             break;
         case 'v':
             cfg->version = true;

@@ -3,8 +3,11 @@
  * SIGTERM), merge what they measured.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <netdb.h>
+#include <nghttp2/nghttp2.h>
+#include <strings.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +27,9 @@ struct pc_engine {
     pc_addr *addrs;
     char *request;
     SSL_CTX *ssl_ctx;
+    nghttp2_nv *nva;   /* HTTP/2 request header list */
+    size_t nvlen;
+    char **nv_names;   /* lower-cased copies of the user's header names */
     pc_interval_fn on_interval;
     void *on_interval_ud;
 };
@@ -115,6 +121,85 @@ static int check_fds(const pc_config *cfg, char *err, size_t errlen)
     return -EMFILE;
 }
 
+/* ALPN wire format from "h2,http/1.1". Returns the length, or -EINVAL. */
+static int alpn_wire(const char *list, unsigned char *out, size_t cap, bool *has_h2, bool *has_h1)
+{
+    size_t n = 0;
+    const char *p = list;
+
+    *has_h2 = *has_h1 = false;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+
+        if (len == 0 || len > 255 || n + 1 + len > cap)
+            return -EINVAL;
+        out[n++] = (unsigned char)len;
+        memcpy(out + n, p, len);
+        n += len;
+        if (len == 2 && memcmp(p, "h2", 2) == 0)
+            *has_h2 = true;
+        if (len == 8 && memcmp(p, "http/1.1", 8) == 0)
+            *has_h1 = true;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return n ? (int)n : -EINVAL;
+}
+
+static void nv(nghttp2_nv *v, const char *name, const char *value)
+{
+    v->name = (uint8_t *)name;
+    v->namelen = strlen(name);
+    v->value = (uint8_t *)value;
+    v->valuelen = strlen(value);
+    v->flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
+}
+
+/* The HTTP/2 header list, built once: pseudo-headers first, the user's
+ * headers lower-cased, minus those HTTP/2 forbids (connection-specific)
+ * and Host, which becomes :authority. */
+static int build_h2_request(pc_engine *e)
+{
+    const pc_config *cfg = e->cfg;
+    const char *authority = cfg->url.hostport;
+    size_t n = 0;
+
+    e->nva = calloc(4 + cfg->nheaders, sizeof *e->nva);
+    e->nv_names = calloc(cfg->nheaders + 1, sizeof *e->nv_names);
+    if (!e->nva || !e->nv_names)
+        return -ENOMEM;
+    for (size_t i = 0; i < cfg->nheaders; i++)
+        if (strcasecmp(cfg->headers[i].name, "Host") == 0)
+            authority = cfg->headers[i].value;
+    nv(&e->nva[n++], ":method", "GET");
+    nv(&e->nva[n++], ":scheme", cfg->url.tls ? "https" : "http");
+    nv(&e->nva[n++], ":authority", authority);
+    nv(&e->nva[n++], ":path", cfg->url.path);
+    for (size_t i = 0; i < cfg->nheaders; i++) {
+        static const char *const banned[] = {"host", "connection", "keep-alive",
+                                             "proxy-connection", "transfer-encoding", "upgrade"};
+        char *low = strdup(cfg->headers[i].name);
+        bool skip = false;
+
+        if (!low)
+            return -ENOMEM;
+        for (char *q = low; *q; q++)
+            *q = (char)tolower((unsigned char)*q);
+        e->nv_names[i] = low;
+        for (size_t b = 0; b < sizeof banned / sizeof banned[0]; b++)
+            skip = skip || strcmp(low, banned[b]) == 0;
+        if (strcmp(low, "te") == 0 && strcasecmp(cfg->headers[i].value, "trailers") != 0)
+            skip = true;
+        if (!skip)
+            nv(&e->nva[n++], low, cfg->headers[i].value);
+    }
+    e->nvlen = n;
+    e->run.h2_nva = e->nva;
+    e->run.h2_nvlen = n;
+    return 0;
+}
+
 static bool is_ip_literal(const char *host)
 {
     unsigned char buf[sizeof(struct in6_addr)];
@@ -159,8 +244,22 @@ int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errl
     e->run.request_len = len;
     e->run.head = false;
 
+    e->run.h2 = cfg->h2;
+    if (build_h2_request(e) < 0)
+        return -ENOMEM;
     if (cfg->url.tls) {
-        e->ssl_ctx = net_tls_ctx_new(cfg->verify, cfg->cacert, err, errlen);
+        unsigned char alpn[256];
+        const char *list = cfg->alpn ? cfg->alpn : cfg->h2 ? "h2" : "http/1.1";
+        bool has_h2, has_h1;
+        int alen = alpn_wire(list, alpn, sizeof alpn, &has_h2, &has_h1);
+
+        if (alen < 0) {
+            snprintf(err, errlen, "invalid --alpn list '%s'", list);
+            return -EINVAL;
+        }
+        e->run.h2 = has_h2;
+        e->run.alpn_h1_ok = has_h1;
+        e->ssl_ctx = net_tls_ctx_new(cfg->verify, cfg->cacert, alpn, (size_t)alen, err, errlen);
         if (!e->ssl_ctx)
             return -EPROTO;
         e->run.ssl_ctx = e->ssl_ctx;
@@ -175,6 +274,10 @@ void engine_free(pc_engine *e)
         return;
     free(e->addrs);
     free(e->request);
+    free(e->nva);
+    for (size_t i = 0; e->nv_names && i < e->cfg->nheaders; i++)
+        free(e->nv_names[i]);
+    free(e->nv_names);
     if (e->ssl_ctx)
         net_tls_ctx_free(e->ssl_ctx);
     free(e);

@@ -4,20 +4,28 @@
  *
  * The request lifecycle (docs/architecture.md has the picture):
  *   schedule -> backlog (FIFO of intended send times) -> a connection with
- *   room -> written (sent = first byte out) -> response parsed -> recorded
- *   as done - intended (corrected) and done - sent (uncorrected).
- * Closed loop has no schedule: a connection sends its next request (or
- * pipelined batch) the moment its last response ends, intended = now.
+ *   room -> the protocol writes it (sent = first byte out) -> the protocol
+ *   reports the response -> recorded as done - intended (corrected) and
+ *   done - sent (uncorrected).
+ * Closed loop has no schedule: a connection sends its next request the
+ * moment it has room (HTTP/1.1 pipelining: the next batch once the last
+ * response of the batch is in, as wrk), intended = now.
  *
- * Every request ends in exactly one outcome (see stats.h). Requests left
- * unanswered by a server that announced the close (Connection: close) are
- * re-sent on a new connection keeping their intended time, because the
- * server never processed them; every other failure is the request's
- * outcome.
+ * Every request ends in exactly one outcome (see stats.h). Requests the
+ * server did not process (HTTP/2 REFUSED_STREAM or GOAWAY, requests behind
+ * an HTTP/1.1 Connection: close) go back to the front of the backlog with
+ * their intended time, a bounded number of times; every other failure is
+ * the request's outcome.
+ *
+ * Protocols (proto_h1.c, proto_h2.c) report through eng_* (conn.h); those
+ * only record and release. What happens next to the connection (refill,
+ * reopen) is decided here, after the protocol has returned: never from
+ * inside a protocol library's callback.
  */
 #include "engine/worker.h"
 
 #include <errno.h>
+#include <openssl/ssl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,45 +34,22 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "engine/conn.h"
 #include "engine/sched.h"
-#include "proto/h1parse.h"
 #include "util/clock.h"
 
 #define MAX_EVENTS 256
 #define RBUF_SIZE (256 * 1024)
-#define TICK_MAX_NS 100000000ull      /* sweep and Req/Sec sample period */
-#define BACKOFF_NS 50000000ull        /* wait after a failed connect */
+#define TICK_MAX_NS 100000000ull /* sweep and Req/Sec sample period */
+#define BACKOFF_NS 50000000ull   /* wait after a failed connect */
+#define MAX_RETRIES 3            /* re-sends of a request the server refused */
 
-enum { CS_CLOSED, CS_CONNECTING, CS_HANDSHAKE, CS_READY, CS_BACKOFF };
 enum { P_CONNECT, P_RUN, P_DRAIN, P_DONE };
 
-typedef struct slot {
-    uint64_t intended;   /* when the schedule meant it to be sent */
-    uint64_t sent;       /* first byte written (0 = not yet) */
-    uint64_t first_byte; /* first byte of the response seen (0 = not yet) */
-} slot;
-
-typedef struct conn {
-    net_conn nc;
-    pc_worker *w;
-    uint8_t state;
-    bool in_ready; /* in the worker's ready queue */
-    bool settled;  /* connected or failed once (start-up barrier) */
-    bool reused;   /* carried at least one complete response */
-    uint32_t events;
-    uint32_t gen; /* bumped at every close: stale work can tell */
-    uint32_t addr_idx, tries;
-    uint64_t t_start; /* connect started; in CS_BACKOFF: retry time */
-    uint64_t t_tcp;   /* TCP connected */
-    slot *slots;      /* ring of `pipeline` in-flight requests */
-    uint32_t head, count;
-    uint32_t unwritten; /* trailing slots not completely written */
-    size_t woff;        /* bytes of the first unwritten request already out */
-    uint64_t batch_intended, batch_sent;
-    h1_parser p;
-    char *carry; /* an unfinished header line, kept across reads */
-    uint32_t carry_len, carry_cap;
-} conn;
+typedef struct resend {
+    uint64_t intended;
+    uint8_t retries;
+} resend;
 
 struct pc_worker {
     pc_run *run;
@@ -75,12 +60,13 @@ struct pc_worker {
     bool use_pwait2;
     uint64_t tfd_armed;
     conn *conns;
-    uint32_t nconns, pipeline;
+    uint32_t nconns, depth;
     slot *slot_mem;
+    uint32_t *idx_mem;
     char *rbuf;
     uint32_t *rq; /* ready queue of connection indexes (open loop) */
     uint32_t rq_head, rq_len;
-    uint64_t *rs; /* intended times of requests to re-send */
+    resend *rs; /* requests to send again, oldest first */
     uint32_t rs_head, rs_len, rs_cap;
     uint32_t pref_addr;
 
@@ -104,8 +90,12 @@ struct pc_worker {
 };
 
 static void conn_start(conn *c, uint64_t now);
-static void conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now);
-static void flush(conn *c, uint64_t now);
+static void after_io(conn *c, uint64_t now);
+
+const pc_run *conn_run(const conn *c)
+{
+    return c->w->run;
+}
 
 /* ---- events ---------------------------------------------------------- */
 
@@ -117,6 +107,12 @@ static void set_events(conn *c, uint32_t ev)
         return;
     epoll_ctl(c->w->epfd, c->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->nc.fd, &e);
     c->events = ev;
+}
+
+void eng_want_write(conn *c, bool on)
+{
+    if (c->state == CS_READY)
+        set_events(c, on ? (EPOLLIN | EPOLLOUT) : EPOLLIN);
 }
 
 /* ---- outcomes -------------------------------------------------------- */
@@ -160,7 +156,7 @@ static void record_done(pc_worker *w, const slot *s, uint64_t now, int status)
         w->iv->completed++;
         w->iv->non2xx += !ok;
     }
-    if (!w->cfg->batch_latency || w->pipeline < 2)
+    if (!w->cfg->batch_latency || w->depth < 2)
         rec_latency(w, (int64_t)(now - s->intended), (int64_t)(now - sent));
     if (s->first_byte >= sent)
         hdr_record(&w->st.ttfb, (int64_t)(s->first_byte - sent));
@@ -200,6 +196,31 @@ static void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now)
     rec_latency(w, (int64_t)(now > intended ? now - intended : 0), -1);
 }
 
+/* ---- slots ------------------------------------------------------------- */
+
+static slot *slot_alloc(conn *c)
+{
+    uint32_t idx = c->free_idx[--c->nfree];
+    slot *s = &c->slots[idx];
+
+    memset(s, 0, sizeof *s);
+    s->used = true;
+    c->fifo[(c->fifo_head + c->count) % c->depth] = idx;
+    c->count++;
+    c->w->inflight++;
+    return s;
+}
+
+static void slot_release(conn *c, slot *s)
+{
+    s->used = false;
+    c->free_idx[c->nfree++] = slot_index(c, s);
+    c->count--;
+    c->w->inflight--;
+    if (c->count == 0)
+        c->fifo_head = 0;
+}
+
 /* ---- backlog --------------------------------------------------------- */
 
 static uint64_t backlog_len(const pc_worker *w)
@@ -207,36 +228,19 @@ static uint64_t backlog_len(const pc_worker *w)
     return w->rs_len + (w->k_due - w->k_disp);
 }
 
-static uint64_t backlog_take(pc_worker *w)
+static resend backlog_take(pc_worker *w)
 {
-    uint64_t t;
+    resend r;
 
     if (w->rs_len) {
-        t = w->rs[w->rs_head];
+        r = w->rs[w->rs_head];
         w->rs_head = (w->rs_head + 1) % w->rs_cap;
         w->rs_len--;
-        return t;
+        return r;
     }
-    return sched_time(&w->sc, w->k_disp++);
-}
-
-/* Put a connection's unanswered requests back at the front of the line. */
-static void requeue(conn *c)
-{
-    pc_worker *w = c->w;
-
-    for (uint32_t i = c->count; i-- > 0;) {
-        slot *s = &c->slots[(c->head + i) % w->pipeline];
-
-        w->rs_head = (w->rs_head + w->rs_cap - 1) % w->rs_cap;
-        w->rs[w->rs_head] = s->intended;
-        w->rs_len++;
-        if (!warm(w, s->intended))
-            w->st.resent++;
-    }
-    w->inflight -= c->count;
-    c->count = c->unwritten = 0;
-    c->woff = 0;
+    r.intended = sched_time(&w->sc, w->k_disp++);
+    r.retries = 0;
+    return r;
 }
 
 static void ready_push(conn *c)
@@ -250,19 +254,22 @@ static void ready_push(conn *c)
     c->in_ready = true;
 }
 
-static void enqueue(conn *c, uint64_t intended)
+static bool has_room(const conn *c)
 {
-    slot *s = &c->slots[(c->head + c->count) % c->w->pipeline];
+    return c->state == CS_READY && !c->draining && c->count < c->proto->capacity(c);
+}
 
-    if (c->count == 0) {
-        c->batch_intended = intended;
+static void enqueue(conn *c, resend r)
+{
+    slot *s = slot_alloc(c);
+
+    if (c->count == 1) {
+        c->batch_intended = r.intended;
         c->batch_sent = 0;
     }
-    s->intended = intended;
-    s->sent = s->first_byte = 0;
-    c->count++;
-    c->unwritten++;
-    c->w->inflight++;
+    s->intended = r.intended;
+    s->retries = r.retries;
+    c->proto->submit(c, s);
 }
 
 /* Hand queued requests to connections with room, oldest first. */
@@ -270,49 +277,156 @@ static void dispatch(pc_worker *w, uint64_t now)
 {
     while (backlog_len(w) > 0 && w->rq_len > 0) {
         conn *c = &w->conns[w->rq[w->rq_head]];
+        uint32_t gen = c->gen;
 
         w->rq_head = (w->rq_head + 1) % w->nconns;
         w->rq_len--;
         c->in_ready = false;
-        if (c->state != CS_READY || c->count >= w->pipeline)
+        if (!has_room(c))
             continue;
         enqueue(c, backlog_take(w));
-        flush(c, now);
-        if (c->state == CS_READY && c->count < w->pipeline)
+        c->proto->flush(c, now);
+        if (c->gen == gen && has_room(c))
             ready_push(c);
     }
 }
 
-/* Closed loop: an idle connection sends its next batch right away. */
+/* Closed loop: a connection with room sends at once. HTTP/1.1 pipelining
+ * refills only an idle connection (a batch at a time, as wrk). */
 static void closed_fill(conn *c, uint64_t now)
 {
     pc_worker *w = c->w;
+    bool any = false;
 
-    if (w->open_loop || w->phase != P_RUN || c->state != CS_READY || c->count)
+    if (w->open_loop || w->phase != P_RUN)
         return;
-    for (uint32_t i = 0; i < w->pipeline; i++) {
+    if (c->proto == &proto_h1 && c->count)
+        return;
+    while (has_room(c)) {
         if (w->rs_len) {
             enqueue(c, backlog_take(w));
         } else {
-            enqueue(c, now);
+            enqueue(c, (resend){.intended = now});
             if (!warm(w, now))
                 w->st.scheduled++;
         }
+        any = true;
     }
-    flush(c, now);
+    if (any)
+        c->proto->flush(c, now);
+}
+
+/* ---- what the protocols report ----------------------------------------- */
+
+void eng_first_byte(conn *c, slot *s, uint64_t now)
+{
+    (void)c;
+    if (!s->first_byte)
+        s->first_byte = now;
+}
+
+void eng_done(conn *c, slot *s, int status, uint64_t now)
+{
+    pc_worker *w = c->w;
+
+    c->reused = true;
+    if (!warm(w, s->intended))
+        c->done_total++;
+    record_done(w, s, now, status);
+    slot_release(c, s);
+    if (c->count == 0 && w->cfg->batch_latency && w->depth > 1 && !warm(w, c->batch_intended)) {
+        rec_latency(w, (int64_t)(now - c->batch_intended),
+                    (int64_t)(now - (c->batch_sent ? c->batch_sent : now)));
+        hdr_record(&w->st.batch, (int64_t)(now - c->batch_intended));
+    }
+}
+
+void eng_failed(conn *c, slot *s, enum pc_err_kind kind, const char *why, uint64_t now)
+{
+    stats_why(&c->w->st, kind, why);
+    record_failed(c->w, s, kind, now);
+    slot_release(c, s);
+}
+
+void eng_refused(conn *c, slot *s, const char *why, uint64_t now)
+{
+    pc_worker *w = c->w;
+
+    if (s->retries >= MAX_RETRIES) {
+        char buf[STATS_WHY_LEN];
+
+        snprintf(buf, sizeof buf, "%s, %d times", why, MAX_RETRIES + 1);
+        eng_failed(c, s, PC_ERR_PROTOCOL, buf, now);
+        return;
+    }
+    /* Back to the front of the line: it was due before anything queued. */
+    w->rs_head = (w->rs_head + w->rs_cap - 1) % w->rs_cap;
+    w->rs[w->rs_head] = (resend){.intended = s->intended, .retries = (uint8_t)(s->retries + 1)};
+    w->rs_len++;
+    if (!warm(w, s->intended))
+        w->st.resent++;
+    slot_release(c, s);
+}
+
+void eng_drain(conn *c)
+{
+    c->draining = true;
+}
+
+void eng_written(conn *c, size_t n)
+{
+    c->w->st.bytes_written += n;
+}
+
+void eng_close_after(conn *c, const slot *s)
+{
+    if (!warm(c->w, s->intended))
+        c->w->st.server_closes++;
+    c->draining = true;
+}
+
+void eng_idle_closed(conn *c)
+{
+    if (c->reused)
+        c->w->st.idle_closes++;
+}
+
+void eng_headers(conn *c, uint64_t wire, uint64_t decoded)
+{
+    c->w->st.header_wire += wire;
+    c->w->st.header_decoded += decoded;
+}
+
+void eng_body(conn *c, uint64_t n)
+{
+    c->w->st.body_bytes += n;
+}
+
+void eng_h2_event(conn *c, int ev)
+{
+    if (ev == H2EV_RST)
+        c->w->st.h2_rst++;
+    else if (ev == H2EV_REFUSED)
+        c->w->st.h2_refused++;
+    else if (ev == H2EV_GOAWAY)
+        c->w->st.h2_goaway++;
+    else
+        c->w->st.h2_conns++;
 }
 
 /* ---- connection lifecycle -------------------------------------------- */
 
 static void conn_close(conn *c)
 {
+    if (c->proto)
+        c->proto->reset(c);
     if (c->nc.fd >= 0)
         c->w->ops->close(&c->nc);
     c->gen++;
     c->state = CS_CLOSED;
     c->events = 0;
-    c->carry_len = 0;
     c->reused = false;
+    c->draining = false;
     c->nc.want = 0;
 }
 
@@ -324,25 +438,57 @@ static void settle(conn *c)
     }
 }
 
+/* ALPN decides the protocol over TLS; --h2 means prior knowledge in clear. */
+static const proto_ops *pick_proto(conn *c, char *why, size_t whylen)
+{
+    const pc_run *run = c->w->run;
+    const unsigned char *sel = NULL;
+    unsigned int len = 0;
+
+    if (!run->ssl_ctx)
+        return run->h2 ? &proto_h2 : &proto_h1;
+    SSL_get0_alpn_selected(c->nc.ssl, &sel, &len);
+    if (len == 2 && memcmp(sel, "h2", 2) == 0)
+        return &proto_h2;
+    if ((len == 8 && memcmp(sel, "http/1.1", 8) == 0) || len == 0) {
+        if (!run->h2 || run->alpn_h1_ok)
+            return &proto_h1;
+        snprintf(why, whylen, "server refused h2 (ALPN: %s)",
+                 len ? "it chose http/1.1" : "it chose no protocol");
+        return NULL;
+    }
+    snprintf(why, whylen, "server chose an unsupported protocol with ALPN: %.*s", (int)len, sel);
+    return NULL;
+}
+
+static void connect_failed(conn *c, const char *why, uint64_t now);
+
 static void on_ready(conn *c, uint64_t now)
 {
     pc_worker *w = c->w;
+    char why[STATS_WHY_LEN] = "";
+    int rc;
 
+    c->proto = pick_proto(c, why, sizeof why);
+    if (!c->proto) {
+        c->tries = w->run->naddrs; /* another address would say the same */
+        connect_failed(c, why, now);
+        return;
+    }
     c->state = CS_READY;
     c->tries = 0;
     w->pref_addr = c->addr_idx;
     w->st.connects++;
+    if (c->proto == &proto_h1)
+        w->st.h1_conns++;
     settle(c);
-    h1_begin(&c->p, w->run->head);
     set_events(c, EPOLLIN);
-    if (w->phase == P_RUN) {
-        if (w->open_loop) {
-            ready_push(c);
-            dispatch(w, now);
-        } else {
-            closed_fill(c, now);
-        }
+    rc = c->proto->start(c, now);
+    if (rc < 0) {
+        connect_failed(c, strerror(-rc), now);
+        return;
     }
+    after_io(c, now);
 }
 
 static void connect_failed(conn *c, const char *why, uint64_t now)
@@ -378,6 +524,12 @@ static void do_handshake(conn *c, uint64_t now)
             hdr_record(&w->st.tls, (int64_t)(now - c->t_tcp));
             if (net_tls_resumed(&c->nc))
                 w->st.tls_resumed++;
+            if (!w->st.tls_version[0]) {
+                snprintf(w->st.tls_version, sizeof w->st.tls_version, "%s",
+                         SSL_get_version(c->nc.ssl));
+                snprintf(w->st.tls_cipher, sizeof w->st.tls_cipher, "%s",
+                         SSL_get_cipher_name(c->nc.ssl));
+            }
         }
         on_ready(c, now);
     } else if (rc == -EAGAIN) {
@@ -414,6 +566,7 @@ static void conn_start(conn *c, uint64_t now)
     a = &w->run->addrs[c->addr_idx];
     c->t_start = now;
     c->events = 0;
+    c->proto = NULL;
     rc = net_connect(&c->nc, (const struct sockaddr *)&a->sa, a->len);
     if (rc == 0) {
         c->state = CS_CONNECTING;
@@ -431,188 +584,50 @@ static void conn_start(conn *c, uint64_t now)
     }
 }
 
-/* Close and, while the run goes on, open again. */
-static void conn_recycle(conn *c, uint64_t now)
+void eng_conn_recycle(conn *c, uint64_t now)
 {
     conn_close(c);
     if (c->w->phase == P_RUN)
         conn_start(c, now);
 }
 
-/* Every request in flight on c gets `kind` as its outcome. */
-static void conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now)
+void eng_conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now)
 {
-    pc_worker *w = c->w;
-
-    stats_why(&w->st, kind, why);
-    for (uint32_t i = 0; i < c->count; i++)
-        record_failed(w, &c->slots[(c->head + i) % w->pipeline], kind, now);
-    w->inflight -= c->count;
-    c->count = c->unwritten = 0;
-    c->woff = 0;
-    conn_recycle(c, now);
-}
-
-/* ---- writing --------------------------------------------------------- */
-
-static void flush(conn *c, uint64_t now)
-{
-    pc_worker *w = c->w;
-    size_t rl = w->run->request_len;
-
-    while (c->unwritten) {
-        size_t len = (size_t)c->unwritten * rl - c->woff;
-        ssize_t n = w->ops->write(&c->nc, w->run->request + c->woff, len);
-
-        if (n > 0) {
-            size_t total = c->woff + (size_t)n;
-            uint32_t first = c->count - c->unwritten;
-            uint32_t touched = (uint32_t)((total + rl - 1) / rl);
-
-            for (uint32_t i = 0; i < touched; i++) {
-                slot *s = &c->slots[(c->head + first + i) % w->pipeline];
-
-                if (!s->sent)
-                    s->sent = now;
-                if (!c->batch_sent)
-                    c->batch_sent = now;
-            }
-            c->unwritten -= (uint32_t)(total / rl);
-            c->woff = total % rl;
-            w->st.bytes_written += (uint64_t)n;
-        } else if (n == -EAGAIN) {
-            set_events(c, c->nc.want == NET_WANT_READ ? EPOLLIN : (EPOLLIN | EPOLLOUT));
-            return;
-        } else {
-            conn_fail(c, PC_ERR_WRITE, strerror(n == 0 ? EPIPE : (int)-n), now);
-            return;
+    stats_why(&c->w->st, kind, why);
+    for (uint32_t i = 0; i < c->depth && c->count; i++)
+        if (c->slots[i].used) {
+            record_failed(c->w, &c->slots[i], kind, now);
+            slot_release(c, &c->slots[i]);
         }
-    }
-    set_events(c, EPOLLIN);
+    eng_conn_recycle(c, now);
 }
 
-/* ---- reading --------------------------------------------------------- */
-
-static void response_done(conn *c, uint64_t now)
+/* After a protocol has had its say: reopen a drained connection, or give
+ * a connection with room its next requests. */
+static void after_io(conn *c, uint64_t now)
 {
-    pc_worker *w = c->w;
-    slot s = c->slots[c->head];
-
-    c->head = (c->head + 1) % w->pipeline;
-    c->count--;
-    w->inflight--;
-    if (c->unwritten > c->count) {
-        /* The server answered before the request was fully written (an
-         * early error response): stop writing it, and close after. */
-        c->unwritten = c->count;
-        c->woff = 0;
-        c->p.keep_alive = false;
-    }
-    c->reused = true;
-    record_done(w, &s, now, c->p.status);
-    if (c->count == 0 && w->cfg->batch_latency && w->pipeline > 1 && !warm(w, c->batch_intended)) {
-        rec_latency(w, (int64_t)(now - c->batch_intended),
-                    (int64_t)(now - (c->batch_sent ? c->batch_sent : now)));
-        hdr_record(&w->st.batch, (int64_t)(now - c->batch_intended));
-    }
-    if (!c->p.keep_alive) {
-        if (!warm(w, s.intended))
-            w->st.server_closes++;
-        requeue(c);
-        conn_recycle(c, now);
-        if (w->open_loop)
-            dispatch(w, now);
+    if (c->state != CS_READY)
+        return;
+    if (c->draining) {
+        if (c->count == 0)
+            eng_conn_recycle(c, now);
         return;
     }
-    h1_begin(&c->p, w->run->head);
-    if (w->open_loop) {
-        if (c->count < w->pipeline)
+    if (c->w->phase != P_RUN)
+        return;
+    if (c->w->open_loop) {
+        if (has_room(c))
             ready_push(c);
-    } else if (c->count == 0) {
+    } else {
         closed_fill(c, now);
     }
 }
 
-/* Feed what was read to the parser; keep an unfinished line for later. */
-static void process(conn *c, const char *buf, size_t len, uint64_t now)
-{
-    pc_worker *w = c->w;
-    size_t off = 0, used;
-    uint32_t gen = c->gen;
-
-    while (off < len) {
-        int rc;
-
-        if (c->count == 0) {
-            stats_why(&w->st, PC_ERR_PROTOCOL, "server sent data with no request outstanding");
-            conn_fail(c, PC_ERR_PROTOCOL, NULL, now);
-            return;
-        }
-        if (!c->slots[c->head].first_byte)
-            c->slots[c->head].first_byte = now;
-        rc = h1_feed(&c->p, buf + off, len - off, &used);
-        off += used;
-        if (rc == H1_DONE) {
-            response_done(c, now);
-            if (c->gen != gen)
-                return; /* closed: the rest of the buffer died with it */
-            continue;
-        }
-        if (rc != H1_NEED_MORE) {
-            conn_fail(c, PC_ERR_PROTOCOL, h1_strerror(rc), now);
-            return;
-        }
-        break;
-    }
-    if (off < len) {
-        size_t rest = len - off;
-
-        if (rest > c->carry_cap) {
-            char *p = realloc(c->carry, rest);
-
-            if (!p) {
-                conn_fail(c, PC_ERR_READ, "out of memory", now);
-                return;
-            }
-            c->carry = p;
-            c->carry_cap = (uint32_t)rest;
-        }
-        memcpy(c->carry, buf + off, rest);
-        c->carry_len = (uint32_t)rest;
-    }
-}
-
-static void on_eof(conn *c, uint64_t now)
-{
-    pc_worker *w = c->w;
-    int rc;
-
-    if (c->count == 0) {
-        if (c->reused)
-            w->st.idle_closes++;
-        conn_recycle(c, now);
-        return;
-    }
-    rc = h1_eof(&c->p);
-    if (rc == H1_DONE) {
-        c->p.keep_alive = false;
-        response_done(c, now);
-        if (c->state == CS_READY)
-            conn_recycle(c, now);
-        return;
-    }
-    if (rc == H1_NEED_MORE)
-        conn_fail(c, PC_ERR_READ, "connection closed by the server before the response",
-                  now);
-    else
-        conn_fail(c, PC_ERR_READ, "connection closed by the server in the middle of a response",
-                  now);
-}
+/* ---- reading --------------------------------------------------------- */
 
 static void on_readable(conn *c)
 {
     pc_worker *w = c->w;
-
     uint32_t gen = c->gen;
 
     for (int rounds = 0; rounds < 16; rounds++) {
@@ -630,23 +645,30 @@ static void on_readable(conn *c)
                 if (w->iv)
                     w->iv->bytes_read += (uint64_t)n;
             }
-            process(c, w->rbuf, keep + (size_t)n, now);
+            c->proto->input(c, w->rbuf, keep + (size_t)n, now);
             if (c->gen != gen)
                 return;
             if ((size_t)n < room && w->ops->pending(&c->nc) == 0)
                 break;
         } else if (n == 0) {
-            on_eof(c, now);
+            c->proto->eof(c, now);
+            if (c->gen == gen)
+                eng_conn_recycle(c, now);
             return;
         } else if (n == -EAGAIN) {
             break;
         } else {
-            conn_fail(c, PC_ERR_READ, strerror((int)-n), now);
+            eng_conn_fail(c, PC_ERR_READ, strerror((int)-n), now);
             return;
         }
     }
-    if (c->state == CS_READY && c->unwritten)
-        flush(c, pc_now_ns());
+    if (c->state == CS_READY) {
+        uint64_t now = pc_now_ns();
+
+        after_io(c, now);
+        if (c->gen == gen && c->state == CS_READY)
+            c->proto->flush(c, now);
+    }
 }
 
 /* The measured period starts: forget what the warm-up measured. Called
@@ -666,7 +688,6 @@ static void on_event(conn *c, uint32_t ev)
     uint64_t now = pc_now_ns();
 
     check_warmup(c->w, now);
-
     switch (c->state) {
     case CS_CONNECTING: {
         int rc = net_connect_result(&c->nc);
@@ -684,7 +705,7 @@ static void on_event(conn *c, uint32_t ev)
         if (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))
             on_readable(c);
         else if (ev & EPOLLOUT)
-            flush(c, now);
+            c->proto->flush(c, now);
         break;
     default:
         break;
@@ -700,6 +721,7 @@ static void tick(pc_worker *w, uint64_t now)
 
     for (uint32_t i = 0; i < w->nconns; i++) {
         conn *c = &w->conns[i];
+        uint32_t gen = c->gen;
 
         switch (c->state) {
         case CS_CONNECTING:
@@ -714,12 +736,17 @@ static void tick(pc_worker *w, uint64_t now)
                 conn_start(c, now);
             break;
         case CS_READY:
-            if (c->count) {
-                const slot *s = &c->slots[c->head];
+            for (uint32_t j = 0; j < c->depth && c->count && c->gen == gen; j++) {
+                slot *s = &c->slots[j];
                 uint64_t since = s->sent ? s->sent : s->intended;
 
-                if (now >= since + to)
-                    conn_fail(c, PC_ERR_TIMEOUT, "no response within --timeout", now);
+                if (s->used && now >= since + to)
+                    c->proto->timeout(c, s, now);
+            }
+            if (c->gen == gen) {
+                after_io(c, now);
+                if (c->gen == gen && c->state == CS_READY)
+                    c->proto->flush(c, now);
             }
             break;
         default:
@@ -856,29 +883,35 @@ static void begin_drain(pc_worker *w, uint64_t now)
     w->stopped_ns = stop;
     /* Whatever is still queued was never sent: one outcome each. */
     while (backlog_len(w) > 0)
-        record_never_sent(w, backlog_take(w), stop);
+        record_never_sent(w, backlog_take(w).intended, stop);
     w->drain_end = now + w->cfg->timeout_ns;
 }
 
 static void finish(pc_worker *w, uint64_t now, bool interrupted)
 {
+    double secs = (double)(w->stopped_ns - w->measure_start) / 1e9;
+
     for (uint32_t i = 0; i < w->nconns; i++) {
         conn *c = &w->conns[i];
 
-        for (uint32_t j = 0; j < c->count; j++) {
-            const slot *s = &c->slots[(c->head + j) % w->pipeline];
+        if (secs > 0)
+            hdr_record(&w->st.conn_rps, (int64_t)((double)c->done_total / secs + 0.5));
 
+        for (uint32_t j = 0; j < c->depth && c->count; j++) {
+            slot *s = &c->slots[j];
+
+            if (!s->used)
+                continue;
             if (warm(w, s->intended))
                 w->warm_outcomes++;
             else if (interrupted)
                 w->st.interrupted++;
             else
                 record_failed(w, s, PC_ERR_TIMEOUT, now);
+            if (!interrupted && !warm(w, s->intended))
+                stats_why(&w->st, PC_ERR_TIMEOUT, "no response within --timeout");
+            slot_release(c, s);
         }
-        if (c->count && !interrupted)
-            stats_why(&w->st, PC_ERR_TIMEOUT, "no response within --timeout");
-        w->inflight -= c->count;
-        c->count = 0;
         conn_close(c);
     }
     /* The last interval ends with the run; one that began at the stop and
@@ -1028,16 +1061,8 @@ void *worker_main(void *arg)
     {
         uint64_t now = pc_now_ns();
 
-        for (uint32_t i = 0; i < w->nconns; i++) {
-            conn *c = &w->conns[i];
-
-            if (c->state != CS_READY)
-                continue;
-            if (w->open_loop)
-                ready_push(c);
-            else
-                closed_fill(c, now);
-        }
+        for (uint32_t i = 0; i < w->nconns; i++)
+            after_io(&w->conns[i], now);
     }
     run_loop(w);
     atomic_fetch_add(&run->finished, 1);
@@ -1059,7 +1084,9 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
     w->index = index;
     w->ops = run->ssl_ctx ? &net_tls_ops : &net_plain_ops;
     w->nconns = nconns;
-    w->pipeline = cfg->pipeline;
+    /* A connection holds --pipeline requests over HTTP/1.1, -m streams over
+     * HTTP/2; which one it speaks is known only once it is connected. */
+    w->depth = cfg->pipeline > cfg->streams ? cfg->pipeline : cfg->streams;
     w->open_loop = cfg->rate > 0;
     w->tick_ns = min_u64(TICK_MAX_NS, cfg->timeout_ns / 10);
     if (w->tick_ns < 1000000)
@@ -1070,12 +1097,13 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
     if (stats_init(&w->st) < 0)
         goto fail;
     w->conns = calloc(nconns, sizeof *w->conns);
-    w->slot_mem = calloc((size_t)nconns * w->pipeline, sizeof *w->slot_mem);
+    w->slot_mem = calloc((size_t)nconns * w->depth, sizeof *w->slot_mem);
+    w->idx_mem = calloc((size_t)nconns * w->depth * 2, sizeof *w->idx_mem);
     w->rbuf = malloc(RBUF_SIZE);
     w->rq = calloc(nconns, sizeof *w->rq);
-    w->rs_cap = nconns * w->pipeline + 1;
+    w->rs_cap = nconns * w->depth + 1;
     w->rs = calloc(w->rs_cap, sizeof *w->rs);
-    if (!w->conns || !w->slot_mem || !w->rbuf || !w->rq || !w->rs)
+    if (!w->conns || !w->slot_mem || !w->idx_mem || !w->rbuf || !w->rq || !w->rs)
         goto fail;
     w->epfd = epoll_create1(EPOLL_CLOEXEC);
     w->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -1093,8 +1121,15 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
         conn *c = &w->conns[i];
 
         c->w = w;
+        c->net = w->ops;
         c->nc.fd = -1;
-        c->slots = &w->slot_mem[(size_t)i * w->pipeline];
+        c->depth = w->depth;
+        c->slots = &w->slot_mem[(size_t)i * w->depth];
+        c->free_idx = &w->idx_mem[(size_t)i * w->depth * 2];
+        c->fifo = c->free_idx + w->depth;
+        for (uint32_t j = 0; j < w->depth; j++)
+            c->free_idx[j] = w->depth - 1 - j;
+        c->nfree = w->depth;
         h1_init(&c->p);
     }
     return w;
@@ -1111,6 +1146,7 @@ void worker_free(pc_worker *w)
         for (uint32_t i = 0; i < w->nconns; i++) {
             conn_close(&w->conns[i]);
             free(w->conns[i].carry);
+            free(w->conns[i].h2);
         }
     }
     if (w->epfd >= 0)
@@ -1130,6 +1166,7 @@ void worker_free(pc_worker *w)
     }
     free(w->conns);
     free(w->slot_mem);
+    free(w->idx_mem);
     free(w->rbuf);
     free(w->rq);
     free(w->rs);

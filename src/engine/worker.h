@@ -35,6 +35,10 @@ typedef struct pc_run {
     const char *request; /* the request bytes, repeated `pipeline` times */
     size_t request_len;  /* length of one request */
     bool head;           /* the method is HEAD */
+    bool h2;             /* --h2 */
+    bool alpn_h1_ok;     /* http/1.1 is acceptable when the server refuses h2 */
+    const void *h2_nva;  /* nghttp2_nv[]: the request's header list */
+    size_t h2_nvlen;
     uint64_t interval_ns; /* reporting interval; 0 = none */
     SSL_CTX *ssl_ctx;    /* NULL for plain http */
     const char *sni;     /* NULL for IP literals */

@@ -51,9 +51,11 @@ int net_connect(net_conn *c, const struct sockaddr *addr, socklen_t alen);
 /* After EPOLLOUT on a connecting socket: 0, or the connect's -errno. */
 int net_connect_result(net_conn *c);
 
-/* TLS context for a client: ALPN http/1.1, no verification unless verify
- * (then the system store, or cacert when given). NULL with a reason in err. */
-SSL_CTX *net_tls_ctx_new(bool verify, const char *cacert, char *err, size_t errlen);
+/* TLS context for a client: ALPN offering `alpn` (wire format: length-
+ * prefixed names, alpn_len bytes), no verification unless verify (then the
+ * system store, or cacert when given). NULL with a reason in err. */
+SSL_CTX *net_tls_ctx_new(bool verify, const char *cacert, const unsigned char *alpn,
+                         size_t alpn_len, char *err, size_t errlen);
 void net_tls_ctx_free(SSL_CTX *ctx);
 
 /* Attach a client TLS session to a connected socket. sni may be NULL (IP

@@ -25,9 +25,9 @@ static int new_session_cb(SSL *ssl, SSL_SESSION *sess)
     return 1; /* we keep the reference */
 }
 
-SSL_CTX *net_tls_ctx_new(bool verify, const char *cacert, char *err, size_t errlen)
+SSL_CTX *net_tls_ctx_new(bool verify, const char *cacert, const unsigned char *alpn,
+                         size_t alpn_len, char *err, size_t errlen)
 {
-    static const unsigned char alpn[] = "\x08http/1.1";
     SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
 
     if (!ctx) {
@@ -38,7 +38,11 @@ SSL_CTX *net_tls_ctx_new(bool verify, const char *cacert, char *err, size_t errl
                               SSL_MODE_RELEASE_BUFFERS);
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
     SSL_CTX_sess_set_new_cb(ctx, new_session_cb);
-    SSL_CTX_set_alpn_protos(ctx, alpn, sizeof alpn - 1);
+    if (SSL_CTX_set_alpn_protos(ctx, alpn, (unsigned)alpn_len) != 0) {
+        snprintf(err, errlen, "TLS: cannot set ALPN");
+        SSL_CTX_free(ctx);
+        return NULL;
+    }
     if (verify) {
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
         if (cacert ? SSL_CTX_load_verify_locations(ctx, cacert, NULL) != 1

@@ -48,7 +48,8 @@ static void w_config(json_w *w, const pc_config *cfg)
     json_w_obj_begin(w);
     json_w_kstr(w, "url", cfg->url_text);
     json_w_kstr(w, "mode", cfg->rate > 0 ? "constant-rate" : "closed-loop");
-    json_w_kstr(w, "protocol", "http/1.1");
+    json_w_kstr(w, "protocol", cfg->h2 ? "h2" : "http/1.1");
+    json_w_kuint(w, "streams", cfg->streams);
     json_w_kuint(w, "threads", cfg->threads);
     json_w_kuint(w, "connections", cfg->connections);
     json_w_kdouble(w, "duration_s", (double)cfg->duration_ns / 1e9);
@@ -177,6 +178,7 @@ int report_json(FILE *f, const pc_config *cfg, const pc_results *res, const pc_s
     json_w_obj_begin(&w);
     json_w_kuint(&w, "read", st->bytes_read);
     json_w_kuint(&w, "written", st->bytes_written);
+    json_w_kuint(&w, "body", st->body_bytes);
     json_w_kdouble(&w, "read_per_s", secs > 0 ? (double)st->bytes_read / secs : 0);
     json_w_obj_end(&w);
 
@@ -207,6 +209,23 @@ int report_json(FILE *f, const pc_config *cfg, const pc_results *res, const pc_s
         json_w_kuint(&w, "other", st->status_other);
     json_w_obj_end(&w);
 
+    json_w_kstr(&w, "protocol", report_protocol(st));
+    json_w_key(&w, "http2");
+    json_w_obj_begin(&w);
+    json_w_kuint(&w, "connections", st->h2_conns);
+    json_w_kuint(&w, "rst_stream", st->h2_rst);
+    json_w_kuint(&w, "refused_stream", st->h2_refused);
+    json_w_kuint(&w, "goaway", st->h2_goaway);
+    json_w_obj_end(&w);
+    json_w_key(&w, "headers");
+    json_w_obj_begin(&w);
+    json_w_kuint(&w, "wire_bytes", st->header_wire);
+    json_w_kuint(&w, "decoded_bytes", st->header_decoded);
+    json_w_kdouble(&w, "space_savings",
+                   st->header_decoded
+                       ? 1.0 - (double)st->header_wire / (double)st->header_decoded
+                       : 0);
+    json_w_obj_end(&w);
     json_w_key(&w, "connections");
     json_w_obj_begin(&w);
     json_w_kuint(&w, "opened", st->connects);

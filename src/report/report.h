@@ -19,6 +19,14 @@ void report_wrk_header(FILE *f, const pc_config *cfg);
  * error causes, rate shortfall). */
 void report_wrk(FILE *f, const pc_config *cfg, const pc_results *res);
 
+/* h2load's layout (--format h2load): the header before the run, the
+ * report after. */
+void report_h2load_header(FILE *f, const pc_config *cfg);
+void report_h2load(FILE *f, const pc_config *cfg, const pc_results *res);
+
+/* The protocol(s) the connections spoke: "h2", "http/1.1", or "mixed". */
+const char *report_protocol(const pc_stats *st);
+
 /* The JSON result document (docs/output.md, docs/pacer-result.schema.json).
  * series may be NULL. Returns 0, or -EIO/-ENOMEM. */
 int report_json(FILE *f, const pc_config *cfg, const pc_results *res, const pc_series *series);

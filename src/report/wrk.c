@@ -95,6 +95,13 @@ static void fmt_duration(uint64_t ns, char *buf, size_t cap)
         snprintf(buf, cap, "%" PRIu64 "s", (uint64_t)(ns / 1000000000ull));
 }
 
+const char *report_protocol(const pc_stats *st)
+{
+    if (st->h2_conns && st->h1_conns)
+        return "mixed";
+    return st->h2_conns ? "h2" : "http/1.1";
+}
+
 void report_wrk_header(FILE *f, const pc_config *cfg)
 {
     char d[32];
@@ -232,6 +239,22 @@ void report_wrk(FILE *f, const pc_config *cfg, const pc_results *res)
     /* pacer's additions: below the lines scripts grep for. */
     print_status_codes(f, st);
     print_outcomes(f, st);
+    if (st->h2_conns)
+        fprintf(f, "  Application protocol: %s%s\n", report_protocol(st),
+                st->h1_conns ? " (some connections fell back to http/1.1)" : "");
+    if (st->h2_conns) {
+        char hb[32];
+
+        units_fmt_binary((double)st->header_wire, hb, sizeof hb);
+        fprintf(f,
+                "  HTTP/2: headers %sB (space savings %.2f%%), RST_STREAM %" PRIu64
+                ", REFUSED_STREAM %" PRIu64 ", GOAWAY %" PRIu64 "\n",
+                hb,
+                st->header_decoded
+                    ? 100.0 * (1.0 - (double)st->header_wire / (double)st->header_decoded)
+                    : 0,
+                st->h2_rst, st->h2_refused, st->h2_goaway);
+    }
     if (st->tls.total_count)
         fprintf(f, "  TLS handshakes: %" PRIu64 " (%" PRIu64 " resumed), mean %.2fms\n",
                 (uint64_t)st->tls.total_count, st->tls_resumed, hdr_mean(&st->tls) / 1e6);

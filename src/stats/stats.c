@@ -8,18 +8,20 @@
 
 #define FOR_EACH_HIST(s, X)                                                                  \
     X(&(s)->latency) X(&(s)->latency_u) X(&(s)->connect) X(&(s)->tls) X(&(s)->ttfb)          \
-        X(&(s)->rps) X(&(s)->batch)
+        X(&(s)->rps) X(&(s)->batch) X(&(s)->conn_rps)
 
 int stats_init(pc_stats *s)
 {
     hdr_hist *lat[] = {&s->latency, &s->latency_u, &s->connect, &s->tls, &s->ttfb, &s->batch};
+    hdr_hist *rates[] = {&s->rps, &s->conn_rps};
 
     memset(s, 0, sizeof *s);
     for (size_t i = 0; i < sizeof lat / sizeof lat[0]; i++)
         if (hdr_init(lat[i], 1, STATS_LAT_HIGHEST, 3) < 0)
             goto fail;
-    if (hdr_init(&s->rps, 1, 10000000000LL, 3) < 0)
-        goto fail;
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++)
+        if (hdr_init(rates[i], 1, 10000000000LL, 3) < 0)
+            goto fail;
     return 0;
 fail:
     stats_free(s);
@@ -49,6 +51,7 @@ void stats_reset(pc_stats *s)
     s->ttfb = keep.ttfb;
     s->rps = keep.rps;
     s->batch = keep.batch;
+    s->conn_rps = keep.conn_rps;
 }
 
 void stats_merge(pc_stats *dst, const pc_stats *src)
@@ -60,6 +63,7 @@ void stats_merge(pc_stats *dst, const pc_stats *src)
     hdr_add(&dst->ttfb, &src->ttfb);
     hdr_add(&dst->rps, &src->rps);
     hdr_add(&dst->batch, &src->batch);
+    hdr_add(&dst->conn_rps, &src->conn_rps);
     dst->scheduled += src->scheduled;
     dst->completed += src->completed;
     dst->never_sent += src->never_sent;
@@ -82,6 +86,18 @@ void stats_merge(pc_stats *dst, const pc_stats *src)
     dst->server_closes += src->server_closes;
     dst->idle_closes += src->idle_closes;
     dst->resent += src->resent;
+    dst->header_wire += src->header_wire;
+    dst->header_decoded += src->header_decoded;
+    dst->body_bytes += src->body_bytes;
+    dst->h1_conns += src->h1_conns;
+    if (!dst->tls_version[0]) {
+        memcpy(dst->tls_version, src->tls_version, sizeof dst->tls_version);
+        memcpy(dst->tls_cipher, src->tls_cipher, sizeof dst->tls_cipher);
+    }
+    dst->h2_rst += src->h2_rst;
+    dst->h2_refused += src->h2_refused;
+    dst->h2_goaway += src->h2_goaway;
+    dst->h2_conns += src->h2_conns;
 }
 
 void stats_why(pc_stats *s, enum pc_err_kind k, const char *why)

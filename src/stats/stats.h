@@ -38,6 +38,7 @@ typedef struct pc_stats {
     hdr_hist ttfb;      /* first byte written -> first byte of the response */
     hdr_hist rps;       /* per-thread requests/s, one sample per 100 ms */
     hdr_hist batch;     /* -B: one corrected sample per pipelined batch */
+    hdr_hist conn_rps;  /* per connection: responses / measured period (h2load's req/s row) */
 
     uint64_t scheduled;   /* requests created in the measured period */
     uint64_t completed;   /* responses received (any status) */
@@ -57,6 +58,17 @@ typedef struct pc_stats {
     uint64_t server_closes;  /* responses that ended their connection (Connection: close, HTTP/1.0) */
     uint64_t idle_closes;    /* idle keep-alive connections the server closed */
     uint64_t resent;         /* requests re-sent after the server closed the connection unanswered */
+    uint64_t header_wire;    /* response header bytes received (HTTP/2: HPACK-compressed) */
+    uint64_t header_decoded; /* the same headers decoded (name + value bytes; HTTP/1.1: = wire) */
+    uint64_t body_bytes;     /* response body bytes (decoded: chunk framing not counted) */
+    uint64_t h1_conns;       /* connections that spoke HTTP/1.1 */
+    char tls_version[16];    /* of the first TLS handshake, e.g. "TLSv1.3" */
+    char tls_cipher[64];
+    /* HTTP/2 */
+    uint64_t h2_rst;            /* RST_STREAM received (other than REFUSED_STREAM) */
+    uint64_t h2_refused;        /* REFUSED_STREAM received */
+    uint64_t h2_goaway;         /* GOAWAY received */
+    uint64_t h2_conns;          /* connections that spoke HTTP/2 */
 } pc_stats;
 
 /* Allocate the histograms. 0 or -ENOMEM. */

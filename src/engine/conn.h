@@ -1,0 +1,142 @@
+/*
+ * conn.h - the engine's connection and request-slot state, and the narrow
+ * interface between the worker loop and the protocols (HTTP/1.1 and
+ * HTTP/2) that run over a connection. Internal to src/engine/.
+ *
+ * The worker owns scheduling, outcomes and the connection lifecycle; a
+ * protocol owns the bytes. A protocol is handed requests in slots and
+ * reports back through the eng_* functions below: a slot ends exactly once,
+ * as done, failed or refused.
+ */
+#ifndef PACER_ENGINE_CONN_H
+#define PACER_ENGINE_CONN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/sched.h"
+#include "engine/worker.h"
+#include "proto/h1parse.h"
+
+typedef struct slot {
+    uint64_t intended;   /* when the schedule meant it to be sent */
+    uint64_t sent;       /* first byte written (0 = not yet) */
+    uint64_t first_byte; /* first byte of the response seen (0 = not yet) */
+    int32_t stream_id;   /* HTTP/2 */
+    int32_t status;      /* HTTP/2: from :status */
+    uint8_t retries;     /* times re-sent after the server refused it */
+    bool used;
+} slot;
+
+typedef struct conn conn;
+
+/* What a protocol does with a connection. */
+typedef struct proto_ops {
+    const char *name; /* "http/1.1", "h2" */
+    /* The transport is ready (TCP / TLS done): set up, e.g. send SETTINGS.
+     * 0 or a negative errno (the connection then fails). */
+    int (*start)(conn *c, uint64_t now);
+    /* How many requests the connection may have in flight right now. */
+    uint32_t (*capacity)(const conn *c);
+    /* Take the request in slot s (allocated and counted); write nothing yet. */
+    void (*submit)(conn *c, slot *s);
+    /* Write what is pending. May end the connection through eng_*. */
+    void (*flush)(conn *c, uint64_t now);
+    /* Bytes read from the transport. May end the connection. */
+    void (*input)(conn *c, const char *buf, size_t len, uint64_t now);
+    /* The peer closed the connection. Ends it one way or another. */
+    void (*eof)(conn *c, uint64_t now);
+    /* s has run out of time: give up on it (HTTP/1.1 has to close the
+     * connection, HTTP/2 resets the stream). */
+    void (*timeout)(conn *c, slot *s, uint64_t now);
+    /* The connection is being closed: drop protocol state. */
+    void (*reset)(conn *c);
+} proto_ops;
+
+extern const proto_ops proto_h1;
+extern const proto_ops proto_h2;
+
+typedef struct h2state h2state;
+
+struct conn {
+    net_conn nc;
+    const net_ops *net; /* the transport's operations */
+    pc_worker *w;
+    const proto_ops *proto;
+    uint8_t state;
+    bool in_ready; /* in the worker's ready queue */
+    bool settled;  /* connected or failed once (start-up barrier) */
+    bool reused;   /* carried at least one complete response */
+    bool draining; /* takes no new request (GOAWAY, Connection: close) */
+    uint32_t events;
+    uint32_t gen; /* bumped at every close: stale work can tell */
+    uint64_t done_total; /* measured responses over all its reconnections */
+    uint32_t addr_idx, tries;
+    uint64_t t_start; /* connect started; in CS_BACKOFF: retry time */
+    uint64_t t_tcp;   /* TCP connected */
+    slot *slots;      /* depth slots */
+    uint32_t depth;   /* --pipeline (HTTP/1.1) or -m (HTTP/2) */
+    uint32_t count;   /* slots in use */
+    uint32_t *free_idx; /* stack of unused slot indexes */
+    uint32_t nfree;
+    /* HTTP/1.1: responses come back in request order. */
+    uint32_t *fifo; /* slot indexes in request order */
+    uint32_t fifo_head;
+    uint32_t unwritten; /* trailing fifo entries not completely written */
+    size_t woff;        /* bytes of the first unwritten request already out */
+    uint64_t batch_intended, batch_sent;
+    h1_parser p;
+    char *carry; /* an unfinished header line, kept across reads */
+    uint32_t carry_len, carry_cap;
+    /* HTTP/2 */
+    h2state *h2;
+};
+
+enum { CS_CLOSED, CS_CONNECTING, CS_HANDSHAKE, CS_READY, CS_BACKOFF };
+
+/* ---- what the protocols call ------------------------------------------ */
+
+/* s got a complete response with this status. Frees s. */
+void eng_done(conn *c, slot *s, int status, uint64_t now);
+/* s failed; its outcome is `kind`. Frees s. */
+void eng_failed(conn *c, slot *s, enum pc_err_kind kind, const char *why, uint64_t now);
+/* The server did not process s (REFUSED_STREAM, GOAWAY, Connection: close
+ * with requests behind): send it again on another connection, keeping its
+ * intended time, a bounded number of times. Frees s. */
+void eng_refused(conn *c, slot *s, const char *why, uint64_t now);
+/* The connection failed: every request in flight gets `kind`; reconnect. */
+void eng_conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now);
+/* Close the connection (nothing in flight), and open a new one. */
+void eng_conn_recycle(conn *c, uint64_t now);
+/* Take no new request on c; reopen it once its last response is in. */
+void eng_drain(conn *c);
+/* n bytes of requests went out. */
+void eng_written(conn *c, size_t n);
+/* The response to s announced that the server closes the connection
+ * (Connection: close, HTTP/1.0): count it and take no new request. */
+void eng_close_after(conn *c, const slot *s);
+/* The server closed a connection with nothing in flight. */
+void eng_idle_closed(conn *c);
+/* n response body bytes arrived. */
+void eng_body(conn *c, uint64_t n);
+/* The first byte of s's response arrived. */
+void eng_first_byte(conn *c, slot *s, uint64_t now);
+/* Want (or not) to be told when the socket is writable. */
+void eng_want_write(conn *c, bool on);
+/* Count response header bytes (as received, and decoded). */
+void eng_headers(conn *c, uint64_t wire, uint64_t decoded);
+/* Count an HTTP/2 event (RST_STREAM received, REFUSED_STREAM, GOAWAY). */
+enum { H2EV_RST, H2EV_REFUSED, H2EV_GOAWAY, H2EV_CONN };
+void eng_h2_event(conn *c, int ev);
+
+/* ---- what the protocols may read --------------------------------------- */
+
+/* The run's request bytes (HTTP/1.1) and HTTP/2 header list. */
+const pc_run *conn_run(const conn *c);
+/* Slot index of s in c. */
+static inline uint32_t slot_index(const conn *c, const slot *s)
+{
+    return (uint32_t)(s - c->slots);
+}
+
+#endif

@@ -1,0 +1,373 @@
+/*
+ * proto_h2.c - HTTP/2 over a connection, with nghttp2 doing the framing,
+ * HPACK and flow control: one nghttp2 session per connection, bytes moved
+ * with mem_recv / mem_send so the engine keeps control of the socket.
+ *
+ * Requests are HEADERS-only streams built from the run's header list. A
+ * stream's slot is its nghttp2 stream user data. The callbacks only record
+ * (eng_done, eng_failed, eng_refused); the engine decides what comes next
+ * once nghttp2 has returned.
+ */
+#include <errno.h>
+#include <nghttp2/nghttp2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/conn.h"
+
+struct h2state {
+    nghttp2_session *s;
+    conn *c;
+    uint64_t now;        /* time of the bytes being processed */
+    uint8_t *out;        /* bytes nghttp2 produced that the socket did not take yet */
+    size_t out_len, out_off, out_cap;
+    int32_t goaway_last; /* last stream id of a GOAWAY, -1 if none */
+    uint32_t remote_max; /* the server's SETTINGS_MAX_CONCURRENT_STREAMS */
+};
+
+static slot *stream_slot(nghttp2_session *s, int32_t id)
+{
+    return nghttp2_session_get_stream_user_data(s, id);
+}
+
+static int on_begin_headers(nghttp2_session *s, const nghttp2_frame *f, void *ud)
+{
+    h2state *h = ud;
+    slot *sl = stream_slot(s, f->hd.stream_id);
+
+    if (sl)
+        eng_first_byte(h->c, sl, h->now);
+    return 0;
+}
+
+static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *name,
+                     size_t namelen, const uint8_t *value, size_t valuelen, uint8_t flags,
+                     void *ud)
+{
+    h2state *h = ud;
+    slot *sl;
+
+    (void)flags;
+    if (f->hd.type != NGHTTP2_HEADERS)
+        return 0;
+    eng_headers(h->c, 0, namelen + valuelen);
+    sl = stream_slot(s, f->hd.stream_id);
+    if (sl && namelen == 7 && memcmp(name, ":status", 7) == 0 && valuelen == 3 &&
+        value[0] >= '1' && value[0] <= '5' && value[1] >= '0' && value[1] <= '9' &&
+        value[2] >= '0' && value[2] <= '9') {
+        int status = (value[0] - '0') * 100 + (value[1] - '0') * 10 + (value[2] - '0');
+
+        /* 1xx responses are interim: the final one follows. */
+        if (status >= 200)
+            sl->status = status;
+    }
+    return 0;
+}
+
+static int on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id, const uint8_t *data,
+                         size_t len, void *ud)
+{
+    h2state *h = ud;
+    slot *sl = stream_slot(s, id);
+
+    (void)flags;
+    (void)data;
+    eng_body(h->c, len);
+    if (sl)
+        eng_first_byte(h->c, sl, h->now);
+    return 0;
+}
+
+static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *f, void *ud)
+{
+    h2state *h = ud;
+
+    switch (f->hd.type) {
+    case NGHTTP2_HEADERS:
+        eng_headers(h->c, f->hd.length, 0);
+        break;
+    case NGHTTP2_SETTINGS:
+        if (!(f->hd.flags & NGHTTP2_FLAG_ACK))
+            h->remote_max =
+                nghttp2_session_get_remote_settings(s, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
+        break;
+    case NGHTTP2_GOAWAY:
+        eng_h2_event(h->c, H2EV_GOAWAY);
+        h->goaway_last = f->goaway.last_stream_id;
+        eng_drain(h->c);
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+static int on_frame_send(nghttp2_session *s, const nghttp2_frame *f, void *ud)
+{
+    h2state *h = ud;
+    slot *sl;
+
+    if (f->hd.type == NGHTTP2_HEADERS && (sl = stream_slot(s, f->hd.stream_id)) && !sl->sent)
+        sl->sent = h->now;
+    return 0;
+}
+
+static int on_stream_close(nghttp2_session *s, int32_t id, uint32_t code, void *ud)
+{
+    h2state *h = ud;
+    slot *sl = stream_slot(s, id);
+    char why[STATS_WHY_LEN];
+
+    if (!sl)
+        return 0; /* we gave up on it (timeout) */
+    nghttp2_session_set_stream_user_data(s, id, NULL);
+    if (code == NGHTTP2_NO_ERROR && sl->status) {
+        eng_done(h->c, sl, sl->status, h->now);
+    } else if (code == NGHTTP2_REFUSED_STREAM) {
+        eng_h2_event(h->c, H2EV_REFUSED);
+        eng_refused(h->c, sl, "stream refused by the server (REFUSED_STREAM)", h->now);
+    } else if (h->goaway_last >= 0 && id > h->goaway_last) {
+        eng_refused(h->c, sl, "stream not processed before the server's GOAWAY", h->now);
+    } else {
+        if (code != NGHTTP2_NO_ERROR)
+            eng_h2_event(h->c, H2EV_RST);
+        snprintf(why, sizeof why, code ? "stream reset by the server (RST_STREAM %s)"
+                                       : "stream closed without a response%s",
+                 code ? nghttp2_http2_strerror(code) : "");
+        eng_failed(h->c, sl, PC_ERR_READ, why, h->now);
+    }
+    return 0;
+}
+
+static int on_frame_not_send(nghttp2_session *s, const nghttp2_frame *f, int err, void *ud)
+{
+    h2state *h = ud;
+    slot *sl;
+
+    if (f->hd.type != NGHTTP2_HEADERS || !(sl = stream_slot(s, f->hd.stream_id)))
+        return 0;
+    nghttp2_session_set_stream_user_data(s, f->hd.stream_id, NULL);
+    if (err == NGHTTP2_ERR_START_STREAM_NOT_ALLOWED || err == NGHTTP2_ERR_STREAM_CLOSING)
+        eng_refused(h->c, sl, "stream not started: the server sent GOAWAY", h->now);
+    else
+        eng_failed(h->c, sl, PC_ERR_WRITE, nghttp2_strerror(err), h->now);
+    return 0;
+}
+
+static int h2_start(conn *c, uint64_t now)
+{
+    const pc_config *cfg = conn_run(c)->cfg;
+    nghttp2_session_callbacks *cb;
+    nghttp2_settings_entry iv[] = {
+        {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, (1u << cfg->window_bits) - 1},
+    };
+    h2state *h = c->h2;
+    int rc;
+
+    if (!h) {
+        h = c->h2 = calloc(1, sizeof *h);
+        if (!h)
+            return -ENOMEM;
+    }
+    h->c = c;
+    h->now = now;
+    h->out_len = h->out_off = 0;
+    h->goaway_last = -1;
+    /* Until the server's SETTINGS say otherwise, -m is the limit. */
+    h->remote_max = UINT32_MAX;
+    if (nghttp2_session_callbacks_new(&cb) != 0)
+        return -ENOMEM;
+    nghttp2_session_callbacks_set_on_begin_headers_callback(cb, on_begin_headers);
+    nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data_chunk);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
+    nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
+    nghttp2_session_callbacks_set_on_frame_not_send_callback(cb, on_frame_not_send);
+    nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
+    rc = nghttp2_session_client_new(&h->s, cb, h);
+    nghttp2_session_callbacks_del(cb);
+    if (rc != 0)
+        return -ENOMEM;
+    /* Large windows by default (as h2load): flow control should not be
+     * what limits a load test unless asked to. */
+    if (nghttp2_submit_settings(h->s, NGHTTP2_FLAG_NONE, iv, sizeof iv / sizeof iv[0]) != 0 ||
+        nghttp2_session_set_local_window_size(h->s, NGHTTP2_FLAG_NONE, 0,
+                                              (int32_t)((1u << cfg->conn_window_bits) - 1)) != 0)
+        return -EPROTO;
+    eng_h2_event(c, H2EV_CONN);
+    return 0;
+}
+
+static uint32_t h2_capacity(const conn *c)
+{
+    const h2state *h = c->h2;
+    uint32_t m = conn_run(c)->cfg->streams;
+
+    if (!h || !h->s || h->goaway_last >= 0)
+        return 0;
+    if (nghttp2_session_get_next_stream_id(h->s) > (1u << 31) - 2)
+        return 0;
+    return h->remote_max < m ? h->remote_max : m;
+}
+
+static void h2_submit(conn *c, slot *s)
+{
+    const pc_run *run = conn_run(c);
+    h2state *h = c->h2;
+    int32_t id = nghttp2_submit_request(h->s, NULL, run->h2_nva, run->h2_nvlen, NULL, s);
+
+    if (id < 0) {
+        eng_failed(c, s, PC_ERR_WRITE, nghttp2_strerror(id), h->now);
+        return;
+    }
+    s->stream_id = id;
+}
+
+/* Keep what the socket did not take. */
+static int keep_out(h2state *h, const uint8_t *p, size_t n)
+{
+    if (n > h->out_cap) {
+        uint8_t *b = realloc(h->out, n);
+
+        if (!b)
+            return -ENOMEM;
+        h->out = b;
+        h->out_cap = n;
+    }
+    memcpy(h->out, p, n);
+    h->out_len = n;
+    h->out_off = 0;
+    return 0;
+}
+
+static void h2_flush(conn *c, uint64_t now)
+{
+    h2state *h = c->h2;
+    uint32_t gen = c->gen;
+
+    h->now = now;
+    for (;;) {
+        const uint8_t *data;
+        ssize_t n, w;
+
+        if (h->out_off < h->out_len) {
+            w = c->net->write(&c->nc, h->out + h->out_off, h->out_len - h->out_off);
+            if (w > 0) {
+                h->out_off += (size_t)w;
+                eng_written(c, (size_t)w);
+                continue;
+            }
+            goto blocked;
+        }
+        h->out_len = h->out_off = 0;
+        n = nghttp2_session_mem_send(h->s, &data);
+        if (n < 0) {
+            eng_conn_fail(c, PC_ERR_PROTOCOL, nghttp2_strerror((int)n), now);
+            return;
+        }
+        if (c->gen != gen)
+            return;
+        if (n == 0)
+            break;
+        w = c->net->write(&c->nc, data, (size_t)n);
+        if (w == n) {
+            eng_written(c, (size_t)w);
+            continue;
+        }
+        if (w > 0)
+            eng_written(c, (size_t)w);
+        if (keep_out(h, data + (w > 0 ? w : 0), (size_t)(n - (w > 0 ? w : 0))) < 0) {
+            eng_conn_fail(c, PC_ERR_WRITE, "out of memory", now);
+            return;
+        }
+        if (w > 0)
+            continue;
+    blocked:
+        if (w == -EAGAIN) {
+            eng_want_write(c, c->nc.want != NET_WANT_READ);
+            return;
+        }
+        eng_conn_fail(c, PC_ERR_WRITE, strerror(w == 0 ? EPIPE : (int)-w), now);
+        return;
+    }
+    eng_want_write(c, false);
+    if (!nghttp2_session_want_read(h->s) && !nghttp2_session_want_write(h->s))
+        eng_drain(c); /* the session is over (GOAWAY sent or received) */
+}
+
+static void h2_input(conn *c, const char *buf, size_t len, uint64_t now)
+{
+    h2state *h = c->h2;
+    ssize_t rc;
+
+    h->now = now;
+    rc = nghttp2_session_mem_recv(h->s, (const uint8_t *)buf, len);
+    if (rc < 0) {
+        char why[STATS_WHY_LEN];
+
+        snprintf(why, sizeof why, "HTTP/2: %s", nghttp2_strerror((int)rc));
+        eng_conn_fail(c, PC_ERR_PROTOCOL, why, now);
+    }
+}
+
+static void h2_eof(conn *c, uint64_t now)
+{
+    h2state *h = c->h2;
+
+    if (c->count == 0) {
+        eng_idle_closed(c);
+        return;
+    }
+    for (uint32_t i = 0; i < c->depth && c->count; i++) {
+        slot *s = &c->slots[i];
+
+        if (!s->used)
+            continue;
+        if (h->goaway_last >= 0 && s->stream_id > h->goaway_last)
+            eng_refused(c, s, "stream not processed before the server's GOAWAY", now);
+        else
+            eng_failed(c, s, PC_ERR_READ, "connection closed by the server with streams open",
+                       now);
+    }
+}
+
+/* One stream out of time: reset it, keep the connection. */
+static void h2_timeout(conn *c, slot *s, uint64_t now)
+{
+    h2state *h = c->h2;
+
+    if (s->stream_id > 0) {
+        nghttp2_session_set_stream_user_data(h->s, s->stream_id, NULL);
+        nghttp2_submit_rst_stream(h->s, NGHTTP2_FLAG_NONE, s->stream_id, NGHTTP2_CANCEL);
+    }
+    eng_failed(c, s, PC_ERR_TIMEOUT, "no response within --timeout (stream reset)", now);
+}
+
+static void h2_reset(conn *c)
+{
+    h2state *h = c->h2;
+
+    if (h && h->s) {
+        nghttp2_session_del(h->s);
+        h->s = NULL;
+    }
+    if (h) {
+        free(h->out);
+        h->out = NULL;
+        h->out_cap = h->out_len = h->out_off = 0;
+    }
+}
+
+const proto_ops proto_h2 = {
+    .name = "h2",
+    .start = h2_start,
+    .capacity = h2_capacity,
+    .submit = h2_submit,
+    .flush = h2_flush,
+    .input = h2_input,
+    .eof = h2_eof,
+    .timeout = h2_timeout,
+    .reset = h2_reset,
+};
