@@ -535,6 +535,12 @@ static void do_handshake(conn *c, uint64_t now)
     } else if (rc == -EAGAIN) {
         set_events(c, c->nc.want == NET_WANT_WRITE ? EPOLLOUT : EPOLLIN);
     } else {
+        if (w->run->h2 && strstr(why, "no application protocol")) {
+            /* A server that does not speak h2 may refuse the handshake
+             * outright rather than choose http/1.1. */
+            snprintf(why, sizeof why, "server refused h2 (TLS alert: no application protocol)");
+            c->tries = w->run->naddrs;
+        }
         connect_failed(c, why[0] ? why : strerror(-rc), now);
     }
 }

@@ -82,8 +82,10 @@ start_serve() {
 # The stderr of the last started serve (its totals line appears at exit).
 serve_err() { cat "$T_DIR"/serve.*.out.err 2>/dev/null; }
 
-# start_nginx [EXTRA_HTTP_CONF]: nginx with one worker on a plain and a TLS
-# port. Sets NGX_PORT, NGX_TLS_PORT, NGX_PID (master), NGX_DIR. Serves
+# start_nginx [EXTRA_HTTP_CONF]: nginx with one worker on a plain port, a
+# TLS port that also speaks h2 (ALPN), an h2c (prior knowledge) port and a
+# TLS port without h2. Sets NGX_PORT, NGX_TLS_PORT, NGX_H2C_PORT,
+# NGX_TLS1_PORT, NGX_PID (master), NGX_DIR. Serves
 # $NGX_DIR/www (index.html is 1024 bytes), /stub (stub_status), and logs
 # requests to $NGX_DIR/access.log as "$request $http_x_pacer".
 start_nginx() {
@@ -98,7 +100,8 @@ start_nginx() {
             >/dev/null 2>&1 || return 1
     fi
     for try in 1 2 3 4 5; do
-        NGX_PORT=$(pick_port) && NGX_TLS_PORT=$(pick_port) || return 1
+        NGX_PORT=$(pick_port) && NGX_TLS_PORT=$(pick_port) && NGX_H2C_PORT=$(pick_port) &&
+            NGX_TLS1_PORT=$(pick_port) || return 1
         cat >"$NGX_DIR/nginx.conf" <<CONF
 worker_processes 1;
 daemon off;
@@ -114,21 +117,27 @@ http {
     uwsgi_temp_path $NGX_DIR/tmp/uwsgi;
     scgi_temp_path $NGX_DIR/tmp/scgi;
     keepalive_requests 1000000;
+    ssl_certificate $NGX_DIR/cert.pem;
+    ssl_certificate_key $NGX_DIR/key.pem;
     $extra
     server {
         listen 127.0.0.1:$NGX_PORT;
-        listen 127.0.0.1:$NGX_TLS_PORT ssl;
-        ssl_certificate $NGX_DIR/cert.pem;
-        ssl_certificate_key $NGX_DIR/key.pem;
+        listen 127.0.0.1:$NGX_TLS_PORT ssl http2;
+        listen 127.0.0.1:$NGX_H2C_PORT http2;
         root $NGX_DIR/www;
         location = /stub { stub_status; }
+    }
+    server {
+        listen 127.0.0.1:$NGX_TLS1_PORT ssl;
+        root $NGX_DIR/www;
     }
 }
 CONF
         nginx -c "$NGX_DIR/nginx.conf" >"$NGX_DIR/stdout" 2>&1 &
         NGX_PID=$!
         T_PIDS+=("$NGX_PID")
-        if wait_port 127.0.0.1 "$NGX_PORT" && wait_port 127.0.0.1 "$NGX_TLS_PORT"; then
+        if wait_port 127.0.0.1 "$NGX_PORT" && wait_port 127.0.0.1 "$NGX_TLS_PORT" &&
+            wait_port 127.0.0.1 "$NGX_H2C_PORT" && wait_port 127.0.0.1 "$NGX_TLS1_PORT"; then
             return 0
         fi
         kill "$NGX_PID" 2>/dev/null

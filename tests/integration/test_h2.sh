@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# HTTP/2 (h2 over TLS with ALPN, h2c with prior knowledge) against nginx.
+. "$(dirname "$0")/lib.sh"
+
+start_nginx || { fail nginx_start "nginx did not start"; finish; }
+H2="https://127.0.0.1:$NGX_TLS_PORT/"
+H2C="http://127.0.0.1:$NGX_H2C_PORT/"
+R="$T_DIR/report"
+
+completed() { awk '/^  Outcomes:/ {print $5}' "$1"; }
+
+# --- closed loop, exact accounting at the server ---------------------------
+for kind in h2 h2c; do
+    url=$H2; [ $kind = h2c ] && url=$H2C
+    : >"$NGX_DIR/access.log"
+    "$PACER" -t2 -c4 -m10 -d1s --h2 "$url" >"$R" 2>"$R.err"
+    rc=$?
+    sleep 0.2
+    n=$(completed "$R")
+    logged=$(grep -c '^GET / HTTP/2.0' "$NGX_DIR/access.log")
+    ok ${kind}_closed_loop "exit $rc, completed ${n:-?}: $(tail -3 "$R") $(cat "$R.err")" \
+        "[ $rc -eq 0 ] && [ \"\${n:-0}\" -gt 100 ] && outcomes_add_up '$R' && ! grep -qE 'Socket errors|Errors:' '$R'"
+    ok ${kind}_protocol_named "$(grep -i protocol "$R")" "grep -q '^  Application protocol: h2\$' '$R'"
+    ok ${kind}_server_agrees "server logged $logged, pacer completed $n" "[ '$logged' = '$n' ]"
+done
+
+# --- constant rate over HTTP/2: within 1 % -------------------------------
+"$PACER" -t2 -c4 -m8 -d3s -R1000 --h2 --latency "$H2" >"$R" 2>&1
+rps=$(field "$R" '^Requests/sec:')
+ok h2_rate_1pct "Requests/sec $rps" "awk -v r='$rps' 'BEGIN { exit !((r - 1000)^2 <= 100) }' && outcomes_add_up '$R'"
+
+# --- the h2load layout ------------------------------------------------------
+"$PACER" -t1 -c2 -m4 -d500ms --h2 --format h2load "$H2C" >"$R" 2>&1
+ok h2load_format "$(head -12 "$R")" "
+    grep -q '^Application protocol: h2c\$' '$R' &&
+    grep -qE '^finished in [0-9.]+(us|ms|s), [0-9.]+ req/s, [0-9.]+[KMG]?B/s\$' '$R' &&
+    grep -qE '^requests: [0-9]+ total, [0-9]+ started, [0-9]+ done, [0-9]+ succeeded, 0 failed, 0 errored, 0 timeout\$' '$R' &&
+    grep -qE '^status codes: [0-9]+ 2xx, 0 3xx, 0 4xx, 0 5xx\$' '$R' &&
+    grep -qE '^traffic: .* headers \(space savings [0-9.]+%\), .* data\$' '$R' &&
+    grep -q '^                     min         max         mean         sd        +/- sd      median         p95         p99\$' '$R' &&
+    grep -qE '^time for request: +[0-9.]+(us|ms|s) ' '$R' &&
+    grep -qE '^req/s           : +[0-9.]+ ' '$R'"
+savings=$(grep -oE 'space savings [0-9.]+' "$R" | grep -oE '[0-9.]+$')
+ok hpack_savings "savings $savings%" "awk -v s='$savings' 'BEGIN { exit !(s > 10 && s < 100) }'"
+
+# --- ALPN: a server without h2 -------------------------------------------------
+"$PACER" -t1 -c2 -d300ms --h2 "https://127.0.0.1:$NGX_TLS1_PORT/" >"$R" 2>&1
+rc=$?
+ok h2_refused_by_server "exit $rc: $(grep Errors "$R")" "[ $rc -eq 3 ] && grep -q 'server refused h2 (' '$R'"
+"$PACER" -t1 -c2 -d300ms --alpn h2,http/1.1 "https://127.0.0.1:$NGX_TLS1_PORT/" >"$R" 2>&1
+ok alpn_fallback "$(tail -4 "$R")" "grep -q 'Status codes: 200' '$R' && ! grep -q 'Application protocol: h2' '$R'"
+"$PACER" -t1 -c2 -d300ms --alpn h2,http/1.1 "$H2" >"$R" 2>&1
+ok alpn_picks_h2 "$(grep protocol "$R")" "grep -q '^  Application protocol: h2\$' '$R'"
+
+# --- a stall shows in corrected latency, not uncorrected ------------------------
+"$PACER" -t2 -c4 -m16 -d4s -R400 --h2 --latency -U "$H2C" >"$R" 2>&1 &
+pid=$!
+sleep 1.5
+w=$(nginx_worker)
+kill -STOP "$w"; sleep 1; kill -CONT "$w"
+wait "$pid"
+p99=$(pct "$R" 1 99.000)
+u50=$(pct "$R" 2 50.000)
+ok h2_stall_corrected_p99 "corrected p99 = ${p99:-?} ms" fcmp "${p99:-0}" ">" 600
+ok h2_stall_uncorrected_p50 "uncorrected p50 = ${u50:-?} ms" fcmp "${u50:-999}" "<" 50
+ok h2_stall_outcomes "$(grep Outcomes "$R")" outcomes_add_up "$R"
+
+# --- JSON names the protocol ---------------------------------------------------
+"$PACER" -t1 -c2 -m4 -d300ms --h2 --json "$T_DIR/h2.json" "$H2" >/dev/null 2>&1
+ok h2_json "$(json_get "$T_DIR/h2.json" "d['protocol'], d['http2']")" \
+    "[ \"\$(json_get '$T_DIR/h2.json' \"d['protocol'] == 'h2' and d['http2']['connections'] == 2 and d['headers']['space_savings'] > 0\")\" = True ]"
+
+finish
