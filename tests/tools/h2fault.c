@@ -11,7 +11,7 @@
  *   h2fault: requests=R connections=C max_concurrent=M violations=V
  *            goaways=G rsts=S refused=F            (one line)
  * With --stats FILE the same line is also kept in FILE (rewritten through a
- * rename within ~10 ms of any change, and at exit).
+ * rename within ~1 ms of any change, and at exit).
  *
  * Modes: ok, goaway, rst, refuse, max1, nowindow, stall (see usage()).
  */
@@ -310,7 +310,7 @@ static void conn_flush(struct conn *c) {
         while (c->outlen - c->outoff < OUT_HIGH) {
             const uint8_t *data;
             ssize_t n = nghttp2_session_mem_send(c->s, &data);
-            if (n < 0) return conn_close(c);
+            if (n < 0) { conn_close(c); return; }
             if (n == 0) break;
             if (c->outoff) {
                 memmove(c->out, c->out + c->outoff, c->outlen - c->outoff);
@@ -320,7 +320,7 @@ static void conn_flush(struct conn *c) {
             if (c->outlen + (size_t)n > c->outcap) {
                 size_t cap = (c->outlen + (size_t)n) * 2;
                 uint8_t *p = realloc(c->out, cap);
-                if (!p) return conn_close(c);
+                if (!p) { conn_close(c); return; }
                 c->out = p;
                 c->outcap = cap;
             }
@@ -332,7 +332,7 @@ static void conn_flush(struct conn *c) {
         ssize_t w = send(c->fd, c->out + c->outoff, pend, MSG_NOSIGNAL);
         if (w < 0 && errno == EINTR) continue;
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-        if (w < 0) return conn_close(c);
+        if (w < 0) { conn_close(c); return; }
         c->outoff += (size_t)w;
         if ((size_t)w < pend) break;
     }
@@ -354,12 +354,12 @@ static void conn_read(struct conn *c) {
     uint8_t buf[16384];
     for (int i = 0; i < 4; i++) {
         ssize_t n = recv(c->fd, buf, sizeof buf, 0);
-        if (n == 0) return conn_close(c);
+        if (n == 0) { conn_close(c); return; }
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-        if (n < 0) return conn_close(c);
+        if (n < 0) { conn_close(c); return; }
         if (c->draining) continue; /* discard */
-        if (nghttp2_session_mem_recv(c->s, buf, (size_t)n) < 0) return conn_close(c);
+        if (nghttp2_session_mem_recv(c->s, buf, (size_t)n) < 0) { conn_close(c); return; }
         if ((size_t)n < sizeof buf) break;
     }
     conn_flush(c);
@@ -533,7 +533,7 @@ int main(int argc, char **argv) {
         int64_t now = now_ms(), timeout = 1000;
         if (dq_head) timeout = dq_head->deadline > now ? dq_head->deadline - now : 0;
         if ((ndraining || listen_paused) && timeout > 100) timeout = 100;
-        if (stats_dirty && cfg.stats_path && timeout > 10) timeout = 10;
+        if (stats_dirty && cfg.stats_path && timeout > 1) timeout = 1;
         int n = epoll_wait(ep, evs, 256, (int)timeout);
         if (n < 0 && errno != EINTR) {
             perror("h2fault: epoll_wait");
@@ -592,7 +592,7 @@ int main(int argc, char **argv) {
             dead_conns = c->next;
             free(c);
         }
-        if (stats_dirty && now - stats_written_ms >= 10) stats_write();
+        if (stats_dirty && now - stats_written_ms >= 1) stats_write();
     }
 
     char line[512];
