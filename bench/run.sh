@@ -346,6 +346,11 @@ write_nginx_conf() {
         done
         echo "    server {"
         echo "        listen 127.0.0.1:$port backlog=65535;"
+        # HTTP/2: h2c with prior knowledge on port+1, h2 over TLS on port+2.
+        echo "        listen 127.0.0.1:$((port + 1)) http2 backlog=65535;"
+        echo "        listen 127.0.0.1:$((port + 2)) ssl http2 backlog=65535;"
+        echo "        ssl_certificate $WORK/cert.pem;"
+        echo "        ssl_certificate_key $WORK/key.pem;"
         echo "        root $WORK/www;"
         echo "        location / { }"
         echo "    }"
@@ -357,6 +362,9 @@ start_nginx() {
     local attempt i port code
     for attempt in 1 2 3 4 5; do
         port=$(pick_port)
+        [ -f "$WORK/cert.pem" ] || openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+            -nodes -keyout "$WORK/key.pem" -out "$WORK/cert.pem" -days 2 -subj /CN=localhost \
+            >/dev/null 2>&1
         write_nginx_conf "$port"
         : >"$WORK/error.log"
         "${PIN_NGINX[@]}" "$NGINX" -p "$WORK/" -c "$WORK/nginx.conf" -e "$WORK/error.log" \
@@ -367,6 +375,8 @@ start_nginx() {
             if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
                 PORT=$port
                 URL="http://127.0.0.1:$PORT/1k.html"
+                URL_H2C="http://127.0.0.1:$((PORT + 1))/1k.html"
+                URL_H2="https://127.0.0.1:$((PORT + 2))/1k.html"
                 if command -v curl >/dev/null 2>&1; then
                     code=$(curl -s -m 5 -o /dev/null -w '%{http_code} %{size_download}' "$URL")
                     if [ "$code" != "200 1024" ]; then
@@ -485,6 +495,7 @@ declare -A C_RPS=() C_OUT=()
 D_P=() D_W=() D_P_REQ=() D_W_REQ=()
 E_P=() E_W2=() E_P_RPS=() E_W2_RPS=()
 F_P_US=() F_P_RPS=() F_AB_US=() F_AB_RPS=() F_H2_US=() F_H2_RPS=()
+G_P_US_h2c=() G_P_RPS_h2c=() G_H_US_h2c=() G_H_RPS_h2c=() G_P_US_h2=() G_P_RPS_h2=() G_H_US_h2=() G_H_RPS_h2=()
 
 # Warm nginx and the page cache; not recorded.
 say "warm-up (not recorded)"
@@ -572,6 +583,21 @@ for ((r = 1; r <= ROUNDS; r++)); do
     fi
 done
 
+# g. HTTP/2 against h2load: -c50 -m10, closed loop, h2c and h2 (TLS)
+if [ "$HAVE_H2LOAD" = 1 ]; then
+    for proto in h2c h2; do
+        u=$URL_H2C
+        [ $proto = h2 ] && u=$URL_H2
+        say "g. HTTP/2 ($proto): pacer -t1 -c50 -m10 -d${DUR}s --h2 vs h2load -c50 -m10 -D $DUR, $ROUNDS round(s)"
+        for ((r = 1; r <= ROUNDS; r++)); do
+            run_tool "g-pacer-$proto-$r" wrk "$(limit_for "$DUR")" "$PACER" -t1 -c50 -m10 -d"${DUR}s" --h2 "$u"
+            eval "G_P_US_$proto+=(\"\$R_USPR\") G_P_RPS_$proto+=(\"\$R_RPS\")"
+            run_tool "g-h2load-$proto-$r" h2load "$(limit_for "$DUR")" h2load -c50 -m10 -D "$DUR" "$u"
+            eval "G_H_US_$proto+=(\"\$R_USPR\") G_H_RPS_$proto+=(\"\$R_RPS\")"
+        done
+    done
+fi
+
 say "stopping nginx"
 stop_nginx
 
@@ -630,6 +656,18 @@ row "Context: requests/s, pacer -t1 -c50 -d${DUR}s vs ab -k -c50 -n$AB_N" "$(fmt
 row "Context: client CPU µs/req, pacer vs ab" "$(fmt 2 "$pu")" "ab $(fmt 2 "$au")" "$(fmt 3 "$(ratio "$pu" "$au")")" "context" "—"
 row "Context: requests/s, pacer vs h2load --h1 -c50 -n$AB_N" "$(fmt 0 "$pr")" "h2load $(fmt 0 "$hr")" "$(fmt 3 "$(ratio "$pr" "$hr")")" "context" "—"
 row "Context: client CPU µs/req, pacer vs h2load" "$(fmt 2 "$pu")" "h2load $(fmt 2 "$hu")" "$(fmt 3 "$(ratio "$pu" "$hu")")" "context" "—"
+
+# g
+if [ "$HAVE_H2LOAD" = 1 ]; then
+    for proto in h2c h2; do
+        eval "pu=\$(median \"\${G_P_US_$proto[@]}\") hu=\$(median \"\${G_H_US_$proto[@]}\")"
+        eval "pr=\$(median \"\${G_P_RPS_$proto[@]}\") hr=\$(median \"\${G_H_RPS_$proto[@]}\")"
+        x=$(ratio "$pu" "$hu")
+        row "HTTP/2 $proto client CPU per request, -c50 -m10 closed loop (µs/req)" "$(fmt 2 "$pu")" "h2load $(fmt 2 "$hu")" "$(fmt 3 "$x")" "pacer/h2load ≤ 1.0" "$(met 'a <= 1.0' "$x")"
+        x=$(ratio "$pr" "$hr")
+        row "HTTP/2 $proto throughput, -c50 -m10 closed loop (Requests/sec)" "$(fmt 0 "$pr")" "h2load $(fmt 0 "$hr")" "$(fmt 3 "$x")" "pacer/h2load ≥ 1.0" "$(met 'a >= 1.0' "$x")"
+    done
+fi
 
 list() { # NAME VALUES... -> "NAME: v1, v2, v3"
     local name=$1 out="" v

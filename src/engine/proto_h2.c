@@ -225,23 +225,28 @@ static void h2_submit(conn *c, slot *s)
     s->stream_id = id;
 }
 
-/* Keep what the socket did not take. */
-static int keep_out(h2state *h, const uint8_t *p, size_t n)
+/* Append to the output buffer. */
+static int out_append(h2state *h, const uint8_t *p, size_t n)
 {
-    if (n > h->out_cap) {
-        uint8_t *b = realloc(h->out, n);
+    if (h->out_len + n > h->out_cap) {
+        size_t cap = h->out_cap ? h->out_cap : 16384;
+        uint8_t *b;
 
+        while (cap < h->out_len + n)
+            cap *= 2;
+        b = realloc(h->out, cap);
         if (!b)
             return -ENOMEM;
         h->out = b;
-        h->out_cap = n;
+        h->out_cap = cap;
     }
-    memcpy(h->out, p, n);
-    h->out_len = n;
-    h->out_off = 0;
+    memcpy(h->out + h->out_len, p, n);
+    h->out_len += n;
     return 0;
 }
 
+/* Gather what nghttp2 has to send (up to 64 KiB) and write it in one go:
+ * one write, and over TLS one record, instead of one per frame. */
 static void h2_flush(conn *c, uint64_t now)
 {
     h2state *h = c->h2;
@@ -249,42 +254,36 @@ static void h2_flush(conn *c, uint64_t now)
 
     h->now = now;
     for (;;) {
-        const uint8_t *data;
-        ssize_t n, w;
+        ssize_t w;
 
-        if (h->out_off < h->out_len) {
-            w = c->net->write(&c->nc, h->out + h->out_off, h->out_len - h->out_off);
-            if (w > 0) {
-                h->out_off += (size_t)w;
-                eng_written(c, (size_t)w);
-                continue;
+        if (h->out_off == h->out_len) {
+            h->out_off = h->out_len = 0;
+            while (h->out_len < 65536) {
+                const uint8_t *data;
+                ssize_t n = nghttp2_session_mem_send(h->s, &data);
+
+                if (n < 0) {
+                    eng_conn_fail(c, PC_ERR_PROTOCOL, nghttp2_strerror((int)n), now);
+                    return;
+                }
+                if (c->gen != gen)
+                    return;
+                if (n == 0)
+                    break;
+                if (out_append(h, data, (size_t)n) < 0) {
+                    eng_conn_fail(c, PC_ERR_WRITE, "out of memory", now);
+                    return;
+                }
             }
-            goto blocked;
+            if (h->out_len == 0)
+                break;
         }
-        h->out_len = h->out_off = 0;
-        n = nghttp2_session_mem_send(h->s, &data);
-        if (n < 0) {
-            eng_conn_fail(c, PC_ERR_PROTOCOL, nghttp2_strerror((int)n), now);
-            return;
-        }
-        if (c->gen != gen)
-            return;
-        if (n == 0)
-            break;
-        w = c->net->write(&c->nc, data, (size_t)n);
-        if (w == n) {
+        w = c->net->write(&c->nc, h->out + h->out_off, h->out_len - h->out_off);
+        if (w > 0) {
+            h->out_off += (size_t)w;
             eng_written(c, (size_t)w);
             continue;
         }
-        if (w > 0)
-            eng_written(c, (size_t)w);
-        if (keep_out(h, data + (w > 0 ? w : 0), (size_t)(n - (w > 0 ? w : 0))) < 0) {
-            eng_conn_fail(c, PC_ERR_WRITE, "out of memory", now);
-            return;
-        }
-        if (w > 0)
-            continue;
-    blocked:
         if (w == -EAGAIN) {
             eng_want_write(c, c->nc.want != NET_WANT_READ);
             return;

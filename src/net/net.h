@@ -35,7 +35,8 @@ typedef struct net_ops {
     ssize_t (*read)(net_conn *c, void *buf, size_t len);
     /* > 0 bytes written, -EAGAIN, or -errno (-EPIPE for a reset peer). */
     ssize_t (*write)(net_conn *c, const void *buf, size_t len);
-    /* Bytes already decrypted and waiting inside the transport. */
+    /* Non-zero when bytes wait inside the transport (TLS buffers) that the
+     * socket will not report as readable again. */
     size_t (*pending)(net_conn *c);
     /* Release everything; c->fd becomes -1. */
     void (*close)(net_conn *c);

@@ -1,0 +1,123 @@
+# fuzz.mk - libFuzzer targets for pacer's parsers. Works on its own or
+# included from the top-level Makefile; every name here starts with fuzz/FUZZ.
+#
+#   make -f tests/fuzz/fuzz.mk fuzz          build build-fuzz/fuzz_<name> for
+#                                            every tests/fuzz/fuzz_<name>.c
+#   make -f tests/fuzz/fuzz.mk fuzz-smoke    build, then run each for
+#                                            FUZZ_SECONDS (default 20) over a
+#                                            copy of tests/fuzz/corpus/<name>
+#   make -f tests/fuzz/fuzz.mk fuzz-clean    remove build-fuzz/
+#
+# fuzz-smoke prints one line per target, "PASS fuzz_<name>: N runs in S s"
+# or "FAIL fuzz_<name>: <why> (input: <file>, log: <file>)", and fails when
+# any target crashed, leaked, timed out or ran out of memory. The input
+# that did it is kept under build-fuzz/artifacts/, the log under
+# build-fuzz/logs/. FUZZ_ONLY=url,cli runs only those targets.
+#
+# The compiler is FUZZ_CC (default clang); tests/fuzz/ensure-clang.sh checks
+# that it can build libFuzzer programs and installs clang with apt-get when
+# it cannot. Each fuzz binary links every pacer source but src/main.c, all
+# built once with the fuzzer's instrumentation and sanitizers.
+
+# Where this file is, hence the repository root (relative when make runs
+# there, as it normally does).
+FUZZ_MK   := $(lastword $(MAKEFILE_LIST))
+FUZZ_ROOT := $(abspath $(dir $(FUZZ_MK))/../..)
+# FUZZ_R prefixes repository paths: empty at the root, where make runs
+# (make drops a leading "./" from targets, so "./" would not do).
+ifeq ($(FUZZ_ROOT),$(CURDIR))
+FUZZ_R    :=
+else
+FUZZ_R    := $(FUZZ_R)
+endif
+# Included before the includer's first target, this file must not take the
+# default goal from it; on its own, its default is `fuzz`.
+FUZZ_SAVED_GOAL := $(.DEFAULT_GOAL)
+
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 20
+FUZZ_OUT     ?= $(FUZZ_R)build-fuzz
+FUZZ_ONLY    ?=
+FUZZ_COMMA   := ,
+FUZZ_PKGS    := openssl zlib libnghttp2
+FUZZ_FLAGS   := -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
+                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+                -I$(FUZZ_R)src $(shell pkg-config --cflags $(FUZZ_PKGS) 2>/dev/null)
+FUZZ_WARN    ?= -Wall -Wextra
+FUZZ_LIBS    := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null || echo -lssl -lcrypto -lz -lnghttp2) \
+                -lpthread -lm
+FUZZ_RUNFLAGS ?= -timeout=10 -rss_limit_mb=1024 -max_len=65536
+
+FUZZ_LIB_SRC := $(sort $(filter-out $(FUZZ_R)src/main.c,$(shell find $(FUZZ_R)src -name '*.c')))
+FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_R)%.c=$(FUZZ_OUT)/obj/%.o)
+FUZZ_SRC     := $(sort $(wildcard $(FUZZ_R)tests/fuzz/fuzz_*.c))
+FUZZ_NAMES   := $(FUZZ_SRC:$(FUZZ_R)tests/fuzz/fuzz_%.c=%)
+ifneq ($(strip $(FUZZ_ONLY)),)
+FUZZ_NAMES   := $(filter $(subst $(FUZZ_COMMA), ,$(FUZZ_ONLY)),$(FUZZ_NAMES))
+endif
+FUZZ_BIN     := $(FUZZ_NAMES:%=$(FUZZ_OUT)/fuzz_%)
+FUZZ_OBJ     := $(FUZZ_NAMES:%=$(FUZZ_OUT)/obj/tests/fuzz/fuzz_%.o)
+
+fuzz: $(FUZZ_BIN)
+
+fuzz-ensure-clang:
+	@FUZZ_CC='$(FUZZ_CC)' sh $(FUZZ_R)tests/fuzz/ensure-clang.sh '$(FUZZ_CC)'
+
+$(FUZZ_LIB_OBJ): $(FUZZ_OUT)/obj/%.o: $(FUZZ_R)%.c | fuzz-ensure-clang
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
+
+$(FUZZ_OBJ): $(FUZZ_OUT)/obj/%.o: $(FUZZ_R)%.c | fuzz-ensure-clang
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_WARN) -MMD -MP -c -o $@ $<
+
+$(FUZZ_BIN): $(FUZZ_OUT)/fuzz_%: $(FUZZ_OUT)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(FUZZ_LIBS)
+
+# One target after the other (each is one process); the corpus is copied
+# so the run never writes into the repository.
+fuzz-smoke: fuzz
+	@out='$(FUZZ_OUT)'; fail=0; \
+	mkdir -p "$$out/logs" "$$out/artifacts"; \
+	for n in $(FUZZ_NAMES); do \
+	    corpus="$$out/corpus/$$n"; log="$$out/logs/fuzz_$$n.log"; \
+	    rm -rf "$$corpus" "$$out/artifacts/fuzz_$$n-"*; mkdir -p "$$corpus"; \
+	    if [ -d '$(FUZZ_R)'tests/fuzz/corpus/$$n ]; then \
+	        cp -R '$(FUZZ_R)'tests/fuzz/corpus/$$n/. "$$corpus"/; fi; \
+	    start=$$(date +%s); \
+	    UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1} \
+	    timeout -k 10 $$(( $(FUZZ_SECONDS) + 120 )) "$$out/fuzz_$$n" \
+	        -max_total_time=$(FUZZ_SECONDS) $(FUZZ_RUNFLAGS) \
+	        -artifact_prefix="$$out/artifacts/fuzz_$$n-" "$$corpus" >"$$log" 2>&1; \
+	    rc=$$?; secs=$$(( $$(date +%s) - start )); \
+	    runs=$$(sed -n 's/^Done \([0-9]*\) runs in.*/\1/p' "$$log" | tail -n 1); \
+	    if [ $$rc -eq 0 ] && [ -n "$$runs" ]; then \
+	        echo "PASS fuzz_$$n: $$runs runs in $$secs s"; \
+	    else \
+	        fail=1; \
+	        why=$$(grep -m 1 -E '^(==[0-9]+==ERROR|SUMMARY):|ERROR: libFuzzer|runtime error:' "$$log" \
+	              | sed -e 's/^==[0-9]*==//' -e 's/^.*runtime error:/runtime error:/' | cut -c 1-160); \
+	        [ $$rc -eq 124 ] || [ $$rc -eq 137 ] && why="killed after $$secs s (hung)"; \
+	        [ -n "$$why" ] || why="exit status $$rc"; \
+	        art=$$(sed -n 's/.*Test unit written to \(.*\)$$/\1/p' "$$log" | tail -n 1); \
+	        echo "FAIL fuzz_$$n: $$why (input: $${art:-none}, log: $$log)"; \
+	    fi; \
+	done; \
+	exit $$fail
+
+fuzz-clean:
+	rm -rf $(FUZZ_OUT)
+
+.PHONY: fuzz fuzz-smoke fuzz-clean fuzz-ensure-clang
+
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
+
+ifeq ($(FUZZ_SAVED_GOAL),)
+ifeq ($(firstword $(MAKEFILE_LIST)),$(FUZZ_MK))
+.DEFAULT_GOAL := fuzz
+else
+.DEFAULT_GOAL :=
+endif
+else
+.DEFAULT_GOAL := $(FUZZ_SAVED_GOAL)
+endif
