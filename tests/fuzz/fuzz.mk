@@ -28,7 +28,7 @@ FUZZ_ROOT := $(abspath $(dir $(FUZZ_MK))/../..)
 ifeq ($(FUZZ_ROOT),$(CURDIR))
 FUZZ_R    :=
 else
-FUZZ_R    := $(FUZZ_R)
+FUZZ_R    := $(FUZZ_ROOT)/
 endif
 # Included before the includer's first target, this file must not take the
 # default goal from it; on its own, its default is `fuzz`.
@@ -95,10 +95,13 @@ fuzz-smoke: fuzz
 	        echo "PASS fuzz_$$n: $$runs runs in $$secs s"; \
 	    else \
 	        fail=1; \
-	        why=$$(grep -m 1 -E '^(==[0-9]+==ERROR|SUMMARY):|ERROR: libFuzzer|runtime error:' "$$log" \
-	              | sed -e 's/^==[0-9]*==//' -e 's/^.*runtime error:/runtime error:/' | cut -c 1-160); \
-	        [ $$rc -eq 124 ] || [ $$rc -eq 137 ] && why="killed after $$secs s (hung)"; \
+	        why=$$(grep -m 1 -E '^==[0-9]+== ?ERROR|^SUMMARY:|runtime error:' "$$log" \
+	              | sed -e 's/^==[0-9]*== *//' | cut -c 1-160); \
+	        at=$$(grep -m 1 -E '^ *#[0-9]+ 0x[0-9a-f]+ in [^ ]+ ([^ ]*/)?(src|tests/fuzz)/' "$$log" \
+	              | sed -e 's/^ *#[0-9]* 0x[0-9a-f]* in \([^ ]*\) \(.*\)$$/\1 \2/'); \
 	        [ -n "$$why" ] || why="exit status $$rc"; \
+	        [ -z "$$at" ] || why="$$why at $$at"; \
+	        [ $$rc -eq 124 ] || [ $$rc -eq 137 ] && why="killed after $$secs s (hung)"; \
 	        art=$$(sed -n 's/.*Test unit written to \(.*\)$$/\1/p' "$$log" | tail -n 1); \
 	        echo "FAIL fuzz_$$n: $$why (input: $${art:-none}, log: $$log)"; \
 	    fi; \

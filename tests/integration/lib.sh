@@ -194,3 +194,24 @@ json_get() { "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2
 
 # HdrHistogram's reference HistogramLogProcessor (Debian libhdrhistogram-java).
 hlp() { java -cp /usr/share/java/hdrhistogram.jar org.HdrHistogram.HistogramLogProcessor "$@"; }
+
+# start_h2fault ARGS...: the HTTP/2 fault server (tests/tools/h2fault.c).
+# Sets H2F_URL, H2F_PID, H2F_STATS (its stats file).
+start_h2fault() {
+    local bin=${TOOLS:-$(dirname "$PACER")/build/tools}/h2fault log="$T_DIR/h2f.$RANDOM" line=""
+    [ -x "$bin" ] || bin=$(dirname "$PACER")/build/tools/h2fault
+    H2F_STATS="$log.stats"
+    "$bin" --port 0 --stats "$H2F_STATS" "$@" >"$log.out" 2>"$log.err" &
+    H2F_PID=$!
+    T_PIDS+=("$H2F_PID")
+    for _ in $(seq 1 100); do
+        line=$(head -n1 "$log.out" 2>/dev/null)
+        [ -n "$line" ] && break
+        sleep 0.05
+    done
+    H2F_URL=${line##* }
+    [ -n "$line" ]
+}
+
+# h2f_stat NAME: a number from the fault server's stats file.
+h2f_stat() { sleep 0.2; grep -oE "$1=[0-9]+" "$H2F_STATS" | cut -d= -f2; }

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# HTTP/2 against a server that misbehaves on purpose (tests/tools/h2fault.c):
+# stream limits, GOAWAY, RST_STREAM, REFUSED_STREAM, a body that never comes.
+. "$(dirname "$0")/lib.sh"
+R="$T_DIR/report"
+
+# -m is honoured and capped by SETTINGS_MAX_CONCURRENT_STREAMS.
+start_h2fault --mode ok || { fail h2fault_start "h2fault did not start"; finish; }
+"$PACER" -t1 -c2 -m7 -d1s --h2 "$H2F_URL" >"$R" 2>&1
+n=$(awk '/^  Outcomes:/ {print $5}' "$R")
+mc=$(h2f_stat max_concurrent)
+ok m_honoured "max concurrent streams $mc for -m7" "[ '$mc' = 7 ] && outcomes_add_up '$R'"
+ok h2_server_count_agrees "server $(h2f_stat requests), pacer $n" "[ \"\$(h2f_stat requests)\" = '$n' ]"
+
+start_h2fault --mode max1 --max-streams 3 || fail h2fault_start "no h2fault"
+"$PACER" -t1 -c2 -m50 -d1s --h2 "$H2F_URL" >"$R" 2>&1
+ok m_capped_by_settings "max_concurrent=$(h2f_stat max_concurrent) violations=$(h2f_stat violations) refused=$(h2f_stat refused)" \
+    "[ \"\$(h2f_stat max_concurrent)\" -le 3 ] && [ \"\$(h2f_stat violations)\" = 0 ] && outcomes_add_up '$R' && ! grep -q 'Errors:' '$R'"
+"$PACER" -t1 -c2 -m50 -d1s -R2000 --h2 "$H2F_URL" >"$R" 2>&1
+ok m_capped_at_rate "max_concurrent=$(h2f_stat max_concurrent) violations=$(h2f_stat violations); $(grep Outcomes "$R")" \
+    "[ \"\$(h2f_stat max_concurrent)\" -le 3 ] && [ \"\$(h2f_stat violations)\" = 0 ] && outcomes_add_up '$R'"
+
+# GOAWAY after every 10 requests: the unprocessed streams are re-sent on a
+# new connection and counted once; nothing is lost.
+start_h2fault --mode goaway --every 10 || fail h2fault_start "no h2fault"
+"$PACER" -t1 -c2 -m8 -d1s -R500 --h2 "$H2F_URL" >"$R" 2>&1
+ok goaway_no_loss "$(grep -E 'Outcomes|HTTP/2|Errors|Re-sent' "$R")" \
+    "grep -qE '^  Outcomes: 500 scheduled = 500 completed \\+ 0 timed out \\+ 0 errors \\+ 0 never sent' '$R' && grep -qE 'GOAWAY [1-9]' '$R'"
+ok goaway_accounted_once "server saw $(h2f_stat requests) streams for 500 requests" \
+    "[ \"\$(h2f_stat requests)\" -ge 500 ] && [ \"\$(h2f_stat goaways)\" -ge 10 ]"
+
+# RST_STREAM(INTERNAL_ERROR) on every 3rd request: counted by kind.
+start_h2fault --mode rst --every 3 || fail h2fault_start "no h2fault"
+"$PACER" -t1 -c1 -m4 -d1s -R300 --h2 "$H2F_URL" >"$R" 2>&1
+rst=$(h2f_stat rsts)
+ok rst_counted "server sent $rst; $(grep -E 'HTTP/2|Errors|Outcomes' "$R")" \
+    "grep -qE 'RST_STREAM $rst,' '$R' && grep -qE '^  Errors: read $rst \\(stream reset by the server \\(RST_STREAM INTERNAL_ERROR\\)\\)' '$R' && outcomes_add_up '$R'"
+
+# REFUSED_STREAM on every 5th: re-sent, so every request completes.
+start_h2fault --mode refuse --every 5 || fail h2fault_start "no h2fault"
+"$PACER" -t1 -c1 -m4 -d1s -R300 --h2 "$H2F_URL" >"$R" 2>&1
+ok refused_resent "$(grep -E 'HTTP/2|Outcomes|Re-sent' "$R")" \
+    "grep -qE '^  Outcomes: 300 scheduled = 300 completed' '$R' && grep -qE 'REFUSED_STREAM [1-9]' '$R' && grep -qE 'Re-sent on a new connection: [1-9]' '$R'"
+
+# A body that never comes: per-stream timeouts, the run still ends on time.
+start_h2fault --mode nowindow || fail h2fault_start "no h2fault"
+start=$SECONDS
+"$PACER" -t1 -c1 -m4 -d1s --timeout 300ms --h2 "$H2F_URL" >"$R" 2>&1
+rc=$?
+ok nowindow_timeouts "exit $rc after $((SECONDS - start)) s: $(grep -E 'Socket|Outcomes' "$R")" \
+    "[ $rc -eq 3 ] && [ $((SECONDS - start)) -le 4 ] && grep -qE 'Socket errors: connect 0, read 0, write 0, timeout [1-9]' '$R' && outcomes_add_up '$R'"
+ok nowindow_connection_kept "connections $(h2f_stat connections)" "[ \"\$(h2f_stat connections)\" = 1 ]"
+
+finish
