@@ -60,7 +60,12 @@ FUZZ_OBJ     := $(FUZZ_NAMES:%=$(FUZZ_OUT)/obj/tests/fuzz/fuzz_%.o)
 
 fuzz: $(FUZZ_BIN)
 
-fuzz-ensure-clang:
+# build-fuzz/ ignores itself, so no `git add -A` picks up what is built.
+$(FUZZ_OUT)/.gitignore:
+	@mkdir -p $(@D)
+	@echo '*' >$@
+
+fuzz-ensure-clang: | $(FUZZ_OUT)/.gitignore
 	@FUZZ_CC='$(FUZZ_CC)' sh $(FUZZ_R)tests/fuzz/ensure-clang.sh '$(FUZZ_CC)'
 
 $(FUZZ_LIB_OBJ): $(FUZZ_OUT)/obj/%.o: $(FUZZ_R)%.c | fuzz-ensure-clang
