@@ -23,7 +23,7 @@ enum {
     PC_EXIT_SIGTERM = 143,   /* stopped by SIGTERM; the partial report was printed */
 };
 
-enum { PC_FORMAT_WRK = 0, PC_FORMAT_H2LOAD = 1 };
+enum { PC_FORMAT_WRK = 0, PC_FORMAT_H2LOAD = 1, PC_FORMAT_AB = 2 };
 
 typedef struct pc_url {
     bool tls;             /* https */
@@ -33,6 +33,17 @@ typedef struct pc_url {
     char hostport[300];   /* Host header value: host[:port], brackets kept, default port omitted */
     char *path;           /* path and query verbatim ("/" when the URL has none); heap */
 } pc_url;
+
+/* One distinct request: the URL (path, query, origin), a method, a body.
+ * A run has one (the URL argument) or several (--urls FILE). */
+typedef struct pc_reqspec {
+    char *method;     /* heap */
+    pc_url url;
+    char *url_text;   /* heap, as written */
+    char *body;       /* heap, may be NULL */
+    size_t body_len;
+    double weight;    /* --mix random: relative weight (default 1) */
+} pc_reqspec;
 
 typedef struct pc_header {
     char *name;           /* heap, validated token */
@@ -58,6 +69,26 @@ typedef struct pc_config {
     uint32_t window_bits;  /* --window-bits: HTTP/2 stream window 2^N-1, default 30 */
     uint32_t conn_window_bits; /* --connection-window-bits, default 30 */
     int format;            /* --format: PC_FORMAT_* */
+    /* Requests (ab-style shaping) */
+    uint64_t requests;     /* -n: exactly this many requests, 0 = by duration */
+    bool duration_set;     /* -d given (with -n it is an upper bound) */
+    bool no_keepalive;     /* --no-keepalive: a new connection per request */
+    const char *method;    /* -X, default GET (HEAD with -i) */
+    char *body;            /* --body / -p FILE contents (heap) */
+    size_t body_len;
+    const char *content_type; /* -T */
+    char **cookies;        /* -C, heap array of pointers into argv */
+    size_t ncookies;
+    char *auth_b64;        /* -A user:pass, base64 (heap) */
+    const char *host;      /* --host: Host header and SNI */
+    const char *connect_to; /* --connect-to HOST:PORT */
+    bool strict_length;    /* --strict-length: ab's Length failures */
+    const char *urls_path; /* --urls FILE */
+    bool mix_random;       /* --mix random */
+    pc_reqspec *reqs;      /* the distinct requests (at least one) */
+    size_t nreqs;
+    const char *gnuplot_path; /* -g FILE (ab) */
+    const char *csv_pct_path; /* -e FILE (ab) */
     pc_header *headers;    /* -H, in order */
     size_t nheaders;
     const char *unix_path; /* --unix: connect here instead of the URL's address */

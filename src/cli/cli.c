@@ -13,6 +13,8 @@
 
 #include "cli/units.h"
 #include "cli/url.h"
+#include "cli/urls.h"
+#include "stats/hdr_codec.h"
 
 enum {
     OPT_TIMEOUT = 256,
@@ -31,6 +33,13 @@ enum {
     OPT_WINDOW,
     OPT_CONN_WINDOW,
     OPT_FORMAT,
+    OPT_NO_KEEPALIVE,
+    OPT_BODY,
+    OPT_HOST,
+    OPT_CONNECT_TO,
+    OPT_URLS,
+    OPT_MIX,
+    OPT_STRICT_LENGTH,
 };
 
 static const struct option long_opts[] = {
@@ -60,6 +69,23 @@ static const struct option long_opts[] = {
     {"window-bits", required_argument, NULL, OPT_WINDOW},
     {"connection-window-bits", required_argument, NULL, OPT_CONN_WINDOW},
     {"format", required_argument, NULL, OPT_FORMAT},
+    {"requests", required_argument, NULL, 'n'},
+    {"no-keepalive", no_argument, NULL, OPT_NO_KEEPALIVE},
+    {"keepalive", no_argument, NULL, 'k'},
+    {"method", required_argument, NULL, 'X'},
+    {"body", required_argument, NULL, OPT_BODY},
+    {"body-file", required_argument, NULL, 'p'},
+    {"content-type", required_argument, NULL, 'T'},
+    {"cookie", required_argument, NULL, 'C'},
+    {"basic-auth", required_argument, NULL, 'A'},
+    {"head", no_argument, NULL, 'i'},
+    {"host", required_argument, NULL, OPT_HOST},
+    {"connect-to", required_argument, NULL, OPT_CONNECT_TO},
+    {"urls", required_argument, NULL, OPT_URLS},
+    {"mix", required_argument, NULL, OPT_MIX},
+    {"strict-length", no_argument, NULL, OPT_STRICT_LENGTH},
+    {"gnuplot", required_argument, NULL, 'g'},
+    {"percentiles-csv", required_argument, NULL, 'e'},
     {"version", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -88,7 +114,24 @@ void cli_usage(FILE *f)
           "    -m, --streams     <N>  Concurrent HTTP/2 streams per connection (default 1)\n"
           "        --window-bits <N>  HTTP/2 stream window 2^N-1 (default 30)\n"
           "        --connection-window-bits <N>  HTTP/2 connection window 2^N-1 (default 30)\n"
-          "        --format <F>       Report layout: wrk (default) or h2load\n"
+          "        --format <F>       Report layout: wrk (default), h2load or ab\n"
+          "    -n, --requests    <N>  Send exactly N requests, then stop (-d: upper bound)\n"
+          "        --no-keepalive     A new connection for every request\n"
+          "    -k, --keepalive        Keep-alive (the default; accepted for ab)\n"
+          "    -X, --method      <M>  Request method (default GET)\n"
+          "        --body     <TEXT>  Request body\n"
+          "    -p, --body-file <FILE> Request body from a file\n"
+          "    -T, --content-type <T> Content-Type of the body\n"
+          "    -C, --cookie  <NAME=V> Add a cookie (repeatable)\n"
+          "    -A, --basic-auth <U:P> HTTP basic authentication\n"
+          "    -i, --head             HEAD requests\n"
+          "        --host     <NAME>  Host header and TLS SNI (the URL's address is used)\n"
+          "        --connect-to <H:P> Connect to H:P instead (the URL's Host is kept)\n"
+          "        --urls     <FILE>  Requests from a file: [METHOD] URL [@BODYFILE] [WEIGHT]\n"
+          "        --mix      <M>     With --urls: roundrobin (default) or random (weighted)\n"
+          "        --strict-length    Count a body length differing from the first as failed (ab)\n"
+          "    -g, --gnuplot  <FILE>  ab's per-request TSV (with -n)\n"
+          "    -e, --percentiles-csv <FILE> ab's percentage CSV\n"
           "        --unix     <PATH>  Connect to a Unix-domain socket\n"
           "        --verify           Verify the server's TLS certificate\n"
           "        --cacert   <FILE>  Trust these CA certificates (implies --verify)\n"
@@ -205,7 +248,7 @@ int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
     /* GNU getopt permutes, so options may follow the URL (as in wrk);
      * the first non-option is the URL, the rest (and all after "--") are
      * the script's arguments. */
-    while ((c = getopt_long(argc, argv, ":t:c:d:R:LUBH:m:vh", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":t:c:d:R:LUBH:m:n:kX:p:T:C:A:ig:e:vh", long_opts, NULL)) != -1) {
         rc = 0;
         switch (c) {
         case 't':
@@ -216,6 +259,7 @@ int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
             break;
         case 'd':
             rc = parse_dur("-d/--duration", optarg, &cfg->duration_ns, err);
+            cfg->duration_set = true;
             if (rc == 0 && cfg->duration_ns < 1000000)
                 rc = bad(err, "-d/--duration must be at least 1ms, got '%s'", optarg);
             break;
@@ -306,8 +350,113 @@ int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
                 cfg->format = PC_FORMAT_WRK;
             else if (strcmp(optarg, "h2load") == 0)
                 cfg->format = PC_FORMAT_H2LOAD;
+            else if (strcmp(optarg, "ab") == 0)
+                cfg->format = PC_FORMAT_AB;
             else
                 rc = bad(err, "unknown --format '%s' (wrk or h2load)", optarg);
+            break;
+        case 'n':
+            if (units_parse_count(optarg, &cfg->requests) < 0 || cfg->requests == 0 ||
+                cfg->requests > 1000000000000ull)
+                rc = bad(err, "invalid number for -n/--requests: '%s'", optarg);
+            break;
+        case OPT_NO_KEEPALIVE:
+            cfg->no_keepalive = true;
+            break;
+        case 'k':
+            break;
+        case 'X':
+            cfg->method = optarg;
+            for (const char *q = optarg; rc == 0 && *q; q++)
+                if (!is_tchar((unsigned char)*q))
+                    rc = bad(err, "invalid method '%s'", optarg);
+            if (rc == 0 && !*optarg)
+                rc = bad(err, "empty method");
+            break;
+        case OPT_BODY:
+            free(cfg->body);
+            cfg->body_len = strlen(optarg);
+            cfg->body = strdup(optarg);
+            break;
+        case 'p': {
+            int r;
+
+            free(cfg->body);
+            r = urls_read_file(optarg, &cfg->body, &cfg->body_len);
+            if (r < 0)
+                rc = bad(err, "cannot read body file '%s': %s", optarg, strerror(-r));
+            break;
+        }
+        case 'T':
+            cfg->content_type = optarg;
+            if (strpbrk(optarg, "\r\n"))
+                rc = bad(err, "invalid content type");
+            break;
+        case 'C': {
+            char **cs = realloc(cfg->cookies, (cfg->ncookies + 1) * sizeof *cs);
+
+            if (!cs || !strchr(optarg, '=') || strpbrk(optarg, "\r\n;")) {
+                rc = bad(err, "invalid cookie '%s': expected NAME=VALUE", optarg);
+                if (cs)
+                    cfg->cookies = cs;
+                break;
+            }
+            cfg->cookies = cs;
+            cs[cfg->ncookies++] = optarg;
+            break;
+        }
+        case 'A': {
+            size_t n = strlen(optarg), cap = hdrc_base64_encoded_len(n) + 1;
+
+            if (!strchr(optarg, ':')) {
+                rc = bad(err, "invalid --basic-auth '%s': expected user:password", optarg);
+                break;
+            }
+            free(cfg->auth_b64);
+            cfg->auth_b64 = malloc(cap);
+            if (!cfg->auth_b64 ||
+                hdrc_base64_encode((const uint8_t *)optarg, n, cfg->auth_b64, cap) < 0)
+                rc = bad(err, "out of memory");
+            break;
+        }
+        case 'i':
+            cfg->method = "HEAD";
+            break;
+        case OPT_HOST:
+            cfg->host = optarg;
+            for (const char *q = optarg; rc == 0 && *q; q++)
+                if ((unsigned char)*q <= ' ' || *q == 0x7f)
+                    rc = bad(err, "invalid --host '%s'", optarg);
+            break;
+        case OPT_CONNECT_TO: {
+            const char *colon = strrchr(optarg, ':');
+            char *end;
+            long port = colon ? strtol(colon + 1, &end, 10) : 0;
+
+            if (!colon || colon == optarg || *end || port < 1 || port > 65535)
+                rc = bad(err, "invalid --connect-to '%s': expected HOST:PORT", optarg);
+            cfg->connect_to = optarg;
+            break;
+        }
+        case OPT_URLS:
+            cfg->urls_path = optarg;
+            break;
+        case OPT_MIX:
+            if (strcmp(optarg, "random") == 0)
+                cfg->mix_random = true;
+            else if (strcmp(optarg, "roundrobin") == 0 || strcmp(optarg, "round-robin") == 0)
+                cfg->mix_random = false;
+            else
+                rc = bad(err, "unknown --mix '%s' (roundrobin or random)", optarg);
+            break;
+        case OPT_STRICT_LENGTH:
+            cfg->strict_length = true;
+            break;
+        case 'g':
+            cfg->gnuplot_path = optarg;
+            break;
+        case 'e':
+            cfg->csv_pct_path = optarg;
             break;
         case 'v':
             cfg->version = true;
@@ -334,18 +483,48 @@ int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
             return CLI_EXIT;
         }
     }
-    if (optind >= argc) {
+    if (optind >= argc && !cfg->urls_path) {
         cli_usage(err);
         return bad(err, "missing URL");
     }
-    cfg->url_text = argv[optind];
-    if (url_parse(argv[optind], &cfg->url, uerr, sizeof uerr) < 0)
-        return bad(err, "%s", uerr);
-    optind++;
+    if (optind < argc) {
+        cfg->url_text = argv[optind];
+        if (url_parse(argv[optind], &cfg->url, uerr, sizeof uerr) < 0)
+            return bad(err, "%s", uerr);
+        optind++;
+    }
     if (optind < argc && strcmp(argv[optind], "--") == 0)
         optind++;
     cfg->script_args = argv + optind;
     cfg->nscript_args = argc - optind;
+
+    if (!cfg->method)
+        cfg->method = cfg->body ? "POST" : "GET";
+    if (cfg->urls_path) {
+        rc = urls_load(cfg, cfg->urls_path, cfg->method, uerr, sizeof uerr);
+        if (rc < 0)
+            return bad(err, "%s", uerr);
+        for (size_t i = 1; i < cfg->nreqs; i++) {
+            const pc_url *a = &cfg->reqs[0].url, *b = &cfg->reqs[i].url;
+
+            if (a->tls != b->tls || strcmp(a->host, b->host) != 0 || strcmp(a->port, b->port) != 0)
+                return bad(err, "--urls: every URL must have the same origin (scheme, host, port) "
+                                "as the first; '%s' does not",
+                           cfg->reqs[i].url_text);
+        }
+        if (!cfg->url_text) {
+            cfg->url_text = cfg->reqs[0].url_text;
+            if (url_parse(cfg->url_text, &cfg->url, uerr, sizeof uerr) < 0)
+                return bad(err, "%s", uerr);
+        }
+    } else if (urls_add(cfg, cfg->method, cfg->url_text, cfg->body, cfg->body_len, 1, uerr,
+                        sizeof uerr) < 0) {
+        return bad(err, "%s", uerr);
+    }
+    if (cfg->requests && !cfg->duration_set)
+        cfg->duration_ns = 24ull * 3600 * 1000000000ull; /* -n alone: no time limit but a day */
+    if (cfg->gnuplot_path && !cfg->requests)
+        return bad(err, "-g/--gnuplot needs -n (one row per request)");
 
     if (cfg->connections < cfg->threads)
         return bad(err, "number of connections (%u) must be >= threads (%u)", cfg->connections,
@@ -357,6 +536,13 @@ int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
 
 void cli_free(pc_config *cfg)
 {
+    urls_free(cfg);
+    free(cfg->body);
+    cfg->body = NULL;
+    free(cfg->cookies);
+    cfg->cookies = NULL;
+    free(cfg->auth_b64);
+    cfg->auth_b64 = NULL;
     for (size_t i = 0; i < cfg->nheaders; i++) {
         free(cfg->headers[i].name);
         free(cfg->headers[i].value);

@@ -22,8 +22,13 @@ typedef struct slot {
     uint64_t intended;   /* when the schedule meant it to be sent */
     uint64_t sent;       /* first byte written (0 = not yet) */
     uint64_t first_byte; /* first byte of the response seen (0 = not yet) */
+    uint64_t ctime;      /* connect (+TLS) time if this request opened its connection, else 0 */
+    uint64_t obeg;       /* HTTP/1.1: offset of its first byte in the connection's output */
+    uint64_t body;       /* HTTP/2: response body bytes so far */
+    size_t body_off;     /* HTTP/2: request body bytes sent so far */
     int32_t stream_id;   /* HTTP/2 */
     int32_t status;      /* HTTP/2: from :status */
+    uint16_t tmpl;       /* which request (pc_run.tmpls) */
     uint8_t retries;     /* times re-sent after the server refused it */
     bool used;
 } slot;
@@ -79,11 +84,16 @@ struct conn {
     uint32_t count;   /* slots in use */
     uint32_t *free_idx; /* stack of unused slot indexes */
     uint32_t nfree;
+    bool fresh;         /* no request sent on this connection yet */
+    uint64_t conn_time; /* how long connecting (TCP + TLS) took */
     /* HTTP/1.1: responses come back in request order. */
     uint32_t *fifo; /* slot indexes in request order */
     uint32_t fifo_head;
-    uint32_t unwritten; /* trailing fifo entries not completely written */
-    size_t woff;        /* bytes of the first unwritten request already out */
+    uint32_t unsent;    /* trailing fifo entries whose first byte is not out yet */
+    bool need_begin;    /* the parser must be started for the next response */
+    char *obuf;         /* requests not yet written (templates copied in) */
+    size_t olen, ooff, ocap;
+    uint64_t otot, owr; /* bytes ever appended / written on this connection */
     uint64_t batch_intended, batch_sent;
     h1_parser p;
     char *carry; /* an unfinished header line, kept across reads */
@@ -96,8 +106,11 @@ enum { CS_CLOSED, CS_CONNECTING, CS_HANDSHAKE, CS_READY, CS_BACKOFF };
 
 /* ---- what the protocols call ------------------------------------------ */
 
-/* s got a complete response with this status. Frees s. */
-void eng_done(conn *c, slot *s, int status, uint64_t now);
+/* s got a complete response with this status and body length. Frees s. */
+void eng_done(conn *c, slot *s, int status, uint64_t body_len, uint64_t now);
+/* The response's Server header (only asked for until one is known). */
+void eng_server(conn *c, const char *v, size_t n);
+bool eng_want_server(const conn *c);
 /* s failed; its outcome is `kind`. Frees s. */
 void eng_failed(conn *c, slot *s, enum pc_err_kind kind, const char *why, uint64_t now);
 /* The server did not process s (REFUSED_STREAM, GOAWAY, Connection: close

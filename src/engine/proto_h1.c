@@ -1,14 +1,31 @@
 /*
- * proto_h1.c - HTTP/1.1 over a connection: requests written straight from
- * the run's request buffer (which holds --pipeline copies, so any number
- * of pending requests goes out in one write, nothing copied), responses
- * parsed by h1parse in the order the requests were sent.
+ * proto_h1.c - HTTP/1.1 over a connection: each request's bytes (built
+ * once per distinct request) are copied into the connection's output
+ * buffer, so any number of pipelined requests goes out in one write;
+ * responses are parsed by h1parse in the order the requests were sent.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "engine/conn.h"
+
+/* Only while no Server header is known yet (ab reports it). */
+static int on_header(void *ud, const char *name, size_t nlen, const char *value, size_t vlen)
+{
+    conn *c = ud;
+
+    if (!eng_want_server(c)) {
+        c->p.on_header = NULL;
+        return 0;
+    }
+    if (nlen == 6 && strncasecmp(name, "server", 6) == 0) {
+        eng_server(c, value, vlen);
+        c->p.on_header = NULL;
+    }
+    return 0;
+}
 
 static slot *head_slot(conn *c)
 {
@@ -27,10 +44,15 @@ static slot *pop_head(conn *c)
 static int h1_start(conn *c, uint64_t now)
 {
     (void)now;
-    h1_begin(&c->p, conn_run(c)->head);
-    c->unwritten = 0;
-    c->woff = 0;
+    c->need_begin = true;
+    c->unsent = 0;
+    c->olen = c->ooff = 0;
+    c->otot = c->owr = 0;
     c->carry_len = 0;
+    if (eng_want_server(c)) {
+        c->p.on_header = on_header;
+        c->p.ud = c;
+    }
     return 0;
 }
 
@@ -39,36 +61,52 @@ static uint32_t h1_capacity(const conn *c)
     return conn_run(c)->cfg->pipeline;
 }
 
+/* Queue the request's bytes: a copy of its template into the connection's
+ * output buffer (allocated once, grown to the largest pipelined batch). */
 static void h1_submit(conn *c, slot *s)
 {
-    (void)s;
-    c->unwritten++;
+    const pc_tmpl *t = &conn_run(c)->tmpls[s->tmpl];
+
+    if (c->olen + t->h1_len > c->ocap) {
+        size_t cap = c->ocap ? c->ocap : 1024;
+        char *b;
+
+        while (cap < c->olen + t->h1_len)
+            cap *= 2;
+        b = realloc(c->obuf, cap);
+        if (!b) {
+            eng_failed(c, s, PC_ERR_WRITE, "out of memory", 0);
+            return;
+        }
+        c->obuf = b;
+        c->ocap = cap;
+    }
+    memcpy(c->obuf + c->olen, t->h1, t->h1_len);
+    c->olen += t->h1_len;
+    s->obeg = c->otot;
+    c->otot += t->h1_len;
+    c->unsent++;
 }
 
 static void h1_flush(conn *c, uint64_t now)
 {
-    const pc_run *run = conn_run(c);
-    size_t rl = run->request_len;
-
-    while (c->unwritten) {
-        size_t len = (size_t)c->unwritten * rl - c->woff;
-        ssize_t n = c->net->write(&c->nc, run->request + c->woff, len);
+    while (c->ooff < c->olen) {
+        ssize_t n = c->net->write(&c->nc, c->obuf + c->ooff, c->olen - c->ooff);
 
         if (n > 0) {
-            size_t total = c->woff + (size_t)n;
-            uint32_t first = c->count - c->unwritten;
-            uint32_t touched = (uint32_t)((total + rl - 1) / rl);
+            c->ooff += (size_t)n;
+            c->owr += (uint64_t)n;
+            /* A request is sent when its first byte is. */
+            while (c->unsent) {
+                slot *s = &c->slots[c->fifo[(c->fifo_head + c->count - c->unsent) % c->depth]];
 
-            for (uint32_t i = 0; i < touched; i++) {
-                slot *s = &c->slots[c->fifo[(c->fifo_head + first + i) % c->depth]];
-
-                if (!s->sent)
-                    s->sent = now;
+                if (s->obeg >= c->owr)
+                    break;
+                s->sent = now;
                 if (!c->batch_sent)
                     c->batch_sent = now;
+                c->unsent--;
             }
-            c->unwritten -= (uint32_t)(total / rl);
-            c->woff = total % rl;
             eng_written(c, (size_t)n);
         } else if (n == -EAGAIN) {
             eng_want_write(c, c->nc.want != NET_WANT_READ);
@@ -78,6 +116,7 @@ static void h1_flush(conn *c, uint64_t now)
             return;
         }
     }
+    c->olen = c->ooff = 0;
     eng_want_write(c, false);
 }
 
@@ -88,8 +127,8 @@ static void refuse_rest(conn *c, uint64_t now)
     while (c->count)
         eng_refused(c, pop_head(c), "server closed the connection with requests unanswered",
                     now);
-    c->unwritten = 0;
-    c->woff = 0;
+    c->unsent = 0;
+    c->olen = c->ooff = 0;
 }
 
 static void h1_input(conn *c, const char *buf, size_t len, uint64_t now)
@@ -105,29 +144,31 @@ static void h1_input(conn *c, const char *buf, size_t len, uint64_t now)
             return;
         }
         s = head_slot(c);
+        if (c->need_begin) {
+            h1_begin(&c->p, conn_run(c)->tmpls[s->tmpl].head);
+            c->need_begin = false;
+        }
         eng_first_byte(c, s, now);
         rc = h1_feed(&c->p, buf + off, len - off, &used);
         off += used;
         if (rc == H1_DONE) {
             bool keep = c->p.keep_alive;
 
-            if (c->unwritten >= c->count) {
+            if (c->ooff < c->olen && c->owr < s->obeg + conn_run(c)->tmpls[s->tmpl].h1_len) {
                 /* Answered before it was fully written (an early error
-                 * response): stop writing it, and close after. */
-                c->unwritten = c->count - 1;
-                c->woff = 0;
+                 * response): the connection cannot carry more. */
                 keep = false;
             }
             if (!keep)
                 eng_close_after(c, s);
             eng_headers(c, c->p.header_bytes, c->p.header_bytes);
             eng_body(c, c->p.body_bytes);
-            eng_done(c, pop_head(c), c->p.status, now);
+            eng_done(c, pop_head(c), c->p.status, c->p.body_bytes, now);
             if (!keep) {
                 refuse_rest(c, now);
                 return; /* whatever else came is past the close */
             }
-            h1_begin(&c->p, conn_run(c)->head);
+            c->need_begin = true;
             continue;
         }
         if (rc != H1_NEED_MORE) {
@@ -171,7 +212,7 @@ static void h1_eof_cb(conn *c, uint64_t now)
         eng_close_after(c, s);
         eng_headers(c, c->p.header_bytes, c->p.header_bytes);
         eng_body(c, c->p.body_bytes);
-        eng_done(c, s, c->p.status, now);
+        eng_done(c, s, c->p.status, c->p.body_bytes, now);
         refuse_rest(c, now);
         return;
     }
@@ -193,8 +234,9 @@ static void h1_timeout(conn *c, slot *s, uint64_t now)
 static void h1_reset(conn *c)
 {
     c->carry_len = 0;
-    c->unwritten = 0;
-    c->woff = 0;
+    c->unsent = 0;
+    c->olen = c->ooff = 0;
+    c->p.on_header = NULL;
 }
 
 const proto_ops proto_h1 = {

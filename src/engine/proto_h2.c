@@ -53,6 +53,8 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
         return 0;
     eng_headers(h->c, 0, namelen + valuelen);
     sl = stream_slot(s, f->hd.stream_id);
+    if (namelen == 6 && memcmp(name, "server", 6) == 0 && eng_want_server(h->c))
+        eng_server(h->c, (const char *)value, valuelen);
     if (sl && namelen == 7 && memcmp(name, ":status", 7) == 0 && valuelen == 3 &&
         value[0] >= '1' && value[0] <= '5' && value[1] >= '0' && value[1] <= '9' &&
         value[2] >= '0' && value[2] <= '9') {
@@ -74,8 +76,10 @@ static int on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id, const ui
     (void)flags;
     (void)data;
     eng_body(h->c, len);
-    if (sl)
+    if (sl) {
+        sl->body += len;
         eng_first_byte(h->c, sl, h->now);
+    }
     return 0;
 }
 
@@ -123,7 +127,7 @@ static int on_stream_close(nghttp2_session *s, int32_t id, uint32_t code, void *
         return 0; /* we gave up on it (timeout) */
     nghttp2_session_set_stream_user_data(s, id, NULL);
     if (code == NGHTTP2_NO_ERROR && sl->status) {
-        eng_done(h->c, sl, sl->status, h->now);
+        eng_done(h->c, sl, sl->status, sl->body, h->now);
     } else if (code == NGHTTP2_REFUSED_STREAM) {
         eng_h2_event(h->c, H2EV_REFUSED);
         eng_refused(h->c, sl, "stream refused by the server (REFUSED_STREAM)", h->now);
@@ -212,11 +216,33 @@ static uint32_t h2_capacity(const conn *c)
     return h->remote_max < m ? h->remote_max : m;
 }
 
+/* A request body goes out as DATA from its template, no copy kept. */
+static ssize_t read_body(nghttp2_session *session, int32_t id, uint8_t *buf, size_t length,
+                         uint32_t *flags, nghttp2_data_source *source, void *ud)
+{
+    slot *s = source->ptr;
+    h2state *h = ud;
+    const pc_tmpl *t = &conn_run(h->c)->tmpls[s->tmpl];
+    size_t n = t->body_len - s->body_off;
+
+    (void)session;
+    (void)id;
+    if (n > length)
+        n = length;
+    memcpy(buf, t->body + s->body_off, n);
+    s->body_off += n;
+    if (s->body_off == t->body_len)
+        *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return (ssize_t)n;
+}
+
 static void h2_submit(conn *c, slot *s)
 {
-    const pc_run *run = conn_run(c);
+    const pc_tmpl *t = &conn_run(c)->tmpls[s->tmpl];
     h2state *h = c->h2;
-    int32_t id = nghttp2_submit_request(h->s, NULL, run->h2_nva, run->h2_nvlen, NULL, s);
+    nghttp2_data_provider body = {.source.ptr = s, .read_callback = read_body};
+    int32_t id = nghttp2_submit_request(h->s, NULL, t->nva, t->nvlen,
+                                        t->body_len ? &body : NULL, s);
 
     if (id < 0) {
         eng_failed(c, s, PC_ERR_WRITE, nghttp2_strerror(id), h->now);

@@ -25,11 +25,12 @@ struct pc_engine {
     const pc_config *cfg;
     pc_run run;
     pc_addr *addrs;
-    char *request;
     SSL_CTX *ssl_ctx;
-    nghttp2_nv *nva;   /* HTTP/2 request header list */
-    size_t nvlen;
-    char **nv_names;   /* lower-cased copies of the user's header names */
+    pc_header *hdrs;   /* the headers every request carries */
+    size_t nhdrs;
+    char **lower;      /* their names lower-cased (HTTP/2) */
+    char *cookie, *auth;
+    pc_tmpl *tmpls;
     pc_interval_fn on_interval;
     void *on_interval_ud;
 };
@@ -49,6 +50,7 @@ static int resolve(pc_engine *e, char *err, size_t errlen)
 {
     const pc_config *cfg = e->cfg;
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res, *ai;
+    char host[256], port[16];
     uint32_t n = 0;
     int rc;
 
@@ -66,9 +68,29 @@ static int resolve(pc_engine *e, char *err, size_t errlen)
         e->run.naddrs = 1;
         return 0;
     }
-    rc = getaddrinfo(cfg->url.host, cfg->url.port, &hints, &res);
+    if (cfg->connect_to) {
+        /* --connect-to HOST:PORT: another address, the URL's Host kept. */
+        const char *colon = strrchr(cfg->connect_to, ':');
+        size_t hl = (size_t)(colon - cfg->connect_to);
+
+        if (hl >= sizeof host || !colon) {
+            snprintf(err, errlen, "invalid --connect-to '%s'", cfg->connect_to);
+            return -EINVAL;
+        }
+        memcpy(host, cfg->connect_to, hl);
+        host[hl] = '\0';
+        if (hl > 2 && host[0] == '[' && host[hl - 1] == ']') {
+            memmove(host, host + 1, hl - 2);
+            host[hl - 2] = '\0';
+        }
+        snprintf(port, sizeof port, "%s", colon + 1);
+    } else {
+        snprintf(host, sizeof host, "%s", cfg->url.host);
+        snprintf(port, sizeof port, "%s", cfg->url.port);
+    }
+    rc = getaddrinfo(host, port, &hints, &res);
     if (rc != 0) {
-        snprintf(err, errlen, "cannot resolve '%s': %s", cfg->url.host, gai_strerror(rc));
+        snprintf(err, errlen, "cannot resolve '%s': %s", host, gai_strerror(rc));
         return -EHOSTUNREACH;
     }
     for (ai = res; ai; ai = ai->ai_next)
@@ -81,16 +103,16 @@ static int resolve(pc_engine *e, char *err, size_t errlen)
     n = 0;
     for (ai = res; ai; ai = ai->ai_next) {
         pc_addr *a = &e->addrs[n++];
-        char host[INET6_ADDRSTRLEN] = "?";
+        char ip[INET6_ADDRSTRLEN] = "?";
 
         memcpy(&a->sa, ai->ai_addr, ai->ai_addrlen);
         a->len = ai->ai_addrlen;
         if (ai->ai_family == AF_INET6) {
-            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr, host, sizeof host);
-            snprintf(a->text, sizeof a->text, "[%s]:%s", host, cfg->url.port);
+            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr, ip, sizeof ip);
+            snprintf(a->text, sizeof a->text, "[%s]:%s", ip, port);
         } else {
-            inet_ntop(AF_INET, &((struct sockaddr_in *)ai->ai_addr)->sin_addr, host, sizeof host);
-            snprintf(a->text, sizeof a->text, "%s:%s", host, cfg->url.port);
+            inet_ntop(AF_INET, &((struct sockaddr_in *)ai->ai_addr)->sin_addr, ip, sizeof ip);
+            snprintf(a->text, sizeof a->text, "%s:%s", ip, port);
         }
     }
     freeaddrinfo(res);
@@ -156,47 +178,135 @@ static void nv(nghttp2_nv *v, const char *name, const char *value)
     v->flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
 }
 
-/* The HTTP/2 header list, built once: pseudo-headers first, the user's
- * headers lower-cased, minus those HTTP/2 forbids (connection-specific)
- * and Host, which becomes :authority. */
-static int build_h2_request(pc_engine *e)
+/* The headers every request carries: -H, then what the shaping flags add
+ * (Host override, Content-Type, Cookie, Authorization, Connection: close),
+ * unless a -H already set that header. */
+static int build_headers(pc_engine *e)
 {
     const pc_config *cfg = e->cfg;
-    const char *authority = cfg->url.hostport;
-    size_t n = 0;
+    size_t cap = cfg->nheaders + 5, n = 0, clen = 0;
+    bool have[5] = {false};
+    static const char *const names[5] = {"Host", "Content-Type", "Cookie", "Authorization",
+                                         "Connection"};
 
-    e->nva = calloc(4 + cfg->nheaders, sizeof *e->nva);
-    e->nv_names = calloc(cfg->nheaders + 1, sizeof *e->nv_names);
-    if (!e->nva || !e->nv_names)
+    e->hdrs = calloc(cap, sizeof *e->hdrs);
+    if (!e->hdrs)
         return -ENOMEM;
-    for (size_t i = 0; i < cfg->nheaders; i++)
-        if (strcasecmp(cfg->headers[i].name, "Host") == 0)
-            authority = cfg->headers[i].value;
-    nv(&e->nva[n++], ":method", "GET");
-    nv(&e->nva[n++], ":scheme", cfg->url.tls ? "https" : "http");
-    nv(&e->nva[n++], ":authority", authority);
-    nv(&e->nva[n++], ":path", cfg->url.path);
     for (size_t i = 0; i < cfg->nheaders; i++) {
+        e->hdrs[n++] = cfg->headers[i];
+        for (int k = 0; k < 5; k++)
+            have[k] = have[k] || strcasecmp(cfg->headers[i].name, names[k]) == 0;
+    }
+    if (cfg->host && !have[0])
+        e->hdrs[n++] = (pc_header){.name = "Host", .value = (char *)cfg->host};
+    if (cfg->content_type && !have[1])
+        e->hdrs[n++] = (pc_header){.name = "Content-Type", .value = (char *)cfg->content_type};
+    if (cfg->ncookies && !have[2]) {
+        for (size_t i = 0; i < cfg->ncookies; i++)
+            clen += strlen(cfg->cookies[i]) + 2;
+        e->cookie = malloc(clen + 1);
+        if (!e->cookie)
+            return -ENOMEM;
+        e->cookie[0] = '\0';
+        for (size_t i = 0; i < cfg->ncookies; i++) {
+            if (i)
+                strcat(e->cookie, "; ");
+            strcat(e->cookie, cfg->cookies[i]);
+        }
+        e->hdrs[n++] = (pc_header){.name = "Cookie", .value = e->cookie};
+    }
+    if (cfg->auth_b64 && !have[3]) {
+        size_t len = strlen(cfg->auth_b64) + 8;
+
+        e->auth = malloc(len);
+        if (!e->auth)
+            return -ENOMEM;
+        snprintf(e->auth, len, "Basic %s", cfg->auth_b64);
+        e->hdrs[n++] = (pc_header){.name = "Authorization", .value = e->auth};
+    }
+    if (cfg->no_keepalive && !have[4])
+        e->hdrs[n++] = (pc_header){.name = "Connection", .value = "close"};
+    e->nhdrs = n;
+    return 0;
+}
+
+/* One template: HTTP/1.1 bytes, and the HTTP/2 header list (pseudo-headers
+ * first, header names lower-cased, connection-specific headers dropped as
+ * HTTP/2 forbids them, Host turned into :authority). */
+static int build_tmpl(pc_engine *e, const pc_reqspec *r, pc_tmpl *t)
+{
+    const pc_config *cfg = e->cfg;
+    const char *authority = r->url.hostport;
+    nghttp2_nv *v;
+    size_t n = 0;
+    int rc;
+
+    rc = h1req_build(r->method, &r->url, e->hdrs, e->nhdrs, r->body, r->body_len, &t->h1,
+                     &t->h1_len);
+    if (rc < 0)
+        return rc;
+    t->head = strcmp(r->method, "HEAD") == 0;
+    t->body = r->body;
+    t->body_len = r->body_len;
+    v = calloc(5 + e->nhdrs, sizeof *v);
+    if (!v)
+        return -ENOMEM;
+    t->nva = v;
+    for (size_t i = 0; i < e->nhdrs; i++)
+        if (strcasecmp(e->hdrs[i].name, "Host") == 0)
+            authority = e->hdrs[i].value;
+    nv(&v[n++], ":method", r->method);
+    nv(&v[n++], ":scheme", r->url.tls ? "https" : "http");
+    nv(&v[n++], ":authority", authority);
+    nv(&v[n++], ":path", r->url.path);
+    for (size_t i = 0; i < e->nhdrs; i++) {
         static const char *const banned[] = {"host", "connection", "keep-alive",
                                              "proxy-connection", "transfer-encoding", "upgrade"};
-        char *low = strdup(cfg->headers[i].name);
+        const char *low = e->lower[i];
         bool skip = false;
 
-        if (!low)
-            return -ENOMEM;
-        for (char *q = low; *q; q++)
-            *q = (char)tolower((unsigned char)*q);
-        e->nv_names[i] = low;
         for (size_t b = 0; b < sizeof banned / sizeof banned[0]; b++)
             skip = skip || strcmp(low, banned[b]) == 0;
-        if (strcmp(low, "te") == 0 && strcasecmp(cfg->headers[i].value, "trailers") != 0)
+        if (strcmp(low, "te") == 0 && strcasecmp(e->hdrs[i].value, "trailers") != 0)
             skip = true;
         if (!skip)
-            nv(&e->nva[n++], low, cfg->headers[i].value);
+            nv(&v[n++], low, e->hdrs[i].value);
     }
-    e->nvlen = n;
-    e->run.h2_nva = e->nva;
-    e->run.h2_nvlen = n;
+    (void)cfg;
+    t->nvlen = n;
+    return 0;
+}
+
+static int build_requests(pc_engine *e)
+{
+    const pc_config *cfg = e->cfg;
+    double sum = 0;
+    int rc;
+
+    if ((rc = build_headers(e)) < 0)
+        return rc;
+    e->lower = calloc(e->nhdrs + 1, sizeof *e->lower);
+    if (!e->lower)
+        return -ENOMEM;
+    for (size_t i = 0; i < e->nhdrs; i++) {
+        e->lower[i] = strdup(e->hdrs[i].name);
+        if (!e->lower[i])
+            return -ENOMEM;
+        for (char *q = e->lower[i]; *q; q++)
+            *q = (char)tolower((unsigned char)*q);
+    }
+    e->tmpls = calloc(cfg->nreqs, sizeof *e->tmpls);
+    if (!e->tmpls)
+        return -ENOMEM;
+    for (size_t i = 0; i < cfg->nreqs; i++) {
+        if ((rc = build_tmpl(e, &cfg->reqs[i], &e->tmpls[i])) < 0)
+            return rc;
+        sum += cfg->reqs[i].weight;
+        e->tmpls[i].cum_weight = sum;
+    }
+    e->run.tmpls = e->tmpls;
+    e->run.ntmpl = (uint32_t)cfg->nreqs;
+    e->run.total_weight = sum;
     return 0;
 }
 
@@ -210,8 +320,6 @@ static bool is_ip_literal(const char *host)
 int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errlen)
 {
     pc_engine *e = calloc(1, sizeof *e);
-    char *one = NULL;
-    size_t len;
     int rc;
 
     *out = e;
@@ -227,26 +335,9 @@ int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errl
         return rc;
     e->run.addrs = e->addrs;
 
-    rc = h1req_build("GET", &cfg->url, cfg->headers, cfg->nheaders, NULL, 0, &one, &len);
-    if (rc < 0)
-        return rc;
-    /* Pipelined requests go out straight from one buffer holding
-     * `pipeline` copies: nothing is copied per request. */
-    e->request = malloc(len * cfg->pipeline);
-    if (!e->request) {
-        free(one);
-        return -ENOMEM;
-    }
-    for (uint32_t i = 0; i < cfg->pipeline; i++)
-        memcpy(e->request + (size_t)i * len, one, len);
-    free(one);
-    e->run.request = e->request;
-    e->run.request_len = len;
-    e->run.head = false;
-
     e->run.h2 = cfg->h2;
-    if (build_h2_request(e) < 0)
-        return -ENOMEM;
+    if ((rc = build_requests(e)) < 0)
+        return rc;
     if (cfg->url.tls) {
         unsigned char alpn[256];
         const char *list = cfg->alpn ? cfg->alpn : cfg->h2 ? "h2" : "http/1.1";
@@ -263,7 +354,9 @@ int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errl
         if (!e->ssl_ctx)
             return -EPROTO;
         e->run.ssl_ctx = e->ssl_ctx;
-        e->run.sni = is_ip_literal(cfg->url.host) ? NULL : cfg->url.host;
+        const char *name = cfg->host ? cfg->host : cfg->url.host;
+
+        e->run.sni = is_ip_literal(name) ? NULL : name;
     }
     return 0;
 }
@@ -273,11 +366,17 @@ void engine_free(pc_engine *e)
     if (!e)
         return;
     free(e->addrs);
-    free(e->request);
-    free(e->nva);
-    for (size_t i = 0; e->nv_names && i < e->cfg->nheaders; i++)
-        free(e->nv_names[i]);
-    free(e->nv_names);
+    for (size_t i = 0; e->tmpls && i < e->cfg->nreqs; i++) {
+        free(e->tmpls[i].h1);
+        free(e->tmpls[i].nva);
+    }
+    free(e->tmpls);
+    for (size_t i = 0; e->lower && i < e->nhdrs; i++)
+        free(e->lower[i]);
+    free(e->lower);
+    free(e->hdrs);
+    free(e->cookie);
+    free(e->auth);
     if (e->ssl_ctx)
         net_tls_ctx_free(e->ssl_ctx);
     free(e);

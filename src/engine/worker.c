@@ -48,6 +48,7 @@ enum { P_CONNECT, P_RUN, P_DRAIN, P_DONE };
 
 typedef struct resend {
     uint64_t intended;
+    uint16_t tmpl;
     uint8_t retries;
 } resend;
 
@@ -79,6 +80,10 @@ struct pc_worker {
     uint64_t tick_ns, next_tick, rps_t, rps_completed;
     uint32_t inflight, settled;
     uint64_t warm_outcomes, stopped_ns;
+    uint64_t quota;   /* -n: requests this thread creates in all, 0 = no limit */
+    uint64_t created; /* requests created (closed loop) */
+    uint64_t rr;      /* round-robin position over the templates */
+    uint64_t rng;     /* xorshift state for --mix random */
     SSL_SESSION *session;
     pc_stats st;
     pc_interval *iv;       /* the interval being recorded (NULL: none) */
@@ -137,7 +142,7 @@ static void rec_latency(pc_worker *w, int64_t corrected, int64_t uncorrected)
     }
 }
 
-static void record_done(pc_worker *w, const slot *s, uint64_t now, int status)
+static void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t body)
 {
     uint64_t sent = s->sent ? s->sent : s->intended;
     bool ok = status >= 200 && status < 400;
@@ -147,6 +152,18 @@ static void record_done(pc_worker *w, const slot *s, uint64_t now, int status)
         return;
     }
     w->st.completed++;
+    if (w->st.doc_len < 0)
+        w->st.doc_len = (int64_t)body;
+    else if ((uint64_t)w->st.doc_len != body)
+        w->st.length_differs++;
+    hdr_record(&w->st.conn_req, (int64_t)s->ctime);
+    hdr_record(&w->st.total_req, (int64_t)(s->ctime + now - sent));
+    if (s->first_byte >= sent && now >= s->first_byte)
+        hdr_record(&w->st.processing, (int64_t)(now - s->first_byte));
+    if (w->st.urls) {
+        w->st.urls[s->tmpl].completed++;
+        hdr_record(&w->st.urls[s->tmpl].latency, (int64_t)(now - s->intended));
+    }
     if (status >= 0 && status < STATS_MAX_STATUS)
         w->st.status[status]++;
     else
@@ -180,6 +197,8 @@ static void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now)
     }
     if (w->iv)
         w->iv->errors++;
+    if (w->st.urls)
+        w->st.urls[s->tmpl].errors++;
     w->st.err[kind]++;
 }
 
@@ -223,6 +242,34 @@ static void slot_release(conn *c, slot *s)
 
 /* ---- backlog --------------------------------------------------------- */
 
+/* Which request next: round robin over the templates, or weighted
+ * random (--mix random) from a per-thread xorshift generator. */
+static uint16_t pick_tmpl(pc_worker *w)
+{
+    const pc_run *run = w->run;
+    double x;
+    uint32_t lo = 0, hi;
+
+    if (run->ntmpl == 1)
+        return 0;
+    if (!w->cfg->mix_random)
+        return (uint16_t)(w->rr++ % run->ntmpl);
+    w->rng ^= w->rng << 13;
+    w->rng ^= w->rng >> 7;
+    w->rng ^= w->rng << 17;
+    x = (double)(w->rng >> 11) / 9007199254740992.0 * run->total_weight;
+    hi = run->ntmpl - 1;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+
+        if (x < run->tmpls[mid].cum_weight)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return (uint16_t)lo;
+}
+
 static uint64_t backlog_len(const pc_worker *w)
 {
     return w->rs_len + (w->k_due - w->k_disp);
@@ -240,6 +287,7 @@ static resend backlog_take(pc_worker *w)
     }
     r.intended = sched_time(&w->sc, w->k_disp++);
     r.retries = 0;
+    r.tmpl = pick_tmpl(w);
     return r;
 }
 
@@ -269,6 +317,14 @@ static void enqueue(conn *c, resend r)
     }
     s->intended = r.intended;
     s->retries = r.retries;
+    s->tmpl = r.tmpl;
+    if (c->fresh) {
+        s->ctime = c->conn_time;
+        c->fresh = false;
+    }
+    /* --no-keepalive: one request per connection. */
+    if (c->w->cfg->no_keepalive)
+        c->draining = true;
     c->proto->submit(c, s);
 }
 
@@ -306,7 +362,10 @@ static void closed_fill(conn *c, uint64_t now)
         if (w->rs_len) {
             enqueue(c, backlog_take(w));
         } else {
-            enqueue(c, (resend){.intended = now});
+            if (w->quota && w->created >= w->quota)
+                break;
+            w->created++;
+            enqueue(c, (resend){.intended = now, .tmpl = pick_tmpl(w)});
             if (!warm(w, now))
                 w->st.scheduled++;
         }
@@ -325,14 +384,17 @@ void eng_first_byte(conn *c, slot *s, uint64_t now)
         s->first_byte = now;
 }
 
-void eng_done(conn *c, slot *s, int status, uint64_t now)
+void eng_done(conn *c, slot *s, int status, uint64_t body_len, uint64_t now)
 {
     pc_worker *w = c->w;
 
     c->reused = true;
-    if (!warm(w, s->intended))
+    if (!warm(w, s->intended)) {
         c->done_total++;
-    record_done(w, s, now, status);
+        if (!c->draining)
+            w->st.keepalive_responses++;
+    }
+    record_done(w, s, now, status, body_len);
     slot_release(c, s);
     if (c->count == 0 && w->cfg->batch_latency && w->depth > 1 && !warm(w, c->batch_intended)) {
         rec_latency(w, (int64_t)(now - c->batch_intended),
@@ -361,7 +423,8 @@ void eng_refused(conn *c, slot *s, const char *why, uint64_t now)
     }
     /* Back to the front of the line: it was due before anything queued. */
     w->rs_head = (w->rs_head + w->rs_cap - 1) % w->rs_cap;
-    w->rs[w->rs_head] = (resend){.intended = s->intended, .retries = (uint8_t)(s->retries + 1)};
+    w->rs[w->rs_head] =
+        (resend){.intended = s->intended, .retries = (uint8_t)(s->retries + 1), .tmpl = s->tmpl};
     w->rs_len++;
     if (!warm(w, s->intended))
         w->st.resent++;
@@ -371,6 +434,26 @@ void eng_refused(conn *c, slot *s, const char *why, uint64_t now)
 void eng_drain(conn *c)
 {
     c->draining = true;
+}
+
+bool eng_want_server(const conn *c)
+{
+    return !c->w->st.server[0];
+}
+
+void eng_server(conn *c, const char *v, size_t n)
+{
+    pc_stats *st = &c->w->st;
+
+    if (!st->server[0]) {
+        if (n >= sizeof st->server)
+            n = sizeof st->server - 1;
+        memcpy(st->server, v, n);
+        st->server[n] = '\0';
+        for (char *p = st->server; *p; p++)
+            if ((unsigned char)*p < ' ')
+                *p = '?';
+    }
 }
 
 void eng_written(conn *c, size_t n)
@@ -477,6 +560,8 @@ static void on_ready(conn *c, uint64_t now)
     }
     c->state = CS_READY;
     c->tries = 0;
+    c->fresh = true;
+    c->conn_time = now - c->t_start;
     w->pref_addr = c->addr_idx;
     w->st.connects++;
     if (c->proto == &proto_h1)
@@ -975,6 +1060,10 @@ static void run_loop(pc_worker *w)
                 advance_schedule(w, now < w->stop ? now : w->stop - 1);
                 dispatch(w, now);
             }
+            /* -n: every request created and answered: the run is over. */
+            if (w->quota && w->inflight == 0 && backlog_len(w) == 0 &&
+                (w->open_loop ? w->k_due >= w->k_end : w->created >= w->quota))
+                w->stop = now;
             if (now >= w->stop)
                 begin_drain(w, now);
         }
@@ -1062,6 +1151,8 @@ void *worker_main(void *arg)
         sched_init(&w->sc, start, cfg->rate, cfg->threads, w->index);
         w->k_end = sched_count_before(&w->sc, w->end);
         w->k_meas = sched_count_before(&w->sc, w->measure_start);
+        if (w->quota && w->k_end > w->quota)
+            w->k_end = w->quota;
     }
     w->phase = P_RUN;
     {
@@ -1094,13 +1185,16 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
      * HTTP/2; which one it speaks is known only once it is connected. */
     w->depth = cfg->pipeline > cfg->streams ? cfg->pipeline : cfg->streams;
     w->open_loop = cfg->rate > 0;
+    w->rng = 0x9e3779b97f4a7c15ull * (index + 1);
+    if (cfg->requests)
+        w->quota = cfg->requests / cfg->threads + (index < cfg->requests % cfg->threads);
     w->tick_ns = min_u64(TICK_MAX_NS, cfg->timeout_ns / 10);
     if (w->tick_ns < 1000000)
         w->tick_ns = 1000000;
     w->epfd = -1;
     w->tfd = -1;
     w->use_pwait2 = true;
-    if (stats_init(&w->st) < 0)
+    if (stats_init(&w->st) < 0 || (run->ntmpl > 1 && stats_init_urls(&w->st, run->ntmpl) < 0))
         goto fail;
     w->conns = calloc(nconns, sizeof *w->conns);
     w->slot_mem = calloc((size_t)nconns * w->depth, sizeof *w->slot_mem);
@@ -1152,6 +1246,7 @@ void worker_free(pc_worker *w)
         for (uint32_t i = 0; i < w->nconns; i++) {
             conn_close(&w->conns[i]);
             free(w->conns[i].carry);
+            free(w->conns[i].obuf);
             free(w->conns[i].h2);
         }
     }

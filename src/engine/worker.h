@@ -27,18 +27,29 @@ typedef struct pc_addr {
     char text[80]; /* for messages: "127.0.0.1:8080", "[::1]:80", "unix:/p" */
 } pc_addr;
 
+/* One distinct request, built once: the HTTP/1.1 bytes and the HTTP/2
+ * header list and body. */
+typedef struct pc_tmpl {
+    char *h1;           /* request line, headers, body */
+    size_t h1_len;
+    void *nva;          /* nghttp2_nv[] */
+    size_t nvlen;
+    const char *body;   /* for HTTP/2 DATA */
+    size_t body_len;
+    bool head;          /* HEAD: the response has no body */
+    double cum_weight;  /* running sum of weights (--mix random) */
+} pc_tmpl;
+
 /* What all workers read: set up by the engine before they start. */
 typedef struct pc_run {
     const pc_config *cfg;
     pc_addr *addrs;
     uint32_t naddrs;
-    const char *request; /* the request bytes, repeated `pipeline` times */
-    size_t request_len;  /* length of one request */
-    bool head;           /* the method is HEAD */
+    pc_tmpl *tmpls;      /* the distinct requests */
+    uint32_t ntmpl;
+    double total_weight;
     bool h2;             /* --h2 */
     bool alpn_h1_ok;     /* http/1.1 is acceptable when the server refuses h2 */
-    const void *h2_nva;  /* nghttp2_nv[]: the request's header list */
-    size_t h2_nvlen;
     uint64_t interval_ns; /* reporting interval; 0 = none */
     SSL_CTX *ssl_ctx;    /* NULL for plain http */
     const char *sni;     /* NULL for IP literals */

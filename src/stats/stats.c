@@ -4,18 +4,22 @@
 #include "stats/stats.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define FOR_EACH_HIST(s, X)                                                                  \
     X(&(s)->latency) X(&(s)->latency_u) X(&(s)->connect) X(&(s)->tls) X(&(s)->ttfb)          \
-        X(&(s)->rps) X(&(s)->batch) X(&(s)->conn_rps)
+        X(&(s)->rps) X(&(s)->batch) X(&(s)->conn_rps) X(&(s)->conn_req) X(&(s)->processing)         \
+        X(&(s)->total_req)
 
 int stats_init(pc_stats *s)
 {
-    hdr_hist *lat[] = {&s->latency, &s->latency_u, &s->connect, &s->tls, &s->ttfb, &s->batch};
+    hdr_hist *lat[] = {&s->latency, &s->latency_u, &s->connect, &s->tls,       &s->ttfb,
+                       &s->batch,   &s->conn_req,  &s->processing, &s->total_req};
     hdr_hist *rates[] = {&s->rps, &s->conn_rps};
 
     memset(s, 0, sizeof *s);
+    s->doc_len = -1;
     for (size_t i = 0; i < sizeof lat / sizeof lat[0]; i++)
         if (hdr_init(lat[i], 1, STATS_LAT_HIGHEST, 3) < 0)
             goto fail;
@@ -28,11 +32,28 @@ fail:
     return -ENOMEM;
 }
 
+int stats_init_urls(pc_stats *s, uint32_t n)
+{
+    s->urls = calloc(n, sizeof *s->urls);
+    if (!s->urls)
+        return -ENOMEM;
+    s->nurls = n;
+    for (uint32_t i = 0; i < n; i++)
+        if (hdr_init(&s->urls[i].latency, 1, STATS_LAT_HIGHEST, 3) < 0)
+            return -ENOMEM;
+    return 0;
+}
+
 void stats_free(pc_stats *s)
 {
 #define FREE_ONE(h) hdr_free(h);
     FOR_EACH_HIST(s, FREE_ONE)
 #undef FREE_ONE
+    for (uint32_t i = 0; s->urls && i < s->nurls; i++)
+        hdr_free(&s->urls[i].latency);
+    free(s->urls);
+    s->urls = NULL;
+    s->nurls = 0;
 }
 
 void stats_reset(pc_stats *s)
@@ -43,7 +64,17 @@ void stats_reset(pc_stats *s)
 #define RESET_ONE(h) hdr_reset(h);
     FOR_EACH_HIST(&keep, RESET_ONE)
 #undef RESET_ONE
+    for (uint32_t i = 0; keep.urls && i < keep.nurls; i++) {
+        hdr_reset(&keep.urls[i].latency);
+        keep.urls[i].completed = keep.urls[i].errors = 0;
+    }
     memset(s, 0, sizeof *s);
+    s->doc_len = -1;
+    s->urls = keep.urls;
+    s->nurls = keep.nurls;
+    s->conn_req = keep.conn_req;
+    s->processing = keep.processing;
+    s->total_req = keep.total_req;
     s->latency = keep.latency;
     s->latency_u = keep.latency_u;
     s->connect = keep.connect;
@@ -64,6 +95,22 @@ void stats_merge(pc_stats *dst, const pc_stats *src)
     hdr_add(&dst->rps, &src->rps);
     hdr_add(&dst->batch, &src->batch);
     hdr_add(&dst->conn_rps, &src->conn_rps);
+    hdr_add(&dst->conn_req, &src->conn_req);
+    hdr_add(&dst->processing, &src->processing);
+    hdr_add(&dst->total_req, &src->total_req);
+    if (src->nurls && !dst->urls)
+        stats_init_urls(dst, src->nurls);
+    for (uint32_t i = 0; dst->urls && i < src->nurls && i < dst->nurls; i++) {
+        dst->urls[i].completed += src->urls[i].completed;
+        dst->urls[i].errors += src->urls[i].errors;
+        hdr_add(&dst->urls[i].latency, &src->urls[i].latency);
+    }
+    if (dst->doc_len < 0)
+        dst->doc_len = src->doc_len;
+    dst->length_differs += src->length_differs;
+    dst->keepalive_responses += src->keepalive_responses;
+    if (!dst->server[0])
+        memcpy(dst->server, src->server, sizeof dst->server);
     dst->scheduled += src->scheduled;
     dst->completed += src->completed;
     dst->never_sent += src->never_sent;

@@ -28,6 +28,12 @@ enum pc_err_kind {
 };
 
 #define STATS_MAX_STATUS 600
+
+/* Per distinct request (--urls): counts and corrected latency. */
+typedef struct pc_url_stats {
+    uint64_t completed, errors;
+    hdr_hist latency;
+} pc_url_stats;
 #define STATS_WHY_LEN 160
 
 typedef struct pc_stats {
@@ -39,6 +45,11 @@ typedef struct pc_stats {
     hdr_hist rps;       /* per-thread requests/s, one sample per 100 ms */
     hdr_hist batch;     /* -B: one corrected sample per pipelined batch */
     hdr_hist conn_rps;  /* per connection: responses / measured period (h2load's req/s row) */
+    hdr_hist conn_req;  /* per request: connect (+TLS) time if it opened its connection, else 0 */
+    hdr_hist processing; /* per request: first byte of the response -> last byte */
+    hdr_hist total_req; /* per request: its connect time + first byte written -> last byte (ab's Total) */
+    pc_url_stats *urls; /* per distinct request, when there are several */
+    uint32_t nurls;
 
     uint64_t scheduled;   /* requests created in the measured period */
     uint64_t completed;   /* responses received (any status) */
@@ -61,6 +72,10 @@ typedef struct pc_stats {
     uint64_t header_wire;    /* response header bytes received (HTTP/2: HPACK-compressed) */
     uint64_t header_decoded; /* the same headers decoded (name + value bytes; HTTP/1.1: = wire) */
     uint64_t body_bytes;     /* response body bytes (decoded: chunk framing not counted) */
+    int64_t doc_len;         /* body length of the first response (-1: none yet) */
+    uint64_t length_differs; /* responses whose body length differs from doc_len */
+    uint64_t keepalive_responses; /* responses after which the connection stayed open */
+    char server[64];         /* the first Server header seen */
     uint64_t h1_conns;       /* connections that spoke HTTP/1.1 */
     char tls_version[16];    /* of the first TLS handshake, e.g. "TLSv1.3" */
     char tls_cipher[64];
@@ -73,6 +88,8 @@ typedef struct pc_stats {
 
 /* Allocate the histograms. 0 or -ENOMEM. */
 int stats_init(pc_stats *s);
+/* Per-request-kind statistics for n distinct requests. 0 or -ENOMEM. */
+int stats_init_urls(pc_stats *s, uint32_t n);
 void stats_free(pc_stats *s);
 /* Forget everything measured so far (end of --warmup). */
 void stats_reset(pc_stats *s);

@@ -68,6 +68,7 @@ if ! command -v "$cc" >/dev/null 2>&1; then
     $SUDO apt-get update -qq >&2
     updated=1
     apt_install "$pkg"
+    command -v "$cc" >/dev/null 2>&1 || { say "installed $pkg, but there is still no $cc"; exit 1; }
 fi
 if ! runtime >/dev/null; then
     major=$("$cc" -dumpversion | cut -d. -f1)

@@ -39,11 +39,12 @@ ok() {
 finish() { exit "$T_FAILED"; }
 
 # A port nothing listens on right now (a listener started on it later may
-# still race another process; callers retry on bind failure).
+# still race another process; callers retry on bind failure). Below the
+# kernel's ephemeral range (32768+), which load tests use up quickly.
 pick_port() {
     local p
     for _ in $(seq 1 50); do
-        p=$((20000 + RANDOM % 40000))
+        p=$((10000 + RANDOM % 22000))
         if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
             echo "$p"
             return 0
@@ -52,11 +53,13 @@ pick_port() {
     return 1
 }
 
-# Wait until a TCP port accepts connections (max ~5 s).
+# Wait until a TCP port accepts connections (max ~5 s); give up early if
+# the process PID (optional) has exited.
 wait_port() {
-    local host=$1 port=$2
+    local host=$1 port=$2 pid=${3:-}
     for _ in $(seq 1 100); do
         (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null && return 0
+        [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && return 1
         sleep 0.05
     done
     return 1
@@ -136,8 +139,8 @@ CONF
         nginx -c "$NGX_DIR/nginx.conf" >"$NGX_DIR/stdout" 2>&1 &
         NGX_PID=$!
         T_PIDS+=("$NGX_PID")
-        if wait_port 127.0.0.1 "$NGX_PORT" && wait_port 127.0.0.1 "$NGX_TLS_PORT" &&
-            wait_port 127.0.0.1 "$NGX_H2C_PORT" && wait_port 127.0.0.1 "$NGX_TLS1_PORT"; then
+        if wait_port 127.0.0.1 "$NGX_PORT" "$NGX_PID" && wait_port 127.0.0.1 "$NGX_TLS_PORT" "$NGX_PID" &&
+            wait_port 127.0.0.1 "$NGX_H2C_PORT" "$NGX_PID" && wait_port 127.0.0.1 "$NGX_TLS1_PORT" "$NGX_PID"; then
             return 0
         fi
         kill "$NGX_PID" 2>/dev/null

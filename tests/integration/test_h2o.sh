@@ -37,7 +37,7 @@ hosts:
 CONF
     h2o -c "$D/h2o.conf" >"$D/out" 2>&1 &
     T_PIDS+=($!)
-    if wait_port 127.0.0.1 "$P" && wait_port 127.0.0.1 "$PS"; then
+    if wait_port 127.0.0.1 "$P" "${T_PIDS[-1]}" && wait_port 127.0.0.1 "$PS" "${T_PIDS[-1]}"; then
         started=1
         break
     fi
