@@ -47,6 +47,8 @@ static int run_load(int argc, char **argv)
         engine_set_interval_sink(eng, cfg.interval_ns, outputs_on_interval, outs);
     if (cfg.format == PC_FORMAT_H2LOAD)
         report_h2load_header(text, &cfg);
+    else if (cfg.format == PC_FORMAT_AB)
+        report_ab_header(text, &cfg);
     else
         report_wrk_header(text, &cfg);
     if (engine_run(eng, &res, err, sizeof err) < 0) {
@@ -58,6 +60,8 @@ static int run_load(int argc, char **argv)
         fprintf(stderr, "pacer: warning: %s\n", err);
     if (cfg.format == PC_FORMAT_H2LOAD)
         report_h2load(text, &cfg, &res);
+    else if (cfg.format == PC_FORMAT_AB)
+        report_ab(text, &cfg, &res);
     else
         report_wrk(text, &cfg, &res);
     fflush(text);

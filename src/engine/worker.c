@@ -157,6 +157,13 @@ static void record_done(pc_worker *w, const slot *s, uint64_t now, int status, u
     else if ((uint64_t)w->st.doc_len != body)
         w->st.length_differs++;
     hdr_record(&w->st.conn_req, (int64_t)s->ctime);
+    if (w->st.nrecs < w->st.caprecs)
+        w->st.recs[w->st.nrecs++] = (pc_reqrec){
+            .start = sent - s->ctime,
+            .ctime = s->ctime,
+            .dtime = now - sent,
+            .wait = s->first_byte >= sent ? s->first_byte - sent : 0,
+        };
     hdr_record(&w->st.total_req, (int64_t)(s->ctime + now - sent));
     if (s->first_byte >= sent && now >= s->first_byte)
         hdr_record(&w->st.processing, (int64_t)(now - s->first_byte));
@@ -675,10 +682,18 @@ static void conn_start(conn *c, uint64_t now)
     }
 }
 
+/* Is anything left to send? (-n can run out before the time does.) */
+static bool more_work(const pc_worker *w)
+{
+    if (!w->quota || backlog_len(w) > 0)
+        return true;
+    return w->open_loop ? w->k_due < w->k_end : w->created < w->quota;
+}
+
 void eng_conn_recycle(conn *c, uint64_t now)
 {
     conn_close(c);
-    if (c->w->phase == P_RUN)
+    if (c->w->phase == P_RUN && more_work(c->w))
         conn_start(c, now);
 }
 
@@ -824,6 +839,11 @@ static void tick(pc_worker *w, uint64_t now)
             break;
         case CS_BACKOFF:
             if (now >= c->t_start && (w->phase == P_RUN || w->phase == P_CONNECT))
+                conn_start(c, now);
+            break;
+        case CS_CLOSED:
+            /* Closed for lack of work; work came back (a re-send). */
+            if (w->phase == P_RUN && w->rs_len)
                 conn_start(c, now);
             break;
         case CS_READY:
@@ -1194,7 +1214,8 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
     w->epfd = -1;
     w->tfd = -1;
     w->use_pwait2 = true;
-    if (stats_init(&w->st) < 0 || (run->ntmpl > 1 && stats_init_urls(&w->st, run->ntmpl) < 0))
+    if (stats_init(&w->st) < 0 || (run->ntmpl > 1 && stats_init_urls(&w->st, run->ntmpl) < 0) ||
+        (cfg->gnuplot_path && stats_init_recs(&w->st, w->quota) < 0))
         goto fail;
     w->conns = calloc(nconns, sizeof *w->conns);
     w->slot_mem = calloc((size_t)nconns * w->depth, sizeof *w->slot_mem);

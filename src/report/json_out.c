@@ -259,6 +259,21 @@ int report_json(FILE *f, const pc_config *cfg, const pc_results *res, const pc_s
     }
     json_w_obj_end(&w);
 
+    if (st->urls && cfg->nreqs == st->nurls) {
+        json_w_key(&w, "urls");
+        json_w_arr_begin(&w);
+        for (uint32_t i = 0; i < st->nurls; i++) {
+            json_w_obj_begin(&w);
+            json_w_kstr(&w, "method", cfg->reqs[i].method);
+            json_w_kstr(&w, "url", cfg->reqs[i].url_text);
+            json_w_kdouble(&w, "weight", cfg->reqs[i].weight);
+            json_w_kuint(&w, "requests", st->urls[i].completed);
+            json_w_kuint(&w, "errors", st->urls[i].errors);
+            w_hist(&w, "latency", &st->urls[i].latency);
+            json_w_obj_end(&w);
+        }
+        json_w_arr_end(&w);
+    }
     w_series(&w, series, (double)cfg->interval_ns / 1e9);
     json_w_obj_end(&w);
     if (json_w_finish(&w) < 0)

@@ -19,7 +19,7 @@ typedef struct out_file {
 } out_file;
 
 struct pc_outputs {
-    out_file hlog, hgrm, json, csv;
+    out_file hlog, hgrm, json, csv, gnuplot, pct;
     const pc_results *res;
     pc_series series;
     bool hlog_header_done;
@@ -94,7 +94,9 @@ int outputs_open(pc_outputs **out, const pc_config *cfg, char *err, size_t errle
     if ((rc = open_one(&o->hlog, cfg->hlog_path, err, errlen)) < 0 ||
         (rc = open_one(&o->hgrm, cfg->hgrm_path, err, errlen)) < 0 ||
         (rc = open_one(&o->json, cfg->json_path, err, errlen)) < 0 ||
-        (rc = open_one(&o->csv, cfg->csv_path, err, errlen)) < 0)
+        (rc = open_one(&o->csv, cfg->csv_path, err, errlen)) < 0 ||
+        (rc = open_one(&o->gnuplot, cfg->gnuplot_path, err, errlen)) < 0 ||
+        (rc = open_one(&o->pct, cfg->csv_pct_path, err, errlen)) < 0)
         return rc;
     if (o->csv.f)
         fputs("start_epoch_s,start_s,length_s,requests,rate,errors,timeouts,non2xx,bytes,"
@@ -190,6 +192,10 @@ int outputs_finish(pc_outputs *o, const pc_config *cfg, const pc_results *res, c
         o->write_err = -EIO;
     if (o->json.f && report_json(o->json.f, cfg, res, &o->series) < 0)
         o->write_err = -EIO;
+    if (o->gnuplot.f && report_ab_gnuplot(o->gnuplot.f, res) < 0)
+        o->write_err = -EIO;
+    if (o->pct.f && report_ab_csv(o->pct.f, res) < 0)
+        o->write_err = -EIO;
     if (o->write_err < 0) {
         snprintf(err, errlen, "writing the result files failed");
         return o->write_err;
@@ -201,6 +207,10 @@ int outputs_finish(pc_outputs *o, const pc_config *cfg, const pc_results *res, c
     if ((r = commit(&o->json, err, errlen)) < 0)
         rc = r;
     if ((r = commit(&o->csv, err, errlen)) < 0)
+        rc = r;
+    if ((r = commit(&o->gnuplot, err, errlen)) < 0)
+        rc = r;
+    if ((r = commit(&o->pct, err, errlen)) < 0)
         rc = r;
     return rc;
 }
@@ -224,6 +234,8 @@ void outputs_free(pc_outputs *o)
     discard(&o->hgrm);
     discard(&o->json);
     discard(&o->csv);
+    discard(&o->gnuplot);
+    discard(&o->pct);
     series_free(&o->series);
     free(o);
 }

@@ -24,6 +24,12 @@ void report_wrk(FILE *f, const pc_config *cfg, const pc_results *res);
 void report_h2load_header(FILE *f, const pc_config *cfg);
 void report_h2load(FILE *f, const pc_config *cfg, const pc_results *res);
 
+/* ApacheBench's layout (--format ab), and its -g and -e files. */
+void report_ab_header(FILE *f, const pc_config *cfg);
+void report_ab(FILE *f, const pc_config *cfg, const pc_results *res);
+int report_ab_gnuplot(FILE *f, const pc_results *res);
+int report_ab_csv(FILE *f, const pc_results *res);
+
 /* The protocol(s) the connections spoke: "h2", "http/1.1", or "mixed". */
 const char *report_protocol(const pc_stats *st);
 

@@ -258,6 +258,18 @@ void report_wrk(FILE *f, const pc_config *cfg, const pc_results *res)
     if (st->tls.total_count)
         fprintf(f, "  TLS handshakes: %" PRIu64 " (%" PRIu64 " resumed), mean %.2fms\n",
                 (uint64_t)st->tls.total_count, st->tls_resumed, hdr_mean(&st->tls) / 1e6);
+    for (uint32_t i = 0; st->urls && i < st->nurls && i < cfg->nreqs; i++) {
+        const hdr_hist *h = &st->urls[i].latency;
+        char p50[32], p99[32];
+
+        units_fmt_time_us(h->total_count ? (double)hdr_value_at_percentile(h, 50) / 1e3 : 0, p50,
+                          sizeof p50);
+        units_fmt_time_us(h->total_count ? (double)hdr_value_at_percentile(h, 99) / 1e3 : 0, p99,
+                          sizeof p99);
+        fprintf(f, "  URL %u: %s %s: %" PRIu64 " requests, %" PRIu64 " errors, p50 %s, p99 %s\n",
+                i + 1, cfg->reqs[i].method, cfg->reqs[i].url_text, st->urls[i].completed,
+                st->urls[i].errors, p50, p99);
+    }
     if (res->warmup_ns)
         fprintf(f, "  Warm-up: %.2fs first, %" PRIu64 " requests not counted above\n",
                 (double)res->warmup_ns / 1e9, res->warmup_outcomes);

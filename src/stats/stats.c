@@ -32,6 +32,15 @@ fail:
     return -ENOMEM;
 }
 
+int stats_init_recs(pc_stats *s, size_t n)
+{
+    s->recs = calloc(n ? n : 1, sizeof *s->recs);
+    if (!s->recs)
+        return -ENOMEM;
+    s->caprecs = n;
+    return 0;
+}
+
 int stats_init_urls(pc_stats *s, uint32_t n)
 {
     s->urls = calloc(n, sizeof *s->urls);
@@ -54,6 +63,9 @@ void stats_free(pc_stats *s)
     free(s->urls);
     s->urls = NULL;
     s->nurls = 0;
+    free(s->recs);
+    s->recs = NULL;
+    s->nrecs = s->caprecs = 0;
 }
 
 void stats_reset(pc_stats *s)
@@ -72,6 +84,8 @@ void stats_reset(pc_stats *s)
     s->doc_len = -1;
     s->urls = keep.urls;
     s->nurls = keep.nurls;
+    s->recs = keep.recs;
+    s->caprecs = keep.caprecs;
     s->conn_req = keep.conn_req;
     s->processing = keep.processing;
     s->total_req = keep.total_req;
@@ -104,6 +118,16 @@ void stats_merge(pc_stats *dst, const pc_stats *src)
         dst->urls[i].completed += src->urls[i].completed;
         dst->urls[i].errors += src->urls[i].errors;
         hdr_add(&dst->urls[i].latency, &src->urls[i].latency);
+    }
+    if (src->nrecs) {
+        pc_reqrec *r = realloc(dst->recs, (dst->nrecs + src->nrecs) * sizeof *r);
+
+        if (r) {
+            memcpy(r + dst->nrecs, src->recs, src->nrecs * sizeof *r);
+            dst->recs = r;
+            dst->nrecs += src->nrecs;
+            dst->caprecs = dst->nrecs;
+        }
     }
     if (dst->doc_len < 0)
         dst->doc_len = src->doc_len;

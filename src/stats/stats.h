@@ -29,6 +29,12 @@ enum pc_err_kind {
 
 #define STATS_MAX_STATUS 600
 
+/* One request's timings (ab's -g file), nanoseconds. */
+typedef struct pc_reqrec {
+    uint64_t start; /* monotonic: when its connection (if it opened one) or its write began */
+    uint64_t ctime, dtime, wait;
+} pc_reqrec;
+
 /* Per distinct request (--urls): counts and corrected latency. */
 typedef struct pc_url_stats {
     uint64_t completed, errors;
@@ -50,6 +56,8 @@ typedef struct pc_stats {
     hdr_hist total_req; /* per request: its connect time + first byte written -> last byte (ab's Total) */
     pc_url_stats *urls; /* per distinct request, when there are several */
     uint32_t nurls;
+    pc_reqrec *recs;    /* per completed request (-g), preallocated */
+    size_t nrecs, caprecs;
 
     uint64_t scheduled;   /* requests created in the measured period */
     uint64_t completed;   /* responses received (any status) */
@@ -88,6 +96,8 @@ typedef struct pc_stats {
 
 /* Allocate the histograms. 0 or -ENOMEM. */
 int stats_init(pc_stats *s);
+/* Room for per-request records (-g). 0 or -ENOMEM. */
+int stats_init_recs(pc_stats *s, size_t n);
 /* Per-request-kind statistics for n distinct requests. 0 or -ENOMEM. */
 int stats_init_urls(pc_stats *s, uint32_t n);
 void stats_free(pc_stats *s);

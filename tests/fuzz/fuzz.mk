@@ -17,7 +17,8 @@
 # The compiler is FUZZ_CC (default clang); tests/fuzz/ensure-clang.sh checks
 # that it can build libFuzzer programs and installs clang with apt-get when
 # it cannot. Each fuzz binary links every pacer source but src/main.c, all
-# built once with the fuzzer's instrumentation and sanitizers.
+# built once with the fuzzer's instrumentation and sanitizers. Everything
+# built goes under build-fuzz/ (FUZZ_OUT), which git is told to ignore.
 
 # Where this file is, hence the repository root (relative when make runs
 # there, as it normally does).

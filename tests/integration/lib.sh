@@ -112,7 +112,7 @@ pid $NGX_DIR/nginx.pid;
 error_log $NGX_DIR/error.log;
 events { worker_connections 4096; }
 http {
-    log_format pacer '\$request \$http_x_pacer';
+    log_format pacer '\$request \$http_x_pacer \$http_host';
     access_log $NGX_DIR/access.log pacer;
     client_body_temp_path $NGX_DIR/tmp/body;
     proxy_temp_path $NGX_DIR/tmp/proxy;

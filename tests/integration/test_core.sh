@@ -132,7 +132,7 @@ ok timeout_exit3 "no response expected" "grep -q '0 completed' '$R'"
 : >"$NGX_DIR/access.log"
 "$PACER" -t1 -c1 -d200ms -H "X-Pacer:hello-1" "${U}index.html?q=1&r=%20" >"$R" 2>&1
 sleep 0.2
-ok header_sent "$(head -2 "$NGX_DIR/access.log")" grep -q '^GET /index.html?q=1&r=%20 HTTP/1.1 hello-1$' "$NGX_DIR/access.log"
+ok header_sent "$(head -2 "$NGX_DIR/access.log")" grep -q "^GET /index.html?q=1&r=%20 HTTP/1.1 hello-1 127.0.0.1:$NGX_PORT\$" "$NGX_DIR/access.log"
 
 # --- warm-up ---------------------------------------------------------------------
 "$PACER" -t1 -c2 -d1s -R200 --warmup 500ms --latency "$U" >"$R" 2>&1
