@@ -85,6 +85,7 @@ struct conn {
     uint32_t *free_idx; /* stack of unused slot indexes */
     uint32_t nfree;
     bool fresh;         /* no request sent on this connection yet */
+    bool opening;       /* counted in the worker's `opening` (no request yet) */
     uint64_t conn_time; /* how long connecting (TCP + TLS) took */
     /* HTTP/1.1: responses come back in request order. */
     uint32_t *fifo; /* slot indexes in request order */

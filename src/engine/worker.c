@@ -83,6 +83,7 @@ struct pc_worker {
     uint64_t quota;   /* -n: requests this thread creates in all, 0 = no limit */
     uint64_t created; /* requests created (closed loop) */
     uint64_t rr;      /* round-robin position over the templates */
+    uint32_t opening; /* connections opening or open without a request yet */
     uint64_t rng;     /* xorshift state for --mix random */
     SSL_SESSION *session;
     pc_stats st;
@@ -96,6 +97,7 @@ struct pc_worker {
 
 static void conn_start(conn *c, uint64_t now);
 static void after_io(conn *c, uint64_t now);
+static void opening(conn *c, bool on);
 
 const pc_run *conn_run(const conn *c)
 {
@@ -328,6 +330,7 @@ static void enqueue(conn *c, resend r)
     if (c->fresh) {
         s->ctime = c->conn_time;
         c->fresh = false;
+        opening(c, false);
     }
     /* --no-keepalive: one request per connection. */
     if (c->w->cfg->no_keepalive)
@@ -513,6 +516,7 @@ static void conn_close(conn *c)
     if (c->nc.fd >= 0)
         c->w->ops->close(&c->nc);
     c->gen++;
+    opening(c, false);
     c->state = CS_CLOSED;
     c->events = 0;
     c->reused = false;
@@ -665,6 +669,7 @@ static void conn_start(conn *c, uint64_t now)
     c->t_start = now;
     c->events = 0;
     c->proto = NULL;
+    opening(c, true);
     rc = net_connect(&c->nc, (const struct sockaddr *)&a->sa, a->len);
     if (rc == 0) {
         c->state = CS_CONNECTING;
@@ -682,12 +687,29 @@ static void conn_start(conn *c, uint64_t now)
     }
 }
 
-/* Is anything left to send? (-n can run out before the time does.) */
+/* Is there work for one more connection? With -n, the requests left must
+ * outnumber the connections already opening, or the extra connection
+ * would only be opened and closed (wrong with --no-keepalive, where each
+ * request's connection is counted). */
 static bool more_work(const pc_worker *w)
 {
-    if (!w->quota || backlog_len(w) > 0)
+    uint64_t left;
+
+    if (!w->quota)
         return true;
-    return w->open_loop ? w->k_due < w->k_end : w->created < w->quota;
+    left = backlog_len(w) + (w->open_loop ? w->k_end - w->k_due : w->quota - w->created);
+    return left > w->opening;
+}
+
+static void opening(conn *c, bool on)
+{
+    if (c->opening != on) {
+        c->opening = on;
+        if (on)
+            c->w->opening++;
+        else
+            c->w->opening--;
+    }
 }
 
 void eng_conn_recycle(conn *c, uint64_t now)
