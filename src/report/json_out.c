@@ -242,6 +242,9 @@ int report_json(FILE *f, const pc_config *cfg, const pc_results *res, const pc_s
     w_hist(&w, "connect", &st->connect);
     w_hist(&w, "tls_handshake", &st->tls);
     w_hist(&w, "first_byte", &st->ttfb);
+    w_hist(&w, "processing", &st->processing);
+    w_hist(&w, "connect_per_request", &st->conn_req);
+    w_hist(&w, "total", &st->total_req);
     json_w_obj_end(&w);
 
     json_w_key(&w, "thread_rate");
