@@ -179,10 +179,16 @@ static int parse_u32(const char *flag, const char *s, uint32_t min, uint32_t *ou
     return 0;
 }
 
+/* Durations are capped at 30 days: deadlines are start + duration in ns,
+ * and a run that long is a typo, not a plan. */
+#define MAX_DURATION_NS (30ull * 86400 * 1000000000ull)
+
 static int parse_dur(const char *flag, const char *s, uint64_t *out, FILE *err)
 {
     if (units_parse_duration(s, out) < 0)
         return bad(err, "invalid duration for %s: '%s' (use e.g. 500ms, 10s, 2m, 1h)", flag, s);
+    if (*out > MAX_DURATION_NS)
+        return bad(err, "%s must be at most 30 days, got '%s'", flag, s);
     return 0;
 }
 
@@ -466,10 +472,15 @@ int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
             return CLI_EXIT;
         case ':':
             return bad(err, "option '%s' needs a value", argv[optind - 1]);
-        default:
-            if (optopt)
+        default: {
+            const char *arg = argv[optind - 1];
+
+            if (strncmp(arg, "--", 2) == 0 && strchr(arg, '='))
+                return bad(err, "option '%.*s' takes no value", (int)(strchr(arg, '=') - arg), arg);
+            if (optopt > 0 && optopt < 128 && strncmp(arg, "--", 2) != 0)
                 return bad(err, "unknown option '-%c' (see pacer --help)", optopt);
-            return bad(err, "unknown option '%s' (see pacer --help)", argv[optind - 1]);
+            return bad(err, "unknown option '%s' (see pacer --help)", arg);
+        }
         }
         if (rc < 0)
             return rc;
