@@ -5,6 +5,8 @@
 #   make demo       install missing deps, build, benchmark `pacer serve`
 #   make install PREFIX=/usr/local
 #   make SAN=1 ...  build with ASan + UBSan (into build-san/)
+#   make fuzz-smoke run every fuzz target for FUZZ_SECONDS (default 20) each
+#   make ci         what CI runs: test, SAN=1 test, fuzz-smoke
 
 PREFIX  ?= /usr/local
 CC      ?= cc
@@ -82,8 +84,15 @@ install: pacer
 	install -m 644 docs/pacer.1 $(DESTDIR)$(PREFIX)/share/man/man1/pacer.1
 
 clean:
-	rm -rf build build-san pacer
+	rm -rf build build-san build-fuzz pacer
 
-.PHONY: all deps unit tools test demo install clean
+# Everything CI checks, with one closing "N passed, N failed" line.
+ci:
+	@tests/ci.sh
+
+.PHONY: all deps unit tools test demo install clean ci
+
+# Fuzz targets (clang libFuzzer): make fuzz, make fuzz-smoke [FUZZ_SECONDS=20]
+include tests/fuzz/fuzz.mk
 
 -include $(OBJ:.o=.d) $(UNIT_BIN:=.d)

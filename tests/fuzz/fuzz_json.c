@@ -20,7 +20,9 @@
  * must parse, be valid UTF-8, and equal the input when that was valid UTF-8.
  * Finally json_path is called with a path taken from the input.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "util/json.h"
 
 #include <errno.h>
