@@ -8,10 +8,18 @@ log=$(mktemp /tmp/pacer-ci.XXXXXX)
 trap 'rm -f "$log"' EXIT
 status=0
 
+broken=0
 step() {
+    local before after
     echo "== $*"
+    before=$(grep -cE '^[0-9]+ passed, [0-9]+ failed$|^(PASS|FAIL) fuzz_' "$log")
     "$@" 2>&1 | tee -a "$log"
-    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    if [ "${PIPESTATUS[0]}" -ne 0 ]; then
+        status=1
+        after=$(grep -cE '^[0-9]+ passed, [0-9]+ failed$|^(PASS|FAIL) fuzz_' "$log")
+        # A step that failed without saying what (a build error) counts as one failure.
+        [ "$after" -gt "$before" ] || broken=$((broken + 1))
+    fi
 }
 
 step make test
@@ -21,7 +29,7 @@ step make fuzz-smoke FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
 passed=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | awk '{s += $1} END {print s + 0}')
 failed=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | awk '{s += $3} END {print s + 0}')
 passed=$((passed + $(grep -c '^PASS fuzz_' "$log")))
-failed=$((failed + $(grep -c '^FAIL fuzz_' "$log")))
+failed=$((failed + $(grep -c '^FAIL fuzz_' "$log") + broken))
 [ "$failed" -eq 0 ] || status=1
 echo "$passed passed, $failed failed"
 exit $status

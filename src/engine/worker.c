@@ -721,6 +721,16 @@ void eng_conn_recycle(conn *c, uint64_t now)
 
 void eng_conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now)
 {
+    if (c->count == 0) {
+        /* No request to charge it to: say it happened, to the connection. */
+        pc_stats *st = &c->w->st;
+
+        st->conn_drops++;
+        if (!st->drop_why[0] && why)
+            snprintf(st->drop_why, sizeof st->drop_why, "%s", why);
+        eng_conn_recycle(c, now);
+        return;
+    }
     stats_why(&c->w->st, kind, why);
     for (uint32_t i = 0; i < c->depth && c->count; i++)
         if (c->slots[i].used) {
@@ -1047,6 +1057,10 @@ static void finish(pc_worker *w, uint64_t now, bool interrupted)
         }
         conn_close(c);
     }
+    /* Requests refused during the drain came back to the backlog, too late
+     * to be sent again: they were never sent (their only outcome). */
+    while (backlog_len(w) > 0)
+        record_never_sent(w, backlog_take(w).intended, w->stopped_ns ? w->stopped_ns : now);
     /* The last interval ends with the run; one that began at the stop and
      * saw nothing (a drain with nothing in flight) is not worth a line. */
     if (w->iv && (w->iv->start_ns < w->stop || w->iv->completed || w->iv->errors))

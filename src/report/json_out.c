@@ -199,7 +199,7 @@ int report_json(FILE *f, const pc_config *cfg, const pc_results *res, const pc_s
     json_w_obj_begin(&w);
     for (int i = 0; i < STATS_MAX_STATUS; i++) {
         if (st->status[i]) {
-            char k[8];
+            char k[16];
 
             snprintf(k, sizeof k, "%d", i);
             json_w_kuint(&w, k, st->status[i]);
@@ -232,6 +232,7 @@ int report_json(FILE *f, const pc_config *cfg, const pc_results *res, const pc_s
     json_w_kuint(&w, "tls_resumed", st->tls_resumed);
     json_w_kuint(&w, "server_closes", st->server_closes);
     json_w_kuint(&w, "idle_closes", st->idle_closes);
+    json_w_kuint(&w, "dropped", st->conn_drops);
     json_w_obj_end(&w);
 
     json_w_key(&w, "latency");

@@ -166,6 +166,9 @@ static void print_outcomes(FILE *f, const pc_stats *st)
         fprintf(f, "  Re-sent on a new connection: %" PRIu64
                    " requests the server closed without answering\n",
                 st->resent);
+    if (st->conn_drops)
+        fprintf(f, "  Connections dropped with no request in flight: %" PRIu64 " (%s)\n",
+                st->conn_drops, st->drop_why);
     if (st->idle_closes)
         fprintf(f, "  Idle keep-alive connections closed by the server: %" PRIu64 "\n",
                 st->idle_closes);

@@ -156,6 +156,9 @@ void stats_merge(pc_stats *dst, const pc_stats *src)
     dst->tls_resumed += src->tls_resumed;
     dst->server_closes += src->server_closes;
     dst->idle_closes += src->idle_closes;
+    dst->conn_drops += src->conn_drops;
+    if (!dst->drop_why[0])
+        memcpy(dst->drop_why, src->drop_why, sizeof dst->drop_why);
     dst->resent += src->resent;
     dst->header_wire += src->header_wire;
     dst->header_decoded += src->header_decoded;

@@ -218,3 +218,19 @@ start_h2fault() {
 
 # h2f_stat NAME: a number from the fault server's stats file.
 h2f_stat() { sleep 0.2; grep -oE "$1=[0-9]+" "$H2F_STATS" | cut -d= -f2; }
+
+# start_h1fault ARGS...: the HTTP/1.1 fault server (tests/tools/h1fault.c).
+# Sets H1F_URL.
+start_h1fault() {
+    local bin=${TOOLS:-$(dirname "$PACER")/build/tools}/h1fault log="$T_DIR/h1f.$RANDOM" line=""
+    [ -x "$bin" ] || bin=$(dirname "$PACER")/build/tools/h1fault
+    "$bin" --port 0 "$@" >"$log.out" 2>"$log.err" &
+    T_PIDS+=($!)
+    for _ in $(seq 1 100); do
+        line=$(head -n1 "$log.out" 2>/dev/null)
+        [ -n "$line" ] && break
+        sleep 0.05
+    done
+    H1F_URL=${line##* }
+    [ -n "$line" ]
+}
