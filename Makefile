@@ -10,7 +10,7 @@
 
 PREFIX  ?= /usr/local
 CC      ?= cc
-PKGS    := openssl zlib libnghttp2
+PKGS    := openssl zlib libnghttp2 luajit
 SAN     ?= 0
 
 ifeq ($(SAN),1)
@@ -24,7 +24,7 @@ OPT     := -O2
 endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lssl -lcrypto -lz -lnghttp2)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lssl -lcrypto -lz -lnghttp2 -lluajit-5.1)
 
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \

@@ -19,6 +19,7 @@ enum {
     PC_EXIT_RUNTIME = 1,     /* could not run: name not resolved, TLS setup, out of memory, fd limit */
     PC_EXIT_USAGE = 2,       /* bad flag, number, URL or header */
     PC_EXIT_NO_RESPONSE = 3, /* the run finished but not one response was received */
+    PC_EXIT_SCRIPT = 4,      /* the Lua script failed (file:line: message on stderr) */
     PC_EXIT_SIGINT = 130,    /* stopped by SIGINT; the partial report was printed */
     PC_EXIT_SIGTERM = 143,   /* stopped by SIGTERM; the partial report was printed */
 };
@@ -104,6 +105,7 @@ typedef struct pc_config {
     bool hdr_layout;       /* wrk2's latency block even without -R */
     const char **sources;  /* the files merged */
     size_t nsources;
+    const char *script_path; /* -s/--script: a wrk Lua script */
     char **script_args;    /* everything after the URL / after "--" */
     int nscript_args;
 } pc_config;

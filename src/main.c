@@ -13,6 +13,7 @@
 #include "report/merge.h"
 #include "report/outputs.h"
 #include "report/report.h"
+#include "script/script.h"
 #include "serve/serve.h"
 
 static int run_load(int argc, char **argv)
@@ -20,6 +21,7 @@ static int run_load(int argc, char **argv)
     pc_config cfg;
     pc_engine *eng = NULL;
     pc_outputs *outs = NULL;
+    pc_script *script = NULL;
     pc_results res;
     char err[512] = "";
     int rc = cli_parse(argc, argv, &cfg, stdout, stderr);
@@ -42,6 +44,14 @@ static int run_load(int argc, char **argv)
         code = PC_EXIT_RUNTIME;
         goto out;
     }
+    if (cfg.script_path) {
+        if (script_load(&script, &cfg, err, sizeof err) < 0) {
+            fprintf(stderr, "pacer: %s\n", err[0] ? err : "out of memory");
+            code = PC_EXIT_SCRIPT;
+            goto out;
+        }
+        engine_set_script(eng, script);
+    }
     outputs_bind(outs, &res);
     if (outputs_want_intervals(outs))
         engine_set_interval_sink(eng, cfg.interval_ns, outputs_on_interval, outs);
@@ -53,7 +63,7 @@ static int run_load(int argc, char **argv)
         report_wrk_header(text, &cfg);
     if (engine_run(eng, &res, err, sizeof err) < 0) {
         fprintf(stderr, "pacer: %s\n", err[0] ? err : "run failed");
-        code = PC_EXIT_RUNTIME;
+        code = script ? PC_EXIT_SCRIPT : PC_EXIT_RUNTIME;
         goto out;
     }
     if (err[0])
@@ -65,19 +75,29 @@ static int run_load(int argc, char **argv)
     else
         report_wrk(text, &cfg, &res);
     fflush(text);
+    code = PC_EXIT_OK;
     if (outputs_finish(outs, &cfg, &res, err, sizeof err) < 0) {
         fprintf(stderr, "pacer: %s\n", err);
         code = PC_EXIT_RUNTIME;
-    } else if (res.signal)
+    }
+    if (script && script_done(script, &res, err, sizeof err) < 0) {
+        fprintf(stderr, "pacer: %s\n", err);
+        code = PC_EXIT_SCRIPT;
+    } else if (script && script_run_error(script)) {
+        fprintf(stderr, "pacer: %s (the run stopped there)\n", script_run_error(script));
+        code = PC_EXIT_SCRIPT;
+    }
+    if (code != PC_EXIT_OK)
+        ;
+    else if (res.signal)
         code = res.signal == SIGINT ? PC_EXIT_SIGINT : PC_EXIT_SIGTERM;
     else if (res.st.completed == 0)
         code = PC_EXIT_NO_RESPONSE;
-    else
-        code = PC_EXIT_OK;
     engine_results_free(&res);
 out:
     outputs_free(outs);
     engine_free(eng);
+    script_free(script);
     cli_free(&cfg);
     return code;
 }

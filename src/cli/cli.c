@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/units.h"
 #include "cli/url.h"
@@ -70,6 +71,7 @@ static const struct option long_opts[] = {
     {"connection-window-bits", required_argument, NULL, OPT_CONN_WINDOW},
     {"format", required_argument, NULL, OPT_FORMAT},
     {"requests", required_argument, NULL, 'n'},
+    {"script", required_argument, NULL, 's'},
     {"no-keepalive", no_argument, NULL, OPT_NO_KEEPALIVE},
     {"keepalive", no_argument, NULL, 'k'},
     {"method", required_argument, NULL, 'X'},
@@ -115,6 +117,7 @@ void cli_usage(FILE *f)
           "        --window-bits <N>  HTTP/2 stream window 2^N-1 (default 30)\n"
           "        --connection-window-bits <N>  HTTP/2 connection window 2^N-1 (default 30)\n"
           "        --format <F>       Report layout: wrk (default), h2load or ab\n"
+          "    -s, --script   <FILE>  Load a wrk Lua script (arguments after the URL or --)\n"
           "    -n, --requests    <N>  Send exactly N requests, then stop (-d: upper bound)\n"
           "        --no-keepalive     A new connection for every request\n"
           "    -k, --keepalive        Keep-alive (the default; accepted for ab)\n"
@@ -145,7 +148,7 @@ void cli_usage(FILE *f)
           "\n"
           "  Numeric arguments may include a SI unit (1k, 1M, 1G)\n"
           "  Time arguments may include a time unit (2ms, 2s, 2m, 2h)\n"
-          "  Exit codes: 0 ok, 1 could not run, 2 usage, 3 no response received,\n"
+          "  Exit codes: 0 ok, 1 could not run, 2 usage, 3 no response received, 4 script error,\n"
           "              130/143 stopped by SIGINT/SIGTERM (partial report printed)\n",
           f);
 }
@@ -254,7 +257,7 @@ int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
     /* GNU getopt permutes, so options may follow the URL (as in wrk);
      * the first non-option is the URL, the rest (and all after "--") are
      * the script's arguments. */
-    while ((c = getopt_long(argc, argv, ":t:c:d:R:LUBH:m:n:kX:p:T:C:A:ig:e:vh", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":t:c:d:R:LUBH:m:n:kX:p:T:C:A:ig:e:s:vh", long_opts, NULL)) != -1) {
         rc = 0;
         switch (c) {
         case 't':
@@ -360,6 +363,11 @@ int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
                 cfg->format = PC_FORMAT_AB;
             else
                 rc = bad(err, "unknown --format '%s' (wrk or h2load)", optarg);
+            break;
+        case 's':
+            cfg->script_path = optarg;
+            if (access(optarg, R_OK) != 0)
+                rc = bad(err, "cannot read script '%s': %s", optarg, strerror(errno));
             break;
         case 'n':
             if (units_parse_count(optarg, &cfg->requests) < 0 || cfg->requests == 0 ||

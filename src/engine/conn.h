@@ -29,6 +29,8 @@ typedef struct slot {
     int32_t stream_id;   /* HTTP/2 */
     int32_t status;      /* HTTP/2: from :status */
     uint16_t tmpl;       /* which request (pc_run.tmpls) */
+    uint32_t olen;       /* HTTP/1.1: its bytes (0: sent as part of another's batch) */
+    bool head;           /* HEAD: no body in the response */
     uint8_t retries;     /* times re-sent after the server refused it */
     bool used;
 } slot;
@@ -95,6 +97,9 @@ struct conn {
     char *obuf;         /* requests not yet written (templates copied in) */
     size_t olen, ooff, ocap;
     uint64_t otot, owr; /* bytes ever appended / written on this connection */
+    uint64_t wake_at;   /* delay(): no request before this time (0: none) */
+    char *rh, *rb;      /* response(): headers ("name\0value\0") and body so far */
+    size_t rh_len, rh_cap, rb_len, rb_cap;
     uint64_t batch_intended, batch_sent;
     h1_parser p;
     char *carry; /* an unfinished header line, kept across reads */
@@ -109,6 +114,15 @@ enum { CS_CLOSED, CS_CONNECTING, CS_HANDSHAKE, CS_READY, CS_BACKOFF };
 
 /* s got a complete response with this status and body length. Frees s. */
 void eng_done(conn *c, slot *s, int status, uint64_t body_len, uint64_t now);
+/* The bytes of s's request (HTTP/1.1), from its template or the script;
+ * *head says whether it is a HEAD request. NULL (with len 0) for a
+ * request that is part of another's pipelined batch (script request()),
+ * or on a script error. */
+const char *eng_h1_bytes(conn *c, slot *s, size_t *len, bool *head);
+/* Does the script want response(), and deliver it (status, then the
+ * buffered c->rh / c->rb). */
+bool eng_wants_response(const conn *c);
+void eng_script_response(conn *c, int status);
 /* The response's Server header (only asked for until one is known). */
 void eng_server(conn *c, const char *v, size_t n);
 bool eng_want_server(const conn *c);

@@ -45,6 +45,10 @@ int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errl
  * and SIGTERM stop the run early; res->signal says so. */
 int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen);
 
+struct pc_script;
+/* Run the workers with this script (before engine_run). */
+void engine_set_script(pc_engine *e, struct pc_script *s);
+
 /* Ask for merged intervals of interval_ns each (call before engine_run). */
 void engine_set_interval_sink(pc_engine *e, uint64_t interval_ns, pc_interval_fn fn, void *ud);
 

@@ -11,20 +11,58 @@
 
 #include "engine/conn.h"
 
-/* Only while no Server header is known yet (ab reports it). */
+/* Append to a response buffer, at most 16 MiB (a script asked for it). */
+static int append(char **buf, size_t *len, size_t *cap, const char *p, size_t n)
+{
+    if (*len + n > (16u << 20))
+        return 0; /* truncated: bounded memory beats a complete huge body */
+    if (*len + n > *cap) {
+        size_t c = *cap ? *cap : 4096;
+        char *b;
+
+        while (c < *len + n)
+            c *= 2;
+        b = realloc(*buf, c);
+        if (!b)
+            return -100;
+        *buf = b;
+        *cap = c;
+    }
+    memcpy(*buf + *len, p, n);
+    *len += n;
+    return 0;
+}
+
+/* Headers: the Server header until one is known (ab reports it), and all
+ * of them when the script has response(). */
 static int on_header(void *ud, const char *name, size_t nlen, const char *value, size_t vlen)
 {
     conn *c = ud;
+    bool want_server = eng_want_server(c);
 
-    if (!eng_want_server(c)) {
-        c->p.on_header = NULL;
-        return 0;
-    }
-    if (nlen == 6 && strncasecmp(name, "server", 6) == 0) {
+    if (want_server && nlen == 6 && strncasecmp(name, "server", 6) == 0)
         eng_server(c, value, vlen);
+    if (eng_wants_response(c)) {
+        static const char nul = '\0';
+
+        if (memchr(name, 0, nlen) || memchr(value, 0, vlen))
+            return 0;
+        if (append(&c->rh, &c->rh_len, &c->rh_cap, name, nlen) < 0 ||
+            append(&c->rh, &c->rh_len, &c->rh_cap, &nul, 1) < 0 ||
+            append(&c->rh, &c->rh_len, &c->rh_cap, value, vlen) < 0 ||
+            append(&c->rh, &c->rh_len, &c->rh_cap, &nul, 1) < 0)
+            return -100;
+    } else if (!want_server) {
         c->p.on_header = NULL;
     }
     return 0;
+}
+
+static int on_body(void *ud, const char *p, size_t len)
+{
+    conn *c = ud;
+
+    return append(&c->rb, &c->rb_len, &c->rb_cap, p, len);
 }
 
 static slot *head_slot(conn *c)
@@ -49,29 +87,43 @@ static int h1_start(conn *c, uint64_t now)
     c->olen = c->ooff = 0;
     c->otot = c->owr = 0;
     c->carry_len = 0;
-    if (eng_want_server(c)) {
-        c->p.on_header = on_header;
-        c->p.ud = c;
-    }
+    c->rh_len = c->rb_len = 0;
+    c->p.ud = c;
+    c->p.on_header = eng_want_server(c) || eng_wants_response(c) ? on_header : NULL;
+    c->p.on_body = eng_wants_response(c) ? on_body : NULL;
     return 0;
 }
 
 static uint32_t h1_capacity(const conn *c)
 {
-    return conn_run(c)->cfg->pipeline;
+    return conn_run(c)->h1_depth;
 }
 
 /* Queue the request's bytes: a copy of its template into the connection's
  * output buffer (allocated once, grown to the largest pipelined batch). */
 static void h1_submit(conn *c, slot *s)
 {
-    const pc_tmpl *t = &conn_run(c)->tmpls[s->tmpl];
+    size_t len;
+    bool head;
+    const char *bytes = eng_h1_bytes(c, s, &len, &head);
 
-    if (c->olen + t->h1_len > c->ocap) {
+    s->head = head;
+    s->olen = (uint32_t)len;
+    if (!bytes && len == 0 && c->count > 1) {
+        /* Part of the batch the first request's bytes carry. */
+        s->obeg = c->otot ? c->otot - 1 : 0;
+        c->unsent++;
+        return;
+    }
+    if (!bytes) {
+        eng_failed(c, s, PC_ERR_WRITE, "script error in request()", 0);
+        return;
+    }
+    if (c->olen + len > c->ocap) {
         size_t cap = c->ocap ? c->ocap : 1024;
         char *b;
 
-        while (cap < c->olen + t->h1_len)
+        while (cap < c->olen + len)
             cap *= 2;
         b = realloc(c->obuf, cap);
         if (!b) {
@@ -81,10 +133,10 @@ static void h1_submit(conn *c, slot *s)
         c->obuf = b;
         c->ocap = cap;
     }
-    memcpy(c->obuf + c->olen, t->h1, t->h1_len);
-    c->olen += t->h1_len;
+    memcpy(c->obuf + c->olen, bytes, len);
+    c->olen += len;
     s->obeg = c->otot;
-    c->otot += t->h1_len;
+    c->otot += len;
     c->unsent++;
 }
 
@@ -145,7 +197,7 @@ static void h1_input(conn *c, const char *buf, size_t len, uint64_t now)
         }
         s = head_slot(c);
         if (c->need_begin) {
-            h1_begin(&c->p, conn_run(c)->tmpls[s->tmpl].head);
+            h1_begin(&c->p, s->head);
             c->need_begin = false;
         }
         eng_first_byte(c, s, now);
@@ -154,7 +206,7 @@ static void h1_input(conn *c, const char *buf, size_t len, uint64_t now)
         if (rc == H1_DONE) {
             bool keep = c->p.keep_alive;
 
-            if (c->ooff < c->olen && c->owr < s->obeg + conn_run(c)->tmpls[s->tmpl].h1_len) {
+            if (c->ooff < c->olen && c->owr < s->obeg + s->olen) {
                 /* Answered before it was fully written (an early error
                  * response): the connection cannot carry more. */
                 keep = false;
@@ -163,6 +215,8 @@ static void h1_input(conn *c, const char *buf, size_t len, uint64_t now)
                 eng_close_after(c, s);
             eng_headers(c, c->p.header_bytes, c->p.header_bytes);
             eng_body(c, c->p.body_bytes);
+            if (eng_wants_response(c))
+                eng_script_response(c, c->p.status);
             eng_done(c, pop_head(c), c->p.status, c->p.body_bytes, now);
             if (!keep) {
                 refuse_rest(c, now);
@@ -237,6 +291,8 @@ static void h1_reset(conn *c)
     c->unsent = 0;
     c->olen = c->ooff = 0;
     c->p.on_header = NULL;
+    c->p.on_body = NULL;
+    c->rh_len = c->rb_len = 0;
 }
 
 const proto_ops proto_h1 = {

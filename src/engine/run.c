@@ -19,6 +19,7 @@
 #include "engine/engine.h"
 #include "engine/worker.h"
 #include "proto/h1req.h"
+#include "script/script.h"
 #include "util/clock.h"
 
 struct pc_engine {
@@ -33,7 +34,13 @@ struct pc_engine {
     pc_tmpl *tmpls;
     pc_interval_fn on_interval;
     void *on_interval_ud;
+    pc_script *script;
 };
+
+void engine_set_script(pc_engine *e, pc_script *s)
+{
+    e->script = s;
+}
 
 /* Merges the workers' intervals by index and emits them in order. */
 typedef struct collector {
@@ -336,6 +343,7 @@ int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errl
     e->run.addrs = e->addrs;
 
     e->run.h2 = cfg->h2;
+    e->run.h1_depth = cfg->pipeline;
     if ((rc = build_requests(e)) < 0)
         return rc;
     if (cfg->url.tls) {
@@ -512,12 +520,42 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
         /* Connections are split so they add up exactly (wrk drops the
          * remainder of c / t). */
         uint32_t n = cfg->connections / cfg->threads + (i < cfg->connections % cfg->threads);
+        pc_tscript *ts = NULL;
 
+        if (e->script) {
+            if ((rc = script_thread_new(&ts, e->script, i, err, errlen)) < 0)
+                break;
+            if (i == 0 && script_has_request(ts)) {
+                /* request() may return several requests: they are
+                 * pipelined, as wrk does. */
+                size_t len;
+                const char *req = script_prime(ts, &len);
+
+                if (!req) {
+                    snprintf(err, errlen, "%s", script_error(ts));
+                    rc = -EINVAL;
+                    break;
+                }
+                run->h1_depth = script_count_requests(req, len);
+                if (run->h1_depth < cfg->pipeline)
+                    run->h1_depth = cfg->pipeline;
+            }
+        }
         ws[i] = worker_new(run, i, n);
         if (!ws[i]) {
             rc = -ENOMEM;
             snprintf(err, errlen, "out of memory for %u connections", cfg->connections);
             break;
+        }
+        if (ts) {
+            const char *addr = script_thread_addr(e->script, i);
+
+            worker_set_script(ws[i], ts);
+            if (addr && worker_set_addr(ws[i], addr) < 0) {
+                snprintf(err, errlen, "script: invalid thread.addr '%s'", addr);
+                rc = -EINVAL;
+                break;
+            }
         }
     }
     for (uint32_t i = 0; rc == 0 && i < cfg->threads; i++) {

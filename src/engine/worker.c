@@ -32,10 +32,12 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/timerfd.h>
+#include <netdb.h>
 #include <unistd.h>
 
 #include "engine/conn.h"
 #include "engine/sched.h"
+#include "script/script.h"
 #include "util/clock.h"
 
 #define MAX_EVENTS 256
@@ -84,6 +86,14 @@ struct pc_worker {
     uint64_t created; /* requests created (closed loop) */
     uint64_t rr;      /* round-robin position over the templates */
     uint32_t opening; /* connections opening or open without a request yet */
+    pc_tscript *ts;   /* the Lua script's state, or NULL */
+    bool lua_req, lua_resp, lua_delay;
+    pc_tmpl own;      /* the script's request when it has no request() */
+    bool use_own;
+    uint64_t next_wake; /* earliest delay() wake-up, 0 = none */
+    pc_addr *addrs;   /* where to connect (the run's, or setup()'s thread.addr) */
+    uint32_t naddrs;
+    pc_addr own_addr;
     uint64_t rng;     /* xorshift state for --mix random */
     SSL_SESSION *session;
     pc_stats st;
@@ -313,6 +323,9 @@ static void ready_push(conn *c)
 
 static bool has_room(const conn *c)
 {
+    /* thread:stop() or a script error: this thread sends nothing more. */
+    if (c->w->ts && script_stopped(c->w->ts))
+        return false;
     return c->state == CS_READY && !c->draining && c->count < c->proto->capacity(c);
 }
 
@@ -368,6 +381,22 @@ static void closed_fill(conn *c, uint64_t now)
         return;
     if (c->proto == &proto_h1 && c->count)
         return;
+    if (w->lua_delay && c->count == 0) {
+        /* delay(): wait that long before this connection's next request. */
+        if (!c->wake_at) {
+            double ms = script_delay(w->ts);
+
+            if (ms > 0) {
+                c->wake_at = now + (uint64_t)(ms * 1e6);
+                if (!w->next_wake || c->wake_at < w->next_wake)
+                    w->next_wake = c->wake_at;
+                return;
+            }
+        } else if (now < c->wake_at) {
+            return;
+        }
+        c->wake_at = 0;
+    }
     while (has_room(c)) {
         if (w->rs_len) {
             enqueue(c, backlog_take(w));
@@ -444,6 +473,44 @@ void eng_refused(conn *c, slot *s, const char *why, uint64_t now)
 void eng_drain(conn *c)
 {
     c->draining = true;
+}
+
+const char *eng_h1_bytes(conn *c, slot *s, size_t *len, bool *head)
+{
+    pc_worker *w = c->w;
+    const char *p;
+
+    if (w->lua_req) {
+        /* request() returns a whole pipelined batch: the batch's first
+         * request carries the bytes, the others none. */
+        if (c->count > 1 && c->proto == &proto_h1 && !w->open_loop) {
+            *len = 0;
+            *head = false;
+            return NULL;
+        }
+        p = script_request(w->ts, len);
+        *head = p && *len >= 5 && memcmp(p, "HEAD ", 5) == 0;
+        return p;
+    }
+    if (w->use_own) {
+        *len = w->own.h1_len;
+        *head = w->own.head;
+        return w->own.h1;
+    }
+    *len = w->run->tmpls[s->tmpl].h1_len;
+    *head = w->run->tmpls[s->tmpl].head;
+    return w->run->tmpls[s->tmpl].h1;
+}
+
+bool eng_wants_response(const conn *c)
+{
+    return c->w->lua_resp;
+}
+
+void eng_script_response(conn *c, int status)
+{
+    script_response(c->w->ts, status, c->rh, c->rh_len, c->rb, c->rb_len);
+    c->rh_len = c->rb_len = 0;
 }
 
 bool eng_want_server(const conn *c)
@@ -565,7 +632,7 @@ static void on_ready(conn *c, uint64_t now)
 
     c->proto = pick_proto(c, why, sizeof why);
     if (!c->proto) {
-        c->tries = w->run->naddrs; /* another address would say the same */
+        c->tries = w->naddrs; /* another address would say the same */
         connect_failed(c, why, now);
         return;
     }
@@ -594,12 +661,12 @@ static void connect_failed(conn *c, const char *why, uint64_t now)
 
     conn_close(c);
     w->st.connect_errors++;
-    snprintf(buf, sizeof buf, "%s: %s", w->run->addrs[c->addr_idx].text, why);
+    snprintf(buf, sizeof buf, "%s: %s", w->addrs[c->addr_idx].text, why);
     stats_why(&w->st, PC_ERR_CONNECT, buf);
     c->tries++;
-    if (c->tries < w->run->naddrs) {
+    if (c->tries < w->naddrs) {
         /* Names resolve once; each address is tried in order. */
-        c->addr_idx = (c->addr_idx + 1) % w->run->naddrs;
+        c->addr_idx = (c->addr_idx + 1) % w->naddrs;
         conn_start(c, now);
         return;
     }
@@ -635,7 +702,7 @@ static void do_handshake(conn *c, uint64_t now)
             /* A server that does not speak h2 may refuse the handshake
              * outright rather than choose http/1.1. */
             snprintf(why, sizeof why, "server refused h2 (TLS alert: no application protocol)");
-            c->tries = w->run->naddrs;
+            c->tries = w->naddrs;
         }
         connect_failed(c, why[0] ? why : strerror(-rc), now);
     }
@@ -665,7 +732,7 @@ static void conn_start(conn *c, uint64_t now)
 
     if (c->tries == 0)
         c->addr_idx = w->pref_addr;
-    a = &w->run->addrs[c->addr_idx];
+    a = &w->addrs[c->addr_idx];
     c->t_start = now;
     c->events = 0;
     c->proto = NULL;
@@ -865,7 +932,7 @@ static void tick(pc_worker *w, uint64_t now)
         case CS_CONNECTING:
         case CS_HANDSHAKE:
             if (now - c->t_start >= to) {
-                c->tries = w->run->naddrs; /* no quick retry: back off */
+                c->tries = w->naddrs; /* no quick retry: back off */
                 connect_failed(c, "connect timed out", now);
             }
             break;
@@ -1116,6 +1183,22 @@ static void run_loop(pc_worker *w)
                 advance_schedule(w, now < w->stop ? now : w->stop - 1);
                 dispatch(w, now);
             }
+            /* thread:stop(), or a script error: this thread is done. */
+            if (w->ts && script_stopped(w->ts) && w->stop > now)
+                w->stop = now > w->measure_start ? now : w->measure_start;
+            if (w->next_wake && now >= w->next_wake) {
+                w->next_wake = 0;
+                for (uint32_t i = 0; i < w->nconns; i++) {
+                    conn *c = &w->conns[i];
+
+                    if (!c->wake_at)
+                        continue;
+                    if (now >= c->wake_at)
+                        closed_fill(c, now);
+                    else if (!w->next_wake || c->wake_at < w->next_wake)
+                        w->next_wake = c->wake_at;
+                }
+            }
             /* -n: every request created and answered: the run is over. */
             if (w->quota && w->inflight == 0 && backlog_len(w) == 0 &&
                 (w->open_loop ? w->k_due >= w->k_end : w->created >= w->quota))
@@ -1136,6 +1219,8 @@ static void run_loop(pc_worker *w)
                 deadline = min_u64(deadline, w->measure_start);
             if (w->iv)
                 deadline = min_u64(deadline, w->iv_end);
+            if (w->next_wake)
+                deadline = min_u64(deadline, w->next_wake);
             if (w->open_loop && w->k_due < w->k_end && w->rq_len)
                 deadline = min_u64(deadline, sched_time(&w->sc, w->k_due));
         } else {
@@ -1239,7 +1324,7 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
     w->nconns = nconns;
     /* A connection holds --pipeline requests over HTTP/1.1, -m streams over
      * HTTP/2; which one it speaks is known only once it is connected. */
-    w->depth = cfg->pipeline > cfg->streams ? cfg->pipeline : cfg->streams;
+    w->depth = run->h1_depth > cfg->streams ? run->h1_depth : cfg->streams;
     w->open_loop = cfg->rate > 0;
     w->rng = 0x9e3779b97f4a7c15ull * (index + 1);
     if (cfg->requests)
@@ -1247,6 +1332,8 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
     w->tick_ns = min_u64(TICK_MAX_NS, cfg->timeout_ns / 10);
     if (w->tick_ns < 1000000)
         w->tick_ns = 1000000;
+    w->addrs = run->addrs;
+    w->naddrs = run->naddrs;
     w->epfd = -1;
     w->tfd = -1;
     w->use_pwait2 = true;
@@ -1304,6 +1391,8 @@ void worker_free(pc_worker *w)
             conn_close(&w->conns[i]);
             free(w->conns[i].carry);
             free(w->conns[i].obuf);
+            free(w->conns[i].rh);
+            free(w->conns[i].rb);
             free(w->conns[i].h2);
         }
     }
@@ -1344,6 +1433,55 @@ uint64_t worker_warmup_outcomes(const pc_worker *w)
 uint64_t worker_stopped_ns(const pc_worker *w)
 {
     return w->stopped_ns;
+}
+
+void worker_set_script(pc_worker *w, pc_tscript *ts)
+{
+    size_t len;
+
+    w->ts = ts;
+    w->lua_req = script_has_request(ts);
+    w->lua_resp = script_has_response(ts);
+    w->lua_delay = script_has_delay(ts);
+    if (!w->lua_req) {
+        /* Without request(), the request wrk.format() gives after init()
+         * is built once and reused: no Lua per request. */
+        w->own.h1 = (char *)script_static_request(ts, &len);
+        w->own.h1_len = len;
+        w->own.head = len >= 5 && memcmp(w->own.h1, "HEAD ", 5) == 0;
+        w->use_own = true;
+    }
+}
+
+int worker_set_addr(pc_worker *w, const char *addr)
+{
+    char host[80], port[16];
+    const char *colon = strrchr(addr, ':');
+    struct addrinfo hints = {.ai_flags = AI_NUMERICHOST, .ai_socktype = SOCK_STREAM}, *res;
+    size_t hl;
+
+    if (!colon)
+        return -EINVAL;
+    snprintf(w->own_addr.text, sizeof w->own_addr.text, "%s", addr);
+    hl = (size_t)(colon - addr);
+    if (addr[0] == '[' && hl >= 2) {
+        addr++;
+        hl -= 2;
+    }
+    if (hl >= sizeof host || strlen(colon + 1) >= sizeof port)
+        return -EINVAL;
+    memcpy(host, addr, hl);
+    host[hl] = '\0';
+    strcpy(port, colon + 1);
+    if (getaddrinfo(host, port, &hints, &res) != 0)
+        return -EINVAL;
+    memcpy(&w->own_addr.sa, res->ai_addr, res->ai_addrlen);
+    w->own_addr.len = res->ai_addrlen;
+    freeaddrinfo(res);
+    w->addrs = &w->own_addr;
+    w->naddrs = 1;
+    w->pref_addr = 0;
+    return 0;
 }
 
 const char *worker_error(const pc_worker *w)

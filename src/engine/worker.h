@@ -46,6 +46,7 @@ typedef struct pc_run {
     pc_addr *addrs;
     uint32_t naddrs;
     pc_tmpl *tmpls;      /* the distinct requests */
+    uint32_t h1_depth;   /* HTTP/1.1 requests in flight per connection */
     uint32_t ntmpl;
     double total_weight;
     bool h2;             /* --h2 */
@@ -84,6 +85,11 @@ uint64_t worker_stopped_ns(const pc_worker *w);
 pc_interval *worker_take_intervals(pc_worker *w);
 /* Hand intervals back for reuse (they are reset here). */
 void worker_return_intervals(pc_worker *w, pc_interval *list);
+struct pc_tscript;
+/* Give the worker its script state (before it starts). */
+void worker_set_script(pc_worker *w, struct pc_tscript *ts);
+/* Send this worker's connections to addr ("ip:port", from setup()). */
+int worker_set_addr(pc_worker *w, const char *addr);
 /* Set when the worker could not start (out of fds, epoll failure); a reason is in err. */
 const char *worker_error(const pc_worker *w);
 

@@ -234,3 +234,16 @@ start_h1fault() {
     H1F_URL=${line##* }
     [ -n "$line" ]
 }
+
+# start_echo: the recording server (tests/tools/echo_server.py). Sets
+# ECHO_URL and ECHO_OUT (every request's bytes, appended).
+start_echo() {
+    local d="$T_DIR/echo.$RANDOM"
+    ECHO_OUT="$d.out"
+    : >"$ECHO_OUT"
+    "$PY" "$(dirname "${BASH_SOURCE[0]}")/../tools/echo_server.py" "$d.port" "$ECHO_OUT" &
+    T_PIDS+=($!)
+    for _ in $(seq 1 100); do [ -s "$d.port" ] && break; sleep 0.05; done
+    ECHO_URL="http://127.0.0.1:$(cat "$d.port")/"
+    [ -s "$d.port" ]
+}

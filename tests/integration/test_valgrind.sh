@@ -3,6 +3,10 @@
 # files, HTTP/2 closed loop, HTTPS. Zero errors and nothing lost.
 . "$(dirname "$0")/lib.sh"
 
+case "$PACER" in *build-san*)
+    skip valgrind "an ASan build cannot run under valgrind (make SAN=1 test runs the sanitizers instead)"
+    finish ;;
+esac
 if ! command -v valgrind >/dev/null 2>&1; then
     skip valgrind "valgrind is not installed"
     finish

@@ -5,7 +5,8 @@
 
 Listens on 127.0.0.1 (a free port, written to PORTFILE), appends each
 request's raw bytes (head and Content-Length body) to OUTFILE, and answers
-"200 OK" with a 2-byte body, keeping the connection open. Stops after 60 s
+"200 OK" with a 2-byte body (plus "X-Token: t0k3n" for /authenticate, as
+wrk's auth.lua expects), keeping the connection open. Stops after 60 s
 of inactivity or on SIGTERM.
 """
 import socket
@@ -40,7 +41,10 @@ def serve(conn):
             with lock, open(outfile, "ab") as f:
                 f.write(head + b"\r\n\r\n" + rest[:length])
             buf = rest[length:]
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            extra = b""
+            if head.split(b" ")[1:2] == [b"/authenticate"]:
+                extra = b"X-Token: t0k3n\r\n"
+            conn.sendall(b"HTTP/1.1 200 OK\r\n" + extra + b"Content-Length: 2\r\n\r\nok")
     except (OSError, ValueError):
         pass
     finally:

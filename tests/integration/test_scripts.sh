@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# wrk-compatible Lua scripts: the example scripts Debian's wrk package
+# ships, run unmodified, each doing what it was written for; and pacer's
+# own scripts for every hook and error path.
+. "$(dirname "$0")/lib.sh"
+EX=/usr/share/doc/wrk/examples/scripts
+R="$T_DIR/report"
+S="$T_DIR/s"; mkdir -p "$S"
+
+if [ ! -d "$EX" ]; then
+    skip wrk_examples "wrk's examples are not installed (apt-get install wrk)"
+else
+    start_echo || { fail echo_start "no echo server"; finish; }
+
+    "$PACER" -t1 -c1 -n5 -s "$EX/post.lua" "$ECHO_URL" >"$R" 2>&1
+    ok ex_post "$(head -5 "$ECHO_OUT")" "[ \$(grep -o 'POST / HTTP/1.1' '$ECHO_OUT' | wc -l) -eq 5 ] && grep -q '^Content-Type: application/x-www-form-urlencoded' '$ECHO_OUT' && grep -q 'foo=bar&baz=quux' '$ECHO_OUT'"
+
+    : >"$ECHO_OUT"
+    "$PACER" -t1 -c1 -n5 -s "$EX/counter.lua" "$ECHO_URL" >"$R" 2>&1
+    ok ex_counter "$(grep -E '^GET|^X-Counter' "$ECHO_OUT" | head -6)" "[ \"\$(grep '^GET' '$ECHO_OUT' | awk '{print \$2}' | tr '\\n' ' ')\" = '/0 /1 /2 /3 /4 ' ] && grep -q '^X-Counter: 4' '$ECHO_OUT'"
+
+    "$PACER" -t1 -c2 -d500ms -s "$EX/report.lua" "$ECHO_URL" >"$R" 2>&1
+    ok ex_report "$(tail -5 "$R")" "grep -q '^------------------------------\$' '$R' && grep -qE '^50%,[0-9]+\$' '$R' && grep -qE '^99.999%,[0-9]+\$' '$R'"
+
+    "$PACER" -t2 -c2 -d500ms -s "$EX/setup.lua" "$ECHO_URL" >"$R" 2>&1
+    ok ex_setup "$(grep thread "$R")" "grep -q '^thread 1 created' '$R' && grep -q '^thread 2 created' '$R' && grep -qE '^thread 1 made ([0-9]+) requests and got \\1 responses' '$R' && grep -qE '^thread 2 made [1-9][0-9]* requests' '$R'"
+
+    start=$SECONDS
+    "$PACER" -t2 -c2 -d20s -s "$EX/stop.lua" "$ECHO_URL" >"$R" 2>&1
+    rc=$?
+    ok ex_stop "exit $rc after $((SECONDS - start)) s: $(grep -E 'requests in|Outcomes' "$R")" "[ $rc -eq 0 ] && [ $((SECONDS - start)) -le 5 ] && grep -qE '^  (200|201|202) requests in' '$R'"
+
+    : >"$ECHO_OUT"
+    "$PACER" -t1 -c1 -n9 -s "$EX/pipeline.lua" "$ECHO_URL" >"$R" 2>&1
+    ok ex_pipeline "$(grep '^GET' "$ECHO_OUT" | head -6)" "[ \"\$(grep '^GET' '$ECHO_OUT' | awk '{print \$2}' | tr '\\n' ' ')\" = '/?foo /?bar /?baz /?foo /?bar /?baz /?foo /?bar /?baz ' ] && grep -q 'Outcomes: 9 scheduled = 9 completed' '$R'"
+
+    : >"$ECHO_OUT"
+    "$PACER" -t1 -c1 -n4 -s "$EX/auth.lua" "$ECHO_URL" >"$R" 2>&1
+    ok ex_auth "$(grep -E '^GET|^X-Token' "$ECHO_OUT")" "[ \"\$(grep '^GET' '$ECHO_OUT' | awk '{print \$2}' | tr '\\n' ' ')\" = '/authenticate /resource /resource /resource ' ] && [ \$(grep -c '^X-Token: t0k3n' '$ECHO_OUT') -eq 3 ]"
+
+    "$PACER" -t1 -c2 -d1s -s "$EX/delay.lua" "$ECHO_URL" >"$R" 2>&1
+    n=$(awk '/^  Outcomes:/ {print $5}' "$R")
+    ok ex_delay "completed $n in 1 s with 10-50 ms delays on 2 connections" "[ '${n:-0}' -ge 30 ] && [ '${n:-0}' -le 150 ]"
+
+    "$PACER" -t2 -c2 -d300ms -s "$EX/addr.lua" "$ECHO_URL" >"$R" 2>&1
+    ok ex_addr "$(grep 'thread addr' "$R")" "[ \$(grep -cE '^thread addr: 127\\.0\\.0\\.1:[0-9]+\$' '$R') -eq 2 ] && grep -q 'Status codes: 200' '$R'"
+fi
+
+# --- every hook, and the wrk table ------------------------------------------
+start_echo || fail echo_start "no echo server"
+cat >"$S/hooks.lua" <<'LUA'
+local seen = {}
+function setup(thread)
+  thread:set("greeting", { text = "hi", n = 2 })
+end
+function init(args)
+  assert(args[1] == "alpha" and args[2] == "beta", "init args")
+  assert(greeting.text == "hi" and greeting.n == 2, "thread:set values")
+  assert(wrk.scheme == "http" and wrk.host == "127.0.0.1" and wrk.path == "/p", "wrk fields")
+  assert(wrk.thread, "wrk.thread")
+  assert(type(wrk.time_us()) == "number", "time_us")
+  statuses = 0
+end
+function request()
+  return wrk.format("PUT", "/hook", { ["X-Hook"] = "yes" }, "abc")
+end
+function response(status, headers, body)
+  assert(status == 200 and headers["Content-Length"] == "2" and body == "ok", "response args")
+  statuses = statuses + 1
+end
+function done(summary, latency, requests)
+  assert(summary.requests == 7, "summary.requests " .. tostring(summary.requests))
+  assert(summary.errors.connect == 0 and summary.errors.timeout == 0, "summary.errors")
+  assert(summary.duration > 0 and summary.bytes > 0, "summary")
+  assert(latency.min > 0 and latency.max >= latency.min and latency.mean > 0, "latency fields")
+  assert(latency:percentile(50) > 0 and #latency == 7, "latency percentile/len")
+  print(string.format("DONE %d %d", wrk.thread == nil and 1 or 0, statuses or -1))
+end
+LUA
+: >"$ECHO_OUT"
+"$PACER" -t1 -c1 -n7 -s "$S/hooks.lua" "${ECHO_URL}p" alpha beta >"$R" 2>&1
+rc=$?
+ok hooks_all "exit $rc: $(grep -E 'DONE|pacer:' "$R")" "[ $rc -eq 0 ] && grep -q '^DONE 1 -1\$' '$R' && [ \$(grep -o 'PUT /hook HTTP/1.1' '$ECHO_OUT' | wc -l) -eq 7 ] && grep -q '^X-Hook: yes' '$ECHO_OUT'"
+
+cat >"$S/getset.lua" <<'LUA'
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function response() got = (got or 0) + 1 end
+function done()
+  local total = 0
+  for _, t in ipairs(threads) do total = total + t:get("got") end
+  print("GOT " .. total)
+end
+LUA
+"$PACER" -t2 -c2 -n20 -s "$S/getset.lua" "$ECHO_URL" >"$R" 2>&1
+ok thread_get_after_run "$(grep GOT "$R")" "grep -q '^GOT 20\$' '$R'"
+
+# --- errors ------------------------------------------------------------------
+printf 'function request(\n  return 1\nend\n' >"$S/syntax.lua"
+"$PACER" -t1 -c1 -d1s -s "$S/syntax.lua" "$ECHO_URL" >"$R" 2>"$R.err"; rc=$?
+ok script_syntax_error "exit $rc: $(cat "$R.err")" "[ $rc -eq 4 ] && grep -qE '^pacer: .*syntax.lua:[0-9]+: ' '$R.err' && ! grep -q '^Running' '$R'"
+printf 'local n = 0\nfunction request()\n  n = n + 1\n  if n > 3 then error("boom") end\n  return wrk.format()\nend\n' >"$S/runtime.lua"
+start=$SECONDS
+"$PACER" -t1 -c1 -d10s -s "$S/runtime.lua" "$ECHO_URL" >"$R" 2>"$R.err"; rc=$?
+ok script_runtime_error "exit $rc after $((SECONDS - start)) s: $(cat "$R.err")" "[ $rc -eq 4 ] && [ $((SECONDS - start)) -le 3 ] && grep -q 'runtime.lua:4: boom' '$R.err' && grep -q '^Requests/sec:' '$R' && outcomes_add_up '$R'"
+printf 'function request() return 42 end\n' >"$S/type.lua"
+"$PACER" -t1 -c1 -d2s -s "$S/type.lua" "$ECHO_URL" >"$R" 2>"$R.err"; rc=$?
+ok script_wrong_type "exit $rc: $(cat "$R.err")" "[ $rc -eq 4 ] && grep -q 'request() must return a non-empty string, got number' '$R.err'"
+"$PACER" -t1 -c1 -d1s -s "$S/nope.lua" "$ECHO_URL" >"$R" 2>"$R.err"; rc=$?
+ok script_missing "exit $rc: $(cat "$R.err")" "[ $rc -eq 2 ] && grep -q \"cannot read script\" '$R.err'"
+
+finish
