@@ -495,6 +495,7 @@ declare -A C_RPS=() C_OUT=()
 D_P=() D_W=() D_P_REQ=() D_W_REQ=()
 E_P=() E_W2=() E_P_RPS=() E_W2_RPS=()
 F_P_US=() F_P_RPS=() F_AB_US=() F_AB_RPS=() F_H2_US=() F_H2_RPS=()
+H_PLAIN=() H_PLAIN_US=() H_LUA=() H_LUA_US=()
 G_P_US_h2c=() G_P_RPS_h2c=() G_H_US_h2c=() G_H_RPS_h2c=() G_P_US_h2=() G_P_RPS_h2=() G_H_US_h2=() G_H_RPS_h2=()
 
 # Warm nginx and the page cache; not recorded.
@@ -598,6 +599,16 @@ if [ "$HAVE_H2LOAD" = 1 ]; then
     done
 fi
 
+# h. Lua: a trivial request() against no script, closed loop
+printf 'function request()\n  return wrk.format(nil, "/1k.html")\nend\n' >"$WORK/trivial.lua"
+say "h. Lua request(): pacer -t1 -c50 -d${DUR}s with and without a trivial request(), $ROUNDS round(s)"
+for ((r = 1; r <= ROUNDS; r++)); do
+    run_tool "h-plain-$r" wrk "$(limit_for "$DUR")" "$PACER" -t1 -c50 -d"${DUR}s" "$URL"
+    H_PLAIN+=("$R_RPS") H_PLAIN_US+=("$R_USPR")
+    run_tool "h-lua-$r" wrk "$(limit_for "$DUR")" "$PACER" -t1 -c50 -d"${DUR}s" -s "$WORK/trivial.lua" "$URL"
+    H_LUA+=("$R_RPS") H_LUA_US+=("$R_USPR")
+done
+
 say "stopping nginx"
 stop_nginx
 
@@ -656,6 +667,12 @@ row "Context: requests/s, pacer -t1 -c50 -d${DUR}s vs ab -k -c50 -n$AB_N" "$(fmt
 row "Context: client CPU µs/req, pacer vs ab" "$(fmt 2 "$pu")" "ab $(fmt 2 "$au")" "$(fmt 3 "$(ratio "$pu" "$au")")" "context" "—"
 row "Context: requests/s, pacer vs h2load --h1 -c50 -n$AB_N" "$(fmt 0 "$pr")" "h2load $(fmt 0 "$hr")" "$(fmt 3 "$(ratio "$pr" "$hr")")" "context" "—"
 row "Context: client CPU µs/req, pacer vs h2load" "$(fmt 2 "$pu")" "h2load $(fmt 2 "$hu")" "$(fmt 3 "$(ratio "$pu" "$hu")")" "context" "—"
+
+# h
+p=$(median "${H_LUA[@]}") w=$(median "${H_PLAIN[@]}") x=$(ratio "$p" "$w")
+row "Lua: closed-loop throughput with a trivial request() vs none (Requests/sec)" "$(fmt 0 "$p")" "no script $(fmt 0 "$w")" "$(fmt 3 "$x")" "≥ 0.5" "$(met 'a >= 0.5' "$x")"
+p=$(median "${H_LUA_US[@]}") w=$(median "${H_PLAIN_US[@]}")
+row "Lua: client CPU per request, trivial request() vs none (µs/req)" "$(fmt 2 "$p")" "no script $(fmt 2 "$w")" "$(fmt 3 "$(ratio "$p" "$w")")" "info" "—"
 
 # g
 if [ "$HAVE_H2LOAD" = 1 ]; then

@@ -120,7 +120,7 @@ static void h1_submit(conn *c, slot *s)
         return;
     }
     if (c->olen + len > c->ocap) {
-        size_t cap = c->ocap ? c->ocap : 1024;
+        size_t cap = c->ocap ? c->ocap : 256;
         char *b;
 
         while (cap < c->olen + len)

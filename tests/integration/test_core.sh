@@ -152,6 +152,15 @@ ok sigint_exit130 "exit $rc" [ "$rc" -eq 130 ]
 ok sigint_report "$(tail -3 "$R")" "grep -q '^Requests/sec:' '$R' && grep -q 'Stopped early by SIGINT' '$R'"
 ok sigint_prompt "took $((SECONDS - start)) s" [ $((SECONDS - start)) -le 3 ]
 
+# --- SIGTERM: the same, exit 143 ------------------------------------------
+"$PACER" -t1 -c2 -d20s -R100 --json "$T_DIR/term.json" "$U" >"$R" 2>&1 &
+pid=$!
+sleep 1
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+ok sigterm_exit143 "exit $rc: $(tail -2 "$R")" "[ $rc -eq 143 ] && grep -q 'Stopped early by SIGTERM' '$R' && outcomes_add_up '$R' && [ \"\$(json_get '$T_DIR/term.json' \"d['stopped_by']\")\" = SIGTERM ]"
+
 # --- IPv6 literal and Unix socket (pacer serve) ------------------------------
 if (exec 3<>/dev/null) && ip -6 addr show lo 2>/dev/null | grep -q '::1'; then
     start_serve --bind ::1 || fail serve6_start "no serve on ::1"
