@@ -75,4 +75,25 @@ start_serve --threads 1 --delay 50ms || fail serve_start "no serve"
 "$PACER" -t1 -c2 -d1s -R500 "$SERVE_URL" >"$R" 2>&1
 ok edge_rate_above_capacity "$(grep -E 'Outcomes|Requested' "$R")" "outcomes_add_up '$R' && grep -qE 'never sent' '$R' && grep -q 'Requested rate 500.00 req/s but achieved' '$R'"
 
+# --- port exhaustion is reported (a network namespace with 2 local ports) --
+if unshare -n true 2>/dev/null; then
+    unshare -n bash -c '
+        ip link set lo up 2>/dev/null || exit 9
+        echo "40000 40001" >/proc/sys/net/ipv4/ip_local_port_range || exit 9
+        "$0" serve --port 0 >"$1/px.out" 2>&1 &
+        srv=$!
+        for _ in $(seq 1 100); do grep -q listening "$1/px.out" && break; sleep 0.05; done
+        url=$(sed -n "s/.*listening on //p" "$1/px.out")
+        "$0" -t1 -c10 -d1s --timeout 500ms "$url" >"$1/px.report" 2>&1
+        kill $srv' "$PACER" "$T_DIR"
+    if [ $? -eq 9 ]; then
+        skip port_exhaustion "cannot set the local port range in a network namespace"
+    else
+        ok port_exhaustion "$(grep -E 'Errors|Outcomes' "$T_DIR/px.report")" \
+            "grep -qE '^  Errors: connect [1-9][0-9]* \\(127\\.0\\.0\\.1:[0-9]+: no free local port \\(port exhaustion\\)\\)' '$T_DIR/px.report' && outcomes_add_up '$T_DIR/px.report'"
+    fi
+else
+    skip port_exhaustion "no network namespaces here (unshare -n)"
+fi
+
 finish

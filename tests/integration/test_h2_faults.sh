@@ -51,4 +51,20 @@ ok nowindow_timeouts "exit $rc after $((SECONDS - start)) s: $(grep -E 'Socket|O
     "[ $rc -eq 3 ] && [ $((SECONDS - start)) -le 4 ] && grep -qE 'Socket errors: connect 0, read 0, write 0, timeout [1-9]' '$R' && outcomes_add_up '$R'"
 ok nowindow_connection_kept "connections $(h2f_stat connections)" "[ \"\$(h2f_stat connections)\" = 1 ]"
 
+# A stalling server: per-stream timeouts, bounded time and memory.
+start_h2fault --mode stall --delay 800 || fail h2fault_start "no h2fault"
+start=$SECONDS
+/usr/bin/time -f 'maxrss %M' -o "$T_DIR/rss" "$PACER" -t1 -c2 -m8 -d1s -R200 --timeout 500ms --h2 "$H2F_URL" >"$R" 2>&1
+rss=$(awk '/maxrss/ {print $2}' "$T_DIR/rss")
+ok h2_stall_bounded "took $((SECONDS - start)) s, RSS $rss KB: $(grep -E 'Socket|Outcomes' "$R")" \
+    "[ $((SECONDS - start)) -le 4 ] && [ '$rss' -lt 65536 ] && grep -qE 'timeout [1-9]' '$R' && outcomes_add_up '$R'"
+
+# HTTP/2 (prior knowledge) at a server that only speaks HTTP/1.1.
+start_serve --threads 1 || fail serve_start "no pacer serve"
+start=$SECONDS
+"$PACER" -t1 -c2 -m4 -d1s --h2 "$SERVE_URL" >"$R" 2>&1
+rc=$?
+ok h2_to_http1_server "exit $rc after $((SECONDS - start)) s: $(grep -E 'Errors|Outcomes|dropped' "$R")" \
+    "[ $rc -eq 3 ] && [ $((SECONDS - start)) -le 4 ] && grep -qE 'Errors: (protocol|read) [1-9]|Connections dropped' '$R' && outcomes_add_up '$R'"
+
 finish
