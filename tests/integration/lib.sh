@@ -247,3 +247,23 @@ start_echo() {
     ECHO_URL="http://127.0.0.1:$(cat "$d.port")/"
     [ -s "$d.port" ]
 }
+
+# stall_check NAME PACER-ARGS...: run pacer (4 s at a constant rate, with
+# --latency -U) while nginx's worker is stopped for 1 s; the stall must show
+# in the corrected p99 and not in the uncorrected p50, and the outcomes add
+# up. Needs start_nginx.
+stall_check() {
+    local name=$1 out="$T_DIR/stall.$1" pid w p99 u50
+    shift
+    "$PACER" -d4s --latency -U "$@" >"$out" 2>&1 &
+    pid=$!
+    sleep 1.5
+    w=$(nginx_worker)
+    kill -STOP "$w"; sleep 1; kill -CONT "$w"
+    wait "$pid"
+    p99=$(pct "$out" 1 99.000)
+    u50=$(pct "$out" 2 50.000)
+    ok "${name}_corrected_p99" "corrected p99 = ${p99:-?} ms" fcmp "${p99:-0}" ">" 600
+    ok "${name}_uncorrected_p50" "uncorrected p50 = ${u50:-?} ms" fcmp "${u50:-999}" "<" 50
+    ok "${name}_outcomes" "$(grep Outcomes "$out")" outcomes_add_up "$out"
+}

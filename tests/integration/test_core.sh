@@ -89,17 +89,7 @@ ok https_resumption "$(grep -E 'TLS|Errors' "$R")" "grep -qE '^  TLS handshakes:
 # --- a 1 s stall of the server at constant rate ---------------------------
 # Corrected latency must show it (requests meant for the stall wait until
 # it ends); uncorrected p50 must not.
-"$PACER" -t2 -c20 -d4s -R400 --latency -U "$U" >"$R" 2>&1 &
-pid=$!
-sleep 1.5
-w=$(nginx_worker)
-kill -STOP "$w"; sleep 1; kill -CONT "$w"
-wait "$pid"
-p99=$(pct "$R" 1 99.000)
-u50=$(pct "$R" 2 50.000)
-ok stall_corrected_p99 "corrected p99 = ${p99:-?} ms" fcmp "${p99:-0}" ">" 600
-ok stall_uncorrected_p50 "uncorrected p50 = ${u50:-?} ms" fcmp "${u50:-999}" "<" 50
-ok stall_outcomes "$(grep Outcomes "$R")" outcomes_add_up "$R"
+stall_check stall -t2 -c20 -R400 "$U"
 
 # --- a server without keep-alive: closes are explained, not errors -------
 start_serve --threads 1 || fail serve_start "pacer serve did not start"

@@ -53,17 +53,7 @@ ok alpn_fallback "$(tail -4 "$R")" "grep -q 'Status codes: 200' '$R' && ! grep -
 ok alpn_picks_h2 "$(grep protocol "$R")" "grep -q '^  Application protocol: h2\$' '$R'"
 
 # --- a stall shows in corrected latency, not uncorrected ------------------------
-"$PACER" -t2 -c4 -m16 -d4s -R400 --h2 --latency -U "$H2C" >"$R" 2>&1 &
-pid=$!
-sleep 1.5
-w=$(nginx_worker)
-kill -STOP "$w"; sleep 1; kill -CONT "$w"
-wait "$pid"
-p99=$(pct "$R" 1 99.000)
-u50=$(pct "$R" 2 50.000)
-ok h2_stall_corrected_p99 "corrected p99 = ${p99:-?} ms" fcmp "${p99:-0}" ">" 600
-ok h2_stall_uncorrected_p50 "uncorrected p50 = ${u50:-?} ms" fcmp "${u50:-999}" "<" 50
-ok h2_stall_outcomes "$(grep Outcomes "$R")" outcomes_add_up "$R"
+stall_check h2_stall -t2 -c4 -m16 -R400 --h2 "$H2C"
 
 # --- JSON names the protocol ---------------------------------------------------
 "$PACER" -t1 -c2 -m4 -d300ms --h2 --json "$T_DIR/h2.json" "$H2" >/dev/null 2>&1
