@@ -26,6 +26,8 @@ typedef struct slot {
     uint64_t obeg;       /* HTTP/1.1: offset of its first byte in the connection's output */
     uint64_t body;       /* HTTP/2: response body bytes so far */
     size_t body_off;     /* HTTP/2: request body bytes sent so far */
+    const char *req_body; /* HTTP/2: the request body being sent */
+    size_t req_body_len;
     int32_t stream_id;   /* HTTP/2 */
     int32_t status;      /* HTTP/2: from :status */
     uint16_t tmpl;       /* which request (pc_run.tmpls) */
@@ -100,6 +102,8 @@ struct conn {
     uint64_t wake_at;   /* delay(): no request before this time (0: none) */
     char *rh, *rb;      /* response(): headers ("name\0value\0") and body so far */
     size_t rh_len, rh_cap, rb_len, rb_cap;
+    struct sbuf *sb;    /* HTTP/2 with a script: per slot, 3 buffers (request body,
+                           response headers, response body) */
     uint64_t batch_intended, batch_sent;
     h1_parser p;
     char *carry; /* an unfinished header line, kept across reads */
@@ -123,6 +127,20 @@ const char *eng_h1_bytes(conn *c, slot *s, size_t *len, bool *head);
  * buffered c->rh / c->rb). */
 bool eng_wants_response(const conn *c);
 void eng_script_response(conn *c, int status);
+/* A growable buffer (scripts over HTTP/2). */
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+} sbuf;
+/* Append; at most 16 MiB kept (more is dropped). 0 or -ENOMEM. */
+int sbuf_add(sbuf *b, const char *p, size_t n);
+/* HTTP/2 with a script: the request for s as a header list and body
+ * (from the script's request text). false: use the run's template. On a
+ * script error s is failed and *nva is NULL. */
+bool eng_h2_request(conn *c, slot *s, const void **nva, size_t *nvlen);
+/* HTTP/2 with response(): the slot's buffers, and delivery. */
+sbuf *eng_slot_buf(conn *c, const slot *s, int which);
+void eng_script_response_slot(conn *c, slot *s, int status);
 /* The response's Server header (only asked for until one is known). */
 void eng_server(conn *c, const char *v, size_t n);
 bool eng_want_server(const conn *c);

@@ -55,6 +55,15 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
     sl = stream_slot(s, f->hd.stream_id);
     if (namelen == 6 && memcmp(name, "server", 6) == 0 && eng_want_server(h->c))
         eng_server(h->c, (const char *)value, valuelen);
+    if (sl && name[0] != ':' && eng_wants_response(h->c)) {
+        sbuf *b = eng_slot_buf(h->c, sl, 1);
+        static const char nul = '\0';
+
+        if (b && !memchr(name, 0, namelen) && !memchr(value, 0, valuelen) &&
+            (sbuf_add(b, (const char *)name, namelen) < 0 || sbuf_add(b, &nul, 1) < 0 ||
+             sbuf_add(b, (const char *)value, valuelen) < 0 || sbuf_add(b, &nul, 1) < 0))
+            return NGHTTP2_ERR_CALLBACK_FAILURE;
+    }
     if (sl && namelen == 7 && memcmp(name, ":status", 7) == 0 && valuelen == 3 &&
         value[0] >= '1' && value[0] <= '5' && value[1] >= '0' && value[1] <= '9' &&
         value[2] >= '0' && value[2] <= '9') {
@@ -74,11 +83,16 @@ static int on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id, const ui
     slot *sl = stream_slot(s, id);
 
     (void)flags;
-    (void)data;
     eng_body(h->c, len);
     if (sl) {
         sl->body += len;
         eng_first_byte(h->c, sl, h->now);
+        if (eng_wants_response(h->c)) {
+            sbuf *b = eng_slot_buf(h->c, sl, 2);
+
+            if (b && sbuf_add(b, (const char *)data, len) < 0)
+                return NGHTTP2_ERR_CALLBACK_FAILURE;
+        }
     }
     return 0;
 }
@@ -127,6 +141,8 @@ static int on_stream_close(nghttp2_session *s, int32_t id, uint32_t code, void *
         return 0; /* we gave up on it (timeout) */
     nghttp2_session_set_stream_user_data(s, id, NULL);
     if (code == NGHTTP2_NO_ERROR && sl->status) {
+        if (eng_wants_response(h->c) && eng_slot_buf(h->c, sl, 1))
+            eng_script_response_slot(h->c, sl, sl->status);
         eng_done(h->c, sl, sl->status, sl->body, h->now);
     } else if (code == NGHTTP2_REFUSED_STREAM) {
         eng_h2_event(h->c, H2EV_REFUSED);
@@ -221,17 +237,16 @@ static ssize_t read_body(nghttp2_session *session, int32_t id, uint8_t *buf, siz
                          uint32_t *flags, nghttp2_data_source *source, void *ud)
 {
     slot *s = source->ptr;
-    h2state *h = ud;
-    const pc_tmpl *t = &conn_run(h->c)->tmpls[s->tmpl];
-    size_t n = t->body_len - s->body_off;
+    size_t n = s->req_body_len - s->body_off;
 
     (void)session;
     (void)id;
+    (void)ud;
     if (n > length)
         n = length;
-    memcpy(buf, t->body + s->body_off, n);
+    memcpy(buf, s->req_body + s->body_off, n);
     s->body_off += n;
-    if (s->body_off == t->body_len)
+    if (s->body_off == s->req_body_len)
         *flags |= NGHTTP2_DATA_FLAG_EOF;
     return (ssize_t)n;
 }
@@ -241,8 +256,20 @@ static void h2_submit(conn *c, slot *s)
     const pc_tmpl *t = &conn_run(c)->tmpls[s->tmpl];
     h2state *h = c->h2;
     nghttp2_data_provider body = {.source.ptr = s, .read_callback = read_body};
-    int32_t id = nghttp2_submit_request(h->s, NULL, t->nva, t->nvlen,
-                                        t->body_len ? &body : NULL, s);
+    const void *nva = t->nva;
+    size_t nvlen = t->nvlen;
+    int32_t id;
+
+    s->req_body = t->body;
+    s->req_body_len = t->body_len;
+    if (c->sb) {
+        eng_slot_buf(c, s, 1)->len = 0;
+        eng_slot_buf(c, s, 2)->len = 0;
+    }
+    /* A script's request (static or request()) replaces the template. */
+    if (eng_h2_request(c, s, &nva, &nvlen) && !nva)
+        return;
+    id = nghttp2_submit_request(h->s, NULL, nva, nvlen, s->req_body_len ? &body : NULL, s);
 
     if (id < 0) {
         eng_failed(c, s, PC_ERR_WRITE, nghttp2_strerror(id), h->now);

@@ -35,8 +35,13 @@
 #include <netdb.h>
 #include <unistd.h>
 
+#include <ctype.h>
+#include <nghttp2/nghttp2.h>
+#include <strings.h>
+
 #include "engine/conn.h"
 #include "engine/sched.h"
+#include "proto/h1req.h"
 #include "script/script.h"
 #include "util/clock.h"
 
@@ -91,6 +96,9 @@ struct pc_worker {
     pc_tmpl own;      /* the script's request when it has no request() */
     bool use_own;
     uint64_t next_wake; /* earliest delay() wake-up, 0 = none */
+    nghttp2_nv nv[H1REQ_MAX_HEADERS + 4]; /* a script request as HTTP/2 */
+    char nvnames[8192];                    /* its header names, lower-cased */
+    sbuf *sb_mem;     /* conn->sb arrays (scripts over HTTP/2) */
     pc_addr *addrs;   /* where to connect (the run's, or setup()'s thread.addr) */
     uint32_t naddrs;
     pc_addr own_addr;
@@ -500,6 +508,112 @@ const char *eng_h1_bytes(conn *c, slot *s, size_t *len, bool *head)
     *len = w->run->tmpls[s->tmpl].h1_len;
     *head = w->run->tmpls[s->tmpl].head;
     return w->run->tmpls[s->tmpl].h1;
+}
+
+int sbuf_add(sbuf *b, const char *p, size_t n)
+{
+    if (b->len + n > (16u << 20))
+        return 0;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        char *q;
+
+        while (cap < b->len + n)
+            cap *= 2;
+        q = realloc(b->p, cap);
+        if (!q)
+            return -ENOMEM;
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
+sbuf *eng_slot_buf(conn *c, const slot *s, int which)
+{
+    return c->sb ? &c->sb[slot_index(c, s) * 3 + (uint32_t)which] : NULL;
+}
+
+static void nv_set(nghttp2_nv *v, const char *n, size_t nl, const char *val, size_t vl)
+{
+    v->name = (uint8_t *)n;
+    v->namelen = nl;
+    v->value = (uint8_t *)val;
+    v->valuelen = vl;
+    v->flags = NGHTTP2_NV_FLAG_NONE; /* nghttp2 copies them at submit */
+}
+
+bool eng_h2_request(conn *c, slot *s, const void **nva, size_t *nvlen)
+{
+    pc_worker *w = c->w;
+    const char *text, *authority = w->cfg->url.hostport;
+    size_t len, n = 0, used = 0, alen = strlen(authority);
+    h1req_parsed r;
+    bool head;
+
+    if (!w->ts)
+        return false;
+    text = eng_h1_bytes(c, s, &len, &head);
+    *nva = NULL;
+    if (!text || h1req_parse(text, len, &r) < 0) {
+        eng_failed(c, s, PC_ERR_WRITE,
+                   text ? "script request is not valid HTTP/1.1 text" : "script error in request()",
+                   0);
+        return true;
+    }
+    for (size_t i = 0; i < r.nh; i++)
+        if (r.h[i].nlen == 4 && strncasecmp(r.h[i].name, "host", 4) == 0) {
+            authority = r.h[i].value;
+            alen = r.h[i].vlen;
+        }
+    nv_set(&w->nv[n++], ":method", 7, r.method, r.method_len);
+    nv_set(&w->nv[n++], ":scheme", 7, w->cfg->url.tls ? "https" : "http", w->cfg->url.tls ? 5 : 4);
+    nv_set(&w->nv[n++], ":authority", 10, authority, alen);
+    nv_set(&w->nv[n++], ":path", 5, r.target, r.target_len);
+    for (size_t i = 0; i < r.nh; i++) {
+        static const char *const banned[] = {"host", "connection", "keep-alive",
+                                             "proxy-connection", "transfer-encoding", "upgrade"};
+        char *low = w->nvnames + used;
+        bool skip = false;
+
+        if (used + r.h[i].nlen > sizeof w->nvnames)
+            break;
+        for (size_t k = 0; k < r.h[i].nlen; k++)
+            low[k] = (char)tolower((unsigned char)r.h[i].name[k]);
+        for (size_t b = 0; b < sizeof banned / sizeof banned[0]; b++)
+            skip = skip || (strlen(banned[b]) == r.h[i].nlen && memcmp(low, banned[b], r.h[i].nlen) == 0);
+        if (skip)
+            continue;
+        used += r.h[i].nlen;
+        nv_set(&w->nv[n++], low, r.h[i].nlen, r.h[i].value, r.h[i].vlen);
+    }
+    /* The body must outlive this call: a static request's is stable, a
+     * request()'s is copied into the slot's buffer. */
+    s->req_body = r.body;
+    s->req_body_len = r.body_len;
+    if (r.body_len && w->lua_req) {
+        sbuf *b = eng_slot_buf(c, s, 0);
+
+        b->len = 0;
+        if (!b || sbuf_add(b, r.body, r.body_len) < 0) {
+            eng_failed(c, s, PC_ERR_WRITE, "out of memory", 0);
+            return true;
+        }
+        s->req_body = b->p;
+    }
+    *nva = w->nv;
+    *nvlen = n;
+    return true;
+}
+
+void eng_script_response_slot(conn *c, slot *s, int status)
+{
+    sbuf *h = eng_slot_buf(c, s, 1), *b = eng_slot_buf(c, s, 2);
+
+    script_response(c->w->ts, status, h->p, h->len, b->p, b->len);
+    h->len = b->len = 0;
 }
 
 bool eng_wants_response(const conn *c)
@@ -1395,6 +1509,9 @@ void worker_free(pc_worker *w)
             free(w->conns[i].rb);
             free(w->conns[i].h2);
         }
+        for (size_t i = 0; w->sb_mem && i < (size_t)w->nconns * w->depth * 3; i++)
+            free(w->sb_mem[i].p);
+        free(w->sb_mem);
     }
     if (w->epfd >= 0)
         close(w->epfd);
@@ -1438,6 +1555,13 @@ uint64_t worker_stopped_ns(const pc_worker *w)
 void worker_set_script(pc_worker *w, pc_tscript *ts)
 {
     size_t len;
+
+    if (w->run->h2 || w->cfg->alpn) {
+        /* HTTP/2 keeps request bodies and responses per stream. */
+        w->sb_mem = calloc((size_t)w->nconns * w->depth * 3, sizeof *w->sb_mem);
+        for (uint32_t i = 0; w->sb_mem && i < w->nconns; i++)
+            w->conns[i].sb = &w->sb_mem[(size_t)i * w->depth * 3];
+    }
 
     w->ts = ts;
     w->lua_req = script_has_request(ts);

@@ -43,3 +43,49 @@ int h1req_build(const char *method, const pc_url *url, const pc_header *hdrs, si
     *out_len = (size_t)(p - buf);
     return 0;
 }
+
+long h1req_parse(const char *p, size_t n, h1req_parsed *out)
+{
+    const char *end = memmem(p, n, "\r\n\r\n", 4);
+    const char *line, *eol, *sp;
+    size_t clen = 0, head;
+
+    memset(out, 0, sizeof *out);
+    if (!end)
+        return -EINVAL;
+    head = (size_t)(end - p) + 4;
+    eol = memmem(p, head, "\r\n", 2);
+    sp = memchr(p, ' ', (size_t)(eol - p));
+    if (!sp || sp == p)
+        return -EINVAL;
+    out->method = p;
+    out->method_len = (size_t)(sp - p);
+    out->target = sp + 1;
+    sp = memchr(out->target, ' ', (size_t)(eol - out->target));
+    if (!sp || sp == out->target)
+        return -EINVAL;
+    out->target_len = (size_t)(sp - out->target);
+    for (line = eol + 2; line < end; line = eol + 2) {
+        const char *colon, *v;
+
+        eol = memmem(line, (size_t)(end + 2 - line), "\r\n", 2);
+        colon = memchr(line, ':', (size_t)(eol - line));
+        if (!colon || colon == line || out->nh == H1REQ_MAX_HEADERS)
+            return -EINVAL;
+        v = colon + 1;
+        while (v < eol && (*v == ' ' || *v == '\t'))
+            v++;
+        out->h[out->nh].name = line;
+        out->h[out->nh].nlen = (size_t)(colon - line);
+        out->h[out->nh].value = v;
+        out->h[out->nh].vlen = (size_t)(eol - v);
+        if (out->h[out->nh].nlen == 14 && strncasecmp(line, "content-length", 14) == 0)
+            clen = strtoul(v, NULL, 10);
+        out->nh++;
+    }
+    if (clen > n - head)
+        return -EINVAL;
+    out->body = clen ? p + head : NULL;
+    out->body_len = clen;
+    return (long)(head + clen);
+}

@@ -16,4 +16,22 @@
 int h1req_build(const char *method, const pc_url *url, const pc_header *hdrs, size_t nhdrs,
                 const char *body, size_t body_len, char **out, size_t *out_len);
 
+/* One HTTP/1.1 request taken apart (spans into the parsed text). */
+#define H1REQ_MAX_HEADERS 64
+typedef struct h1req_parsed {
+    const char *method, *target;
+    size_t method_len, target_len;
+    struct {
+        const char *name, *value;
+        size_t nlen, vlen;
+    } h[H1REQ_MAX_HEADERS];
+    size_t nh;
+    const char *body;
+    size_t body_len;
+} h1req_parsed;
+
+/* Parse the first request in p[0..n) (a script's request text, to send
+ * it over HTTP/2). Returns the bytes it took, or -EINVAL. */
+long h1req_parse(const char *p, size_t n, h1req_parsed *out);
+
 #endif

@@ -46,7 +46,14 @@ static const char prelude[] =
     "  out[#out + 1] = body or ''\n"
     "  return table.concat(out, '\\r\\n')\n"
     "end\n"
-    "function wrk.request() return wrk.format() end\n";
+    "function wrk.request() return wrk.format() end\n"
+    /* response() headers: exact names first, then any case (HTTP/2 sends
+     * them lower-cased; wrk scripts ask for e.g. headers['X-Token']). */
+    "pacer_headers_mt = { __index = function(t, k)\n"
+    "  if type(k) ~= 'string' then return nil end\n"
+    "  local lk = string.lower(k)\n"
+    "  for name, v in pairs(t) do if string.lower(name) == lk then return v end end\n"
+    "end }\n";
 
 #define THREAD_MT "pacer.thread"
 #define STATS_MT "pacer.stats"
@@ -625,6 +632,8 @@ int script_response(pc_tscript *t, int status, const char *hdrs, size_t hlen, co
         lua_setfield(L, -2, name);
         off += nl + vl + 2;
     }
+    lua_getglobal(L, "pacer_headers_mt");
+    lua_setmetatable(L, -2);
     lua_pushlstring(L, body ? body : "", blen);
     if (lua_pcall(L, 3, 0, 0) != 0) {
         runtime_err(t);

@@ -95,6 +95,35 @@ LUA
 "$PACER" -t2 -c2 -n20 -s "$S/getset.lua" "$ECHO_URL" >"$R" 2>&1
 ok thread_get_after_run "$(grep GOT "$R")" "grep -q '^GOT 20\$' '$R'"
 
+# --- the same API over HTTP/2 (h2c to nginx) ------------------------------
+start_nginx || fail nginx_start "nginx did not start"
+H2C="http://127.0.0.1:$NGX_H2C_PORT/"
+if [ -d "$EX" ]; then
+    : >"$NGX_DIR/access.log"
+    "$PACER" -t1 -c1 -n5 --h2 -s "$EX/counter.lua" "$H2C" >"$R" 2>&1
+    sleep 0.2
+    ok h2_counter "$(head -5 "$NGX_DIR/access.log")" "[ \"\$(awk '{print \$2}' '$NGX_DIR/access.log' | tr '\\n' ' ')\" = '/0 /1 /2 /3 /4 ' ] && grep -q 'HTTP/2.0' '$NGX_DIR/access.log'"
+    : >"$NGX_DIR/access.log"
+    "$PACER" -t1 -c1 -n3 --h2 -s "$EX/post.lua" "$H2C" >"$R" 2>&1
+    sleep 0.2
+    ok h2_post "$(head -3 "$NGX_DIR/access.log")" "[ \$(grep -c '^POST / HTTP/2.0' '$NGX_DIR/access.log') -eq 3 ]"
+fi
+cat >"$S/resp.lua" <<'LUA'
+local threads = {}
+function setup(t) table.insert(threads, t) end
+function response(status, headers, body)
+  n = (n or 0) + 1
+  if status == 200 and headers["Content-Length"] == "1024" and #body == 1024 then good = (good or 0) + 1 end
+end
+function done()
+  local a, b = 0, 0
+  for _, t in ipairs(threads) do a = a + (t:get("n") or 0); b = b + (t:get("good") or 0) end
+  print("RESP " .. a .. " " .. b)
+end
+LUA
+"$PACER" -t2 -c2 -m4 -n40 --h2 -s "$S/resp.lua" "$H2C" >"$R" 2>&1
+ok h2_response_hook "$(grep -E 'RESP|Outcomes' "$R")" "grep -q '^RESP 40 40\$' '$R' && grep -q 'Application protocol: h2' '$R'"
+
 # --- errors ------------------------------------------------------------------
 printf 'function request(\n  return 1\nend\n' >"$S/syntax.lua"
 "$PACER" -t1 -c1 -d1s -s "$S/syntax.lua" "$ECHO_URL" >"$R" 2>"$R.err"; rc=$?
