@@ -708,9 +708,29 @@ static int s_percentile(lua_State *L)
 static int s_index(lua_State *L)
 {
     sref *r = luaL_checkudata(L, 1, STATS_MT);
-    const char *k = luaL_checkstring(L, 2);
+    const char *k;
     bool any = r->h->total_count > 0;
 
+    if (lua_type(L, 2) == LUA_TNUMBER) {
+        /* As wrk: stats[i] is how many samples had the value i - 1 (in the
+         * reported unit: us for latency, requests/s for requests). */
+        lua_Number i = lua_tonumber(L, 2);
+        int64_t lo = (int64_t)((i - 1) * r->scale), hi = (int64_t)(i * r->scale) - 1;
+        int64_t n = 0;
+
+        if (i >= 1 && hi < r->h->highest) {
+            int64_t v = lo;
+
+            /* A bucket belongs to the unit its lowest value is in. */
+            if (hdr_lowest_equivalent(r->h, v) < lo)
+                v = hdr_highest_equivalent(r->h, v) + 1;
+            for (; v <= hi; v = hdr_highest_equivalent(r->h, v) + 1)
+                n += hdr_count_at_value(r->h, v);
+        }
+        lua_pushnumber(L, (double)n);
+        return 1;
+    }
+    k = luaL_checkstring(L, 2);
     if (strcmp(k, "min") == 0)
         lua_pushnumber(L, any ? (double)hdr_min(r->h) / r->scale : 0);
     else if (strcmp(k, "max") == 0)
@@ -726,6 +746,7 @@ static int s_index(lua_State *L)
     return 1;
 }
 
+/* As wrk: #stats is the number of samples. */
 static int s_len(lua_State *L)
 {
     sref *r = luaL_checkudata(L, 1, STATS_MT);

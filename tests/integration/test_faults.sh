@@ -20,15 +20,18 @@ scenario() {
     start_h1fault "${mode[@]}" || { fail "${name}_start" "h1fault did not start"; return; }
     start=$SECONDS
     if [ -n "$TIME" ]; then
-        $TIME -f 'maxrss %M' -o "$T_DIR/rss" "$PACER" -t1 -c4 -d1s --timeout 500ms "${args[@]}" "$H1F_URL" >"$R" 2>&1
+        $TIME -f 'maxrss %M' -o "$T_DIR/rss" "$PACER" -t1 -c4 -d1s --timeout 500ms \
+            --json "$T_DIR/f.json" --hlog "$T_DIR/f.hlog" "${args[@]}" "$H1F_URL" >"$R" 2>&1
     else
-        "$PACER" -t1 -c4 -d1s --timeout 500ms "${args[@]}" "$H1F_URL" >"$R" 2>&1
+        "$PACER" -t1 -c4 -d1s --timeout 500ms --json "$T_DIR/f.json" --hlog "$T_DIR/f.hlog" \
+            "${args[@]}" "$H1F_URL" >"$R" 2>&1
     fi
     rc=$?
     rss=$(awk '/maxrss/ {print $2}' "$T_DIR/rss" 2>/dev/null)
     ok "${name}_ends_in_time" "took $((SECONDS - start)) s, exit $rc" "[ $((SECONDS - start)) -le 4 ] && [ $rc -lt 4 ]"
     ok "${name}_bounded_memory" "max RSS ${rss:-?} KB" "[ -z '$rss' ] || [ '$rss' -lt 65536 ]"
     ok "${name}_accounted" "$(grep -E 'Outcomes|internal' "$R")" "outcomes_add_up '$R' && ! grep -q 'internal error' '$R' && grep -q '^Requests/sec:' '$R'"
+    ok "${name}_files_complete" "$(ls "$T_DIR" | grep '^f\.')" "'$PY' -c \"import json; json.load(open('$T_DIR/f.json'))\" && '$PACER' report '$T_DIR/f.hlog' >/dev/null 2>&1 && rm -f '$T_DIR/f.json' '$T_DIR/f.hlog'"
     ok "${name}_kind" "$(grep -E 'Socket|Errors|Status|Server closed|Outcomes' "$R" | head -6)" "$check"
 }
 

@@ -74,6 +74,9 @@ function done(summary, latency, requests)
   assert(summary.duration > 0 and summary.bytes > 0, "summary")
   assert(latency.min > 0 and latency.max >= latency.min and latency.mean > 0, "latency fields")
   assert(latency:percentile(50) > 0 and #latency == 7, "latency percentile/len")
+  local sum = 0
+  for i = 1, math.floor(latency.max) + 1 do sum = sum + latency[i] end
+  assert(sum == 7, "latency[i] counts add up to " .. sum)
   print(string.format("DONE %d %d", wrk.thread == nil and 1 or 0, statuses or -1))
 end
 LUA
