@@ -523,14 +523,6 @@ int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
         rc = urls_load(cfg, cfg->urls_path, cfg->method, uerr, sizeof uerr);
         if (rc < 0)
             return bad(err, "%s", uerr);
-        for (size_t i = 1; i < cfg->nreqs; i++) {
-            const pc_url *a = &cfg->reqs[0].url, *b = &cfg->reqs[i].url;
-
-            if (a->tls != b->tls || strcmp(a->host, b->host) != 0 || strcmp(a->port, b->port) != 0)
-                return bad(err, "--urls: every URL must have the same origin (scheme, host, port) "
-                                "as the first; '%s' does not",
-                           cfg->reqs[i].url_text);
-        }
         if (!cfg->url_text) {
             cfg->url_text = cfg->reqs[0].url_text;
             if (url_parse(cfg->url_text, &cfg->url, uerr, sizeof uerr) < 0)

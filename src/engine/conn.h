@@ -77,6 +77,7 @@ struct conn {
     bool settled;  /* connected or failed once (start-up barrier) */
     bool reused;   /* carried at least one complete response */
     bool draining; /* takes no new request (GOAWAY, Connection: close) */
+    uint16_t origin; /* which origin's pool (--urls with several origins) */
     uint32_t events;
     uint32_t gen; /* bumped at every close: stale work can tell */
     uint64_t done_total; /* measured responses over all its reconnections */

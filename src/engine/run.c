@@ -25,7 +25,9 @@
 struct pc_engine {
     const pc_config *cfg;
     pc_run run;
-    pc_addr *addrs;
+    pc_origin *origins;
+    uint16_t *origin_of;        /* per request spec: its origin */
+    uint32_t origin_first[256]; /* per origin: its first request spec */
     SSL_CTX *ssl_ctx;
     pc_header *hdrs;   /* the headers every request carries */
     size_t nhdrs;
@@ -53,7 +55,8 @@ typedef struct collector {
     pc_results *res;
 } collector;
 
-static int resolve(pc_engine *e, char *err, size_t errlen)
+/* Resolve one origin's addresses (once, before the run). */
+static int resolve(pc_engine *e, const pc_url *url, pc_origin *o, char *err, size_t errlen)
 {
     const pc_config *cfg = e->cfg;
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res, *ai;
@@ -64,15 +67,15 @@ static int resolve(pc_engine *e, char *err, size_t errlen)
     if (cfg->unix_path) {
         struct sockaddr_un *un;
 
-        e->addrs = calloc(1, sizeof *e->addrs);
-        if (!e->addrs)
+        o->addrs = calloc(1, sizeof *o->addrs);
+        if (!o->addrs)
             return -ENOMEM;
-        un = (struct sockaddr_un *)&e->addrs[0].sa;
+        un = (struct sockaddr_un *)&o->addrs[0].sa;
         un->sun_family = AF_UNIX;
         strncpy(un->sun_path, cfg->unix_path, sizeof un->sun_path - 1);
-        e->addrs[0].len = sizeof *un;
-        snprintf(e->addrs[0].text, sizeof e->addrs[0].text, "unix:%.70s", cfg->unix_path);
-        e->run.naddrs = 1;
+        o->addrs[0].len = sizeof *un;
+        snprintf(o->addrs[0].text, sizeof o->addrs[0].text, "unix:%.70s", cfg->unix_path);
+        o->naddrs = 1;
         return 0;
     }
     if (cfg->connect_to) {
@@ -92,8 +95,8 @@ static int resolve(pc_engine *e, char *err, size_t errlen)
         }
         snprintf(port, sizeof port, "%s", colon + 1);
     } else {
-        snprintf(host, sizeof host, "%s", cfg->url.host);
-        snprintf(port, sizeof port, "%s", cfg->url.port);
+        snprintf(host, sizeof host, "%s", url->host);
+        snprintf(port, sizeof port, "%s", url->port);
     }
     rc = getaddrinfo(host, port, &hints, &res);
     if (rc != 0) {
@@ -102,14 +105,14 @@ static int resolve(pc_engine *e, char *err, size_t errlen)
     }
     for (ai = res; ai; ai = ai->ai_next)
         n++;
-    e->addrs = calloc(n, sizeof *e->addrs);
-    if (!e->addrs) {
+    o->addrs = calloc(n, sizeof *o->addrs);
+    if (!o->addrs) {
         freeaddrinfo(res);
         return -ENOMEM;
     }
     n = 0;
     for (ai = res; ai; ai = ai->ai_next) {
-        pc_addr *a = &e->addrs[n++];
+        pc_addr *a = &o->addrs[n++];
         char ip[INET6_ADDRSTRLEN] = "?";
 
         memcpy(&a->sa, ai->ai_addr, ai->ai_addrlen);
@@ -123,7 +126,7 @@ static int resolve(pc_engine *e, char *err, size_t errlen)
         }
     }
     freeaddrinfo(res);
-    e->run.naddrs = n;
+    o->naddrs = n;
     return 0;
 }
 
@@ -310,10 +313,69 @@ static int build_requests(pc_engine *e)
             return rc;
         sum += cfg->reqs[i].weight;
         e->tmpls[i].cum_weight = sum;
+        e->tmpls[i].origin = e->origin_of[i];
     }
     e->run.tmpls = e->tmpls;
     e->run.ntmpl = (uint32_t)cfg->nreqs;
     e->run.total_weight = sum;
+    return 0;
+}
+
+static bool is_ip_literal(const char *host);
+
+/* The distinct origins of the requests, each resolved once; templates
+ * learn which pool their requests go to. */
+static int build_origins(pc_engine *e, char *err, size_t errlen)
+{
+    const pc_config *cfg = e->cfg;
+    uint32_t n = 0;
+    int rc;
+
+    e->origins = calloc(cfg->nreqs, sizeof *e->origins);
+    e->origin_of = calloc(cfg->nreqs, sizeof *e->origin_of);
+    if (!e->origins || !e->origin_of)
+        return -ENOMEM;
+    for (size_t i = 0; i < cfg->nreqs; i++) {
+        const pc_url *u = &cfg->reqs[i].url;
+        uint32_t j;
+
+        for (j = 0; j < n; j++) {
+            const pc_url *v = &cfg->reqs[e->origin_first[j]].url;
+
+            if (u->tls == v->tls && strcmp(u->host, v->host) == 0 && strcmp(u->port, v->port) == 0)
+                break;
+        }
+        if (j == n) {
+            const char *name = cfg->host ? cfg->host : u->host;
+
+            if (n == 256) {
+                snprintf(err, errlen, "--urls: at most 256 origins");
+                return -EINVAL;
+            }
+            e->origin_first[n] = (uint32_t)i;
+            if ((rc = resolve(e, u, &e->origins[n], err, errlen)) < 0)
+                return rc;
+            e->origins[n].tls = u->tls;
+            e->origins[n].sni = is_ip_literal(name) ? NULL : name;
+            n++;
+        }
+        e->origin_of[i] = (uint16_t)j;
+    }
+    if (n > 1 && cfg->connect_to) {
+        snprintf(err, errlen, "--connect-to needs the URLs of --urls to share one origin");
+        return -EINVAL;
+    }
+    if (n > 1 && cfg->connections < cfg->threads * n) {
+        snprintf(err, errlen,
+                 "%u origins in --urls need -c of at least %u (threads x origins): each "
+                 "origin has its own connections",
+                 n, cfg->threads * n);
+        return -EINVAL;
+    }
+    e->run.origins = e->origins;
+    e->run.norigins = n;
+    e->run.addrs = e->origins[0].addrs;
+    e->run.naddrs = e->origins[0].naddrs;
     return 0;
 }
 
@@ -337,16 +399,18 @@ int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errl
     rc = check_fds(cfg, err, errlen);
     if (rc < 0)
         return rc;
-    rc = resolve(e, err, errlen);
-    if (rc < 0)
+    if ((rc = build_origins(e, err, errlen)) < 0)
         return rc;
-    e->run.addrs = e->addrs;
 
     e->run.h2 = cfg->h2;
     e->run.h1_depth = cfg->pipeline;
     if ((rc = build_requests(e)) < 0)
         return rc;
-    if (cfg->url.tls) {
+    bool any_tls = false;
+
+    for (uint32_t i = 0; i < e->run.norigins; i++)
+        any_tls = any_tls || e->origins[i].tls;
+    if (any_tls) {
         unsigned char alpn[256];
         const char *list = cfg->alpn ? cfg->alpn : cfg->h2 ? "h2" : "http/1.1";
         bool has_h2, has_h1;
@@ -373,7 +437,10 @@ void engine_free(pc_engine *e)
 {
     if (!e)
         return;
-    free(e->addrs);
+    for (size_t i = 0; e->origins && i < e->run.norigins; i++)
+        free(e->origins[i].addrs);
+    free(e->origins);
+    free(e->origin_of);
     for (size_t i = 0; e->tmpls && i < e->cfg->nreqs; i++) {
         free(e->tmpls[i].h1);
         free(e->tmpls[i].nva);

@@ -99,6 +99,11 @@ struct pc_worker {
     nghttp2_nv nv[H1REQ_MAX_HEADERS + 4]; /* a script request as HTTP/2 */
     char nvnames[8192];                    /* its header names, lower-cased */
     sbuf *sb_mem;     /* conn->sb arrays (scripts over HTTP/2) */
+    /* Several origins (--urls): a queue of due requests per origin. */
+    resend **oq;
+    uint32_t *oq_head, *oq_len, *oq_cap;
+    uint64_t oq_total;
+    uint16_t *first_tmpl; /* per origin: one of its templates */
     pc_addr *addrs;   /* where to connect (the run's, or setup()'s thread.addr) */
     uint32_t naddrs;
     pc_addr own_addr;
@@ -299,7 +304,46 @@ static uint16_t pick_tmpl(pc_worker *w)
 
 static uint64_t backlog_len(const pc_worker *w)
 {
-    return w->rs_len + (w->k_due - w->k_disp);
+    return w->rs_len + (w->k_due - w->k_disp) + w->oq_total;
+}
+
+/* Queue r for its origin, at the back (due now) or the front (re-sent). */
+static int oq_push(pc_worker *w, resend r, bool front)
+{
+    uint32_t o = w->run->tmpls[r.tmpl].origin;
+
+    if (w->oq_len[o] == w->oq_cap[o]) {
+        uint32_t cap = w->oq_cap[o] ? w->oq_cap[o] * 2 : 64;
+        resend *q = malloc(cap * sizeof *q);
+
+        if (!q)
+            return -ENOMEM;
+        for (uint32_t i = 0; i < w->oq_len[o]; i++)
+            q[i] = w->oq[o][(w->oq_head[o] + i) % w->oq_cap[o]];
+        free(w->oq[o]);
+        w->oq[o] = q;
+        w->oq_head[o] = 0;
+        w->oq_cap[o] = cap;
+    }
+    if (front) {
+        w->oq_head[o] = (w->oq_head[o] + w->oq_cap[o] - 1) % w->oq_cap[o];
+        w->oq[o][w->oq_head[o]] = r;
+    } else {
+        w->oq[o][(w->oq_head[o] + w->oq_len[o]) % w->oq_cap[o]] = r;
+    }
+    w->oq_len[o]++;
+    w->oq_total++;
+    return 0;
+}
+
+static resend oq_pop(pc_worker *w, uint32_t o)
+{
+    resend r = w->oq[o][w->oq_head[o]];
+
+    w->oq_head[o] = (w->oq_head[o] + 1) % w->oq_cap[o];
+    w->oq_len[o]--;
+    w->oq_total--;
+    return r;
 }
 
 static resend backlog_take(pc_worker *w)
@@ -312,6 +356,9 @@ static resend backlog_take(pc_worker *w)
         w->rs_len--;
         return r;
     }
+    for (uint32_t o = 0; w->oq_total && o < w->run->norigins; o++)
+        if (w->oq_len[o])
+            return oq_pop(w, o);
     r.intended = sched_time(&w->sc, w->k_disp++);
     r.retries = 0;
     r.tmpl = pick_tmpl(w);
@@ -359,9 +406,42 @@ static void enqueue(conn *c, resend r)
     c->proto->submit(c, s);
 }
 
+/* Several origins: each connection takes from its own origin's queue. */
+static void dispatch_origins(pc_worker *w, uint64_t now)
+{
+    bool progress = true;
+
+    while (progress && w->oq_total && w->rq_len) {
+        uint32_t n = w->rq_len;
+
+        progress = false;
+        while (n-- > 0 && w->oq_total) {
+            conn *c = &w->conns[w->rq[w->rq_head]];
+            uint32_t gen = c->gen;
+
+            w->rq_head = (w->rq_head + 1) % w->nconns;
+            w->rq_len--;
+            c->in_ready = false;
+            if (!has_room(c))
+                continue;
+            if (w->oq_len[c->origin]) {
+                enqueue(c, oq_pop(w, c->origin));
+                c->proto->flush(c, now);
+                progress = true;
+            }
+            if (c->gen == gen && has_room(c))
+                ready_push(c);
+        }
+    }
+}
+
 /* Hand queued requests to connections with room, oldest first. */
 static void dispatch(pc_worker *w, uint64_t now)
 {
+    if (w->run->norigins > 1) {
+        dispatch_origins(w, now);
+        return;
+    }
     while (backlog_len(w) > 0 && w->rq_len > 0) {
         conn *c = &w->conns[w->rq[w->rq_head]];
         uint32_t gen = c->gen;
@@ -406,13 +486,21 @@ static void closed_fill(conn *c, uint64_t now)
         c->wake_at = 0;
     }
     while (has_room(c)) {
-        if (w->rs_len) {
+        if (w->run->norigins > 1 && w->oq_len[c->origin]) {
+            enqueue(c, oq_pop(w, c->origin));
+        } else if (w->run->norigins == 1 && w->rs_len) {
             enqueue(c, backlog_take(w));
         } else {
+            uint16_t t = pick_tmpl(w);
+
             if (w->quota && w->created >= w->quota)
                 break;
+            /* Several origins: a request of this connection's origin. */
+            for (int tries = 0; w->run->norigins > 1 && w->run->tmpls[t].origin != c->origin;
+                 tries++)
+                t = tries < 64 ? pick_tmpl(w) : w->first_tmpl[c->origin];
             w->created++;
-            enqueue(c, (resend){.intended = now, .tmpl = pick_tmpl(w)});
+            enqueue(c, (resend){.intended = now, .tmpl = t});
             if (!warm(w, now))
                 w->st.scheduled++;
         }
@@ -469,6 +557,15 @@ void eng_refused(conn *c, slot *s, const char *why, uint64_t now)
         return;
     }
     /* Back to the front of the line: it was due before anything queued. */
+    if (w->run->norigins > 1) {
+        oq_push(w, (resend){.intended = s->intended, .retries = (uint8_t)(s->retries + 1),
+                            .tmpl = s->tmpl},
+                true);
+        if (!warm(w, s->intended))
+            w->st.resent++;
+        slot_release(c, s);
+        return;
+    }
     w->rs_head = (w->rs_head + w->rs_cap - 1) % w->rs_cap;
     w->rs[w->rs_head] =
         (resend){.intended = s->intended, .retries = (uint8_t)(s->retries + 1), .tmpl = s->tmpl};
@@ -695,7 +792,7 @@ static void conn_close(conn *c)
     if (c->proto)
         c->proto->reset(c);
     if (c->nc.fd >= 0)
-        c->w->ops->close(&c->nc);
+        c->net->close(&c->nc);
     c->gen++;
     opening(c, false);
     c->state = CS_CLOSED;
@@ -720,7 +817,7 @@ static const proto_ops *pick_proto(conn *c, char *why, size_t whylen)
     const unsigned char *sel = NULL;
     unsigned int len = 0;
 
-    if (!run->ssl_ctx)
+    if (!run->origins[c->origin].tls)
         return run->h2 ? &proto_h2 : &proto_h1;
     SSL_get0_alpn_selected(c->nc.ssl, &sel, &len);
     if (len == 2 && memcmp(sel, "h2", 2) == 0)
@@ -746,7 +843,7 @@ static void on_ready(conn *c, uint64_t now)
 
     c->proto = pick_proto(c, why, sizeof why);
     if (!c->proto) {
-        c->tries = w->naddrs; /* another address would say the same */
+        c->tries = UINT32_MAX / 2; /* another address would say the same */
         connect_failed(c, why, now);
         return;
     }
@@ -768,19 +865,34 @@ static void on_ready(conn *c, uint64_t now)
     after_io(c, now);
 }
 
+/* The addresses c connects to: its origin's, or the worker's. */
+static const pc_addr *conn_addrs(const conn *c, uint32_t *n)
+{
+    const pc_worker *w = c->w;
+
+    if (w->run->norigins > 1) {
+        *n = w->run->origins[c->origin].naddrs;
+        return w->run->origins[c->origin].addrs;
+    }
+    *n = w->naddrs;
+    return w->addrs;
+}
+
 static void connect_failed(conn *c, const char *why, uint64_t now)
 {
     pc_worker *w = c->w;
     char buf[STATS_WHY_LEN];
+    uint32_t naddrs;
+    const pc_addr *addrs = conn_addrs(c, &naddrs);
 
     conn_close(c);
     w->st.connect_errors++;
-    snprintf(buf, sizeof buf, "%s: %s", w->addrs[c->addr_idx].text, why);
+    snprintf(buf, sizeof buf, "%s: %s", addrs[c->addr_idx].text, why);
     stats_why(&w->st, PC_ERR_CONNECT, buf);
     c->tries++;
-    if (c->tries < w->naddrs) {
+    if (c->tries < naddrs) {
         /* Names resolve once; each address is tried in order. */
-        c->addr_idx = (c->addr_idx + 1) % w->naddrs;
+        c->addr_idx = (c->addr_idx + 1) % naddrs;
         conn_start(c, now);
         return;
     }
@@ -794,10 +906,10 @@ static void do_handshake(conn *c, uint64_t now)
 {
     pc_worker *w = c->w;
     char why[STATS_WHY_LEN] = "";
-    int rc = w->ops->handshake(&c->nc, why, sizeof why);
+    int rc = c->net->handshake(&c->nc, why, sizeof why);
 
     if (rc == 0) {
-        if (w->run->ssl_ctx) {
+        if (w->run->origins[c->origin].tls) {
             hdr_record(&w->st.tls, (int64_t)(now - c->t_tcp));
             if (net_tls_resumed(&c->nc))
                 w->st.tls_resumed++;
@@ -816,7 +928,7 @@ static void do_handshake(conn *c, uint64_t now)
             /* A server that does not speak h2 may refuse the handshake
              * outright rather than choose http/1.1. */
             snprintf(why, sizeof why, "server refused h2 (TLS alert: no application protocol)");
-            c->tries = w->naddrs;
+            c->tries = UINT32_MAX / 2;
         }
         connect_failed(c, why[0] ? why : strerror(-rc), now);
     }
@@ -828,8 +940,9 @@ static void on_tcp_connected(conn *c, uint64_t now)
 
     c->t_tcp = now;
     hdr_record(&w->st.connect, (int64_t)(now - c->t_start));
-    if (w->run->ssl_ctx) {
-        if (net_tls_attach(&c->nc, w->run->ssl_ctx, w->run->sni, w->session, &w->session) < 0) {
+    if (w->run->origins[c->origin].tls) {
+        if (net_tls_attach(&c->nc, w->run->ssl_ctx, w->run->origins[c->origin].sni, w->session,
+                           &w->session) < 0) {
             connect_failed(c, "TLS: out of memory", now);
             return;
         }
@@ -845,8 +958,12 @@ static void conn_start(conn *c, uint64_t now)
     int rc;
 
     if (c->tries == 0)
-        c->addr_idx = w->pref_addr;
-    a = &w->addrs[c->addr_idx];
+        c->addr_idx = w->run->norigins > 1 ? 0 : w->pref_addr;
+    {
+        uint32_t n;
+
+        a = &conn_addrs(c, &n)[c->addr_idx];
+    }
     c->t_start = now;
     c->events = 0;
     c->proto = NULL;
@@ -952,7 +1069,7 @@ static void on_readable(conn *c)
     for (int rounds = 0; rounds < 16; rounds++) {
         uint32_t keep = c->carry_len;
         size_t room = RBUF_SIZE - keep;
-        ssize_t n = w->ops->read(&c->nc, w->rbuf + keep, room);
+        ssize_t n = c->net->read(&c->nc, w->rbuf + keep, room);
         uint64_t now = pc_now_ns();
 
         if (n > 0) {
@@ -967,7 +1084,7 @@ static void on_readable(conn *c)
             c->proto->input(c, w->rbuf, keep + (size_t)n, now);
             if (c->gen != gen)
                 return;
-            if ((size_t)n < room && w->ops->pending(&c->nc) == 0)
+            if ((size_t)n < room && c->net->pending(&c->nc) == 0)
                 break;
         } else if (n == 0) {
             c->proto->eof(c, now);
@@ -1046,7 +1163,7 @@ static void tick(pc_worker *w, uint64_t now)
         case CS_CONNECTING:
         case CS_HANDSHAKE:
             if (now - c->t_start >= to) {
-                c->tries = w->naddrs; /* no quick retry: back off */
+                c->tries = UINT32_MAX / 2; /* no quick retry: back off */
                 connect_failed(c, "connect timed out", now);
             }
             break;
@@ -1260,6 +1377,13 @@ static void advance_schedule(pc_worker *w, uint64_t now)
 
         if (k > from)
             w->st.scheduled += k - from;
+        if (w->run->norigins > 1) {
+            /* Each due request joins its origin's queue at once. */
+            for (uint64_t j = w->k_due; j < k; j++)
+                oq_push(w, (resend){.intended = sched_time(&w->sc, j), .tmpl = pick_tmpl(w)},
+                        false);
+            w->k_disp = k;
+        }
         w->k_due = k;
     }
 }
@@ -1475,11 +1599,26 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
         if (!w->iv || !w->iv_free)
             goto fail;
     }
+    if (run->norigins > 1) {
+        uint32_t no = run->norigins;
+
+        w->oq = calloc(no, sizeof *w->oq);
+        w->oq_head = calloc(no, sizeof *w->oq_head);
+        w->oq_len = calloc(no, sizeof *w->oq_len);
+        w->oq_cap = calloc(no, sizeof *w->oq_cap);
+        w->first_tmpl = calloc(no, sizeof *w->first_tmpl);
+        if (!w->oq || !w->oq_head || !w->oq_len || !w->oq_cap || !w->first_tmpl)
+            goto fail;
+        for (uint32_t t = run->ntmpl; t-- > 0;)
+            w->first_tmpl[run->tmpls[t].origin] = (uint16_t)t;
+    }
     for (uint32_t i = 0; i < nconns; i++) {
         conn *c = &w->conns[i];
 
         c->w = w;
-        c->net = w->ops;
+        /* Several origins: the connections are shared out among them. */
+        c->origin = (uint16_t)(run->norigins > 1 ? i % run->norigins : 0);
+        c->net = run->origins[c->origin].tls ? &net_tls_ops : &net_plain_ops;
         c->nc.fd = -1;
         c->depth = w->depth;
         c->slots = &w->slot_mem[(size_t)i * w->depth];
@@ -1534,6 +1673,13 @@ void worker_free(pc_worker *w)
     free(w->rbuf);
     free(w->rq);
     free(w->rs);
+    for (uint32_t o = 0; w->oq && o < w->run->norigins; o++)
+        free(w->oq[o]);
+    free(w->oq);
+    free(w->oq_head);
+    free(w->oq_len);
+    free(w->oq_cap);
+    free(w->first_tmpl);
     free(w);
 }
 

@@ -27,6 +27,14 @@ typedef struct pc_addr {
     char text[80]; /* for messages: "127.0.0.1:8080", "[::1]:80", "unix:/p" */
 } pc_addr;
 
+/* Where one origin (scheme, host, port) of the run's requests is. */
+typedef struct pc_origin {
+    pc_addr *addrs;
+    uint32_t naddrs;
+    const char *sni; /* NULL for IP literals */
+    bool tls;
+} pc_origin;
+
 /* One distinct request, built once: the HTTP/1.1 bytes and the HTTP/2
  * header list and body. */
 typedef struct pc_tmpl {
@@ -38,13 +46,16 @@ typedef struct pc_tmpl {
     size_t body_len;
     bool head;          /* HEAD: the response has no body */
     double cum_weight;  /* running sum of weights (--mix random) */
+    uint16_t origin;    /* index into pc_run.origins */
 } pc_tmpl;
 
 /* What all workers read: set up by the engine before they start. */
 typedef struct pc_run {
     const pc_config *cfg;
-    pc_addr *addrs;
+    pc_addr *addrs;      /* origin 0's addresses (the whole run's when it has one) */
     uint32_t naddrs;
+    pc_origin *origins;  /* --urls with several origins: a connection pool each */
+    uint32_t norigins;
     pc_tmpl *tmpls;      /* the distinct requests */
     uint32_t h1_depth;   /* HTTP/1.1 requests in flight per connection */
     uint32_t ntmpl;

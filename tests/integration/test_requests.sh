@@ -95,9 +95,26 @@ ok gnuplot_file "$(head -2 "$T_DIR/g.tsv")" "[ \$(wc -l <'$T_DIR/g.tsv') -eq 501
 ok percentage_csv "$(head -3 "$T_DIR/e.csv")" "[ \$(wc -l <'$T_DIR/e.csv') -eq 102 ] && head -1 '$T_DIR/e.csv' | grep -q '^Percentage served,Time in ms\$' && grep -qE '^100,[0-9]+\\.[0-9]{3}\$' '$T_DIR/e.csv'"
 
 # --- bad input ---------------------------------------------------------------
-printf 'GET http://a.test/ 1\nGET http://b.test/ 1\n' >"$T_DIR/two.txt"
-"$PACER" -n1 --urls "$T_DIR/two.txt" >/dev/null 2>"$T_DIR/err"; rc=$?
-ok urls_other_origin_refused "exit $rc: $(cat "$T_DIR/err")" "[ $rc -eq 2 ] && grep -q 'same origin' '$T_DIR/err'"
+printf 'GET %sa.txt\nGET http://no-such-host.invalid/ 1\n' "$U" >"$T_DIR/two.txt"
+"$PACER" -n1 -c2 -t1 --urls "$T_DIR/two.txt" >/dev/null 2>"$T_DIR/err"; rc=$?
+ok urls_unresolvable_origin "exit $rc: $(cat "$T_DIR/err")" "[ $rc -eq 1 ] && grep -q \"cannot resolve 'no-such-host.invalid'\" '$T_DIR/err'"
+printf 'GET %sa.txt\nGET https://127.0.0.1:%s/b.txt\n' "$U" "$NGX_TLS_PORT" >"$T_DIR/two.txt"
+"$PACER" -n1 -c2 -t2 --urls "$T_DIR/two.txt" >/dev/null 2>"$T_DIR/err"; rc=$?
+ok urls_origins_need_connections "exit $rc: $(cat "$T_DIR/err")" "[ $rc -eq 1 ] && grep -q 'need -c of at least 4' '$T_DIR/err'"
+
+# --- several origins: a connection pool each --------------------------------
+: >"$NGX_DIR/access.log"
+"$PACER" -t2 -c4 -n2000 --urls "$T_DIR/two.txt" >"$R" 2>&1
+sleep 0.2
+na=$(grep -c '^GET /a.txt' "$NGX_DIR/access.log"); nb=$(grep -c '^GET /b.txt' "$NGX_DIR/access.log")
+ok origins_closed_loop "a=$na b=$nb: $(grep -E 'Outcomes|TLS|URL' "$R")" \
+    "[ $na -eq 1000 ] && [ $nb -eq 1000 ] && grep -q 'Outcomes: 2000 scheduled = 2000 completed' '$R' && grep -qE '^  TLS handshakes: 2 ' '$R'"
+: >"$NGX_DIR/access.log"
+"$PACER" -t2 -c4 -d2s -R400 --urls "$T_DIR/two.txt" --mix random >"$R" 2>&1
+sleep 0.2
+na=$(grep -c '^GET /a.txt' "$NGX_DIR/access.log"); nb=$(grep -c '^GET /b.txt' "$NGX_DIR/access.log")
+ok origins_at_rate "a=$na b=$nb: $(grep -E 'Outcomes' "$R")" \
+    "grep -qE '^  Outcomes: 800 scheduled = 800 completed' '$R' && [ \$(( na + nb )) -eq 800 ] && [ $na -ge 320 ] && [ $nb -ge 320 ]"
 printf 'GET %s x3\n' "$U" >"$T_DIR/bad.txt"
 "$PACER" -n1 --urls "$T_DIR/bad.txt" >/dev/null 2>"$T_DIR/err"; rc=$?
 ok urls_bad_line "exit $rc: $(cat "$T_DIR/err")" "[ $rc -eq 2 ] && grep -q 'bad.txt:1: invalid weight' '$T_DIR/err'"
