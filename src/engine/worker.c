@@ -63,7 +63,6 @@ struct pc_worker {
     pc_run *run;
     const pc_config *cfg;
     uint32_t index;
-    const net_ops *ops;
     int epfd, tfd;
     bool use_pwait2;
     uint64_t tfd_armed;
@@ -406,6 +405,17 @@ static void enqueue(conn *c, resend r)
     c->proto->submit(c, s);
 }
 
+/* Take the next connection off the ready queue. */
+static conn *ready_pop(pc_worker *w)
+{
+    conn *c = &w->conns[w->rq[w->rq_head]];
+
+    w->rq_head = (w->rq_head + 1) % w->nconns;
+    w->rq_len--;
+    c->in_ready = false;
+    return c;
+}
+
 /* Several origins: each connection takes from its own origin's queue. */
 static void dispatch_origins(pc_worker *w, uint64_t now)
 {
@@ -416,12 +426,9 @@ static void dispatch_origins(pc_worker *w, uint64_t now)
 
         progress = false;
         while (n-- > 0 && w->oq_total) {
-            conn *c = &w->conns[w->rq[w->rq_head]];
+            conn *c = ready_pop(w);
             uint32_t gen = c->gen;
 
-            w->rq_head = (w->rq_head + 1) % w->nconns;
-            w->rq_len--;
-            c->in_ready = false;
             if (!has_room(c))
                 continue;
             if (w->oq_len[c->origin]) {
@@ -443,12 +450,9 @@ static void dispatch(pc_worker *w, uint64_t now)
         return;
     }
     while (backlog_len(w) > 0 && w->rq_len > 0) {
-        conn *c = &w->conns[w->rq[w->rq_head]];
+        conn *c = ready_pop(w);
         uint32_t gen = c->gen;
 
-        w->rq_head = (w->rq_head + 1) % w->nconns;
-        w->rq_len--;
-        c->in_ready = false;
         if (!has_room(c))
             continue;
         enqueue(c, backlog_take(w));
@@ -1558,7 +1562,6 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
     w->run = run;
     w->cfg = cfg;
     w->index = index;
-    w->ops = run->ssl_ctx ? &net_tls_ops : &net_plain_ops;
     w->nconns = nconns;
     /* A connection holds --pipeline requests over HTTP/1.1, -m streams over
      * HTTP/2; which one it speaks is known only once it is connected. */
