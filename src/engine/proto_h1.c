@@ -183,6 +183,21 @@ static void refuse_rest(conn *c, uint64_t now)
     c->olen = c->ooff = 0;
 }
 
+/* The oldest request's response has ended: count it, hand it to the
+ * script's response(), record it. !keep: the server closes after it. */
+static void complete(conn *c, bool keep, uint64_t now)
+{
+    slot *s = head_slot(c);
+
+    if (!keep)
+        eng_close_after(c, s);
+    eng_headers(c, c->p.header_bytes, c->p.header_bytes);
+    eng_body(c, c->p.body_bytes);
+    if (eng_wants_response(c))
+        eng_script_response(c, c->p.status);
+    eng_done(c, pop_head(c), c->p.status, c->p.body_bytes, now);
+}
+
 static void h1_input(conn *c, const char *buf, size_t len, uint64_t now)
 {
     size_t off = 0, used;
@@ -211,13 +226,7 @@ static void h1_input(conn *c, const char *buf, size_t len, uint64_t now)
                  * response): the connection cannot carry more. */
                 keep = false;
             }
-            if (!keep)
-                eng_close_after(c, s);
-            eng_headers(c, c->p.header_bytes, c->p.header_bytes);
-            eng_body(c, c->p.body_bytes);
-            if (eng_wants_response(c))
-                eng_script_response(c, c->p.status);
-            eng_done(c, pop_head(c), c->p.status, c->p.body_bytes, now);
+            complete(c, keep, now);
             if (!keep) {
                 refuse_rest(c, now);
                 return; /* whatever else came is past the close */
@@ -261,12 +270,7 @@ static void h1_eof_cb(conn *c, uint64_t now)
     }
     rc = h1_eof(&c->p);
     if (rc == H1_DONE) {
-        slot *s = pop_head(c);
-
-        eng_close_after(c, s);
-        eng_headers(c, c->p.header_bytes, c->p.header_bytes);
-        eng_body(c, c->p.body_bytes);
-        eng_done(c, s, c->p.status, c->p.body_bytes, now);
+        complete(c, false, now);
         refuse_rest(c, now);
         return;
     }

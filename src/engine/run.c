@@ -426,9 +426,6 @@ int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errl
         if (!e->ssl_ctx)
             return -EPROTO;
         e->run.ssl_ctx = e->ssl_ctx;
-        const char *name = cfg->host ? cfg->host : cfg->url.host;
-
-        e->run.sni = is_ip_literal(name) ? NULL : name;
     }
     return 0;
 }

@@ -64,7 +64,6 @@ typedef struct pc_run {
     bool alpn_h1_ok;     /* http/1.1 is acceptable when the server refuses h2 */
     uint64_t interval_ns; /* reporting interval; 0 = none */
     SSL_CTX *ssl_ctx;    /* NULL for plain http */
-    const char *sni;     /* NULL for IP literals */
 
     /* Start barrier: workers count themselves ready once every connection
      * is open (or has failed), then wait for start_ns to be published. */

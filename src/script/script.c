@@ -682,11 +682,6 @@ const char *script_run_error(const pc_script *s)
     return NULL;
 }
 
-void script_thread_finish(pc_tscript *t)
-{
-    (void)t; /* thread:get reads the worker's globals directly after the run */
-}
-
 /* ---- done() -------------------------------------------------------------- */
 
 typedef struct sref {

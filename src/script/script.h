@@ -72,8 +72,6 @@ const char *script_error(const pc_tscript *t);
 /* The first runtime error of any worker, or NULL. */
 const char *script_run_error(const pc_script *s);
 
-/* Copy the worker's globals back so thread:get works in done(). */
-void script_thread_finish(pc_tscript *t);
 
 /* Run done(summary, latency, requests) in the main state if defined.
  * 0, or -EINVAL with the message in err. */
