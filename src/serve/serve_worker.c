@@ -503,6 +503,19 @@ static int conn_flush(struct conn *c)
  * already fetched for it see fd -1 and are skipped. */
 static void conn_close(struct serve_loop *lp, struct conn *c)
 {
+    /* --capacity: responses that will never be sent give their send slots
+     * back, so a client that gave up (closed) does not leave a backlog
+     * that delays the next client: the queue is of live requests only. */
+    if (lp->sh->interval_ns && c->out_count) {
+        uint64_t now = pc_now_ns(), unsent = 0;
+
+        for (uint32_t k = 0; k < c->out_count; k++)
+            if (c->ring[(c->out_head + k) % RING].ready_ns > now)
+                unsent++;
+        lp->next_slot -= unsent * lp->sh->interval_ns;
+        if (lp->next_slot < now)
+            lp->next_slot = now;
+    }
     heap_del(lp, c);
     close(c->fd);
     c->fd = -1;
