@@ -17,6 +17,9 @@ done
 [ -n "$url" ] || { echo "demo: pacer serve did not start" >&2; exit 1; }
 
 echo "demo: pacer serve is listening on $url"
-echo "demo: $PACER -t2 -c50 -d5s -R2000 --latency $url"
+html=${DEMO_HTML:-pacer-demo.html}
+echo "demo: $PACER -t2 -c50 -d5s -R2000 --latency --slo 'p99<=50ms,errors<=0.1%' --html $html $url"
 echo
-"$PACER" -t2 -c50 -d5s -R2000 --latency "$url"
+"$PACER" -t2 -c50 -d5s -R2000 --latency --slo 'p99<=50ms,errors<=0.1%' --html "$html" "$url"
+echo
+echo "demo: the same run with plots: $html (open it in a browser; it loads nothing)"

@@ -7,7 +7,7 @@
 set -eu
 
 build_pkgs="gcc make pkg-config libc6-dev libssl-dev zlib1g-dev libnghttp2-dev libluajit-5.1-dev"
-test_pkgs="nginx-light curl openssl procps python3-jsonschema libhdrhistogram-java default-jre-headless h2o valgrind"
+test_pkgs="nginx-light curl openssl procps python3-jsonschema libhdrhistogram-java default-jre-headless h2o valgrind chromium"
 bench_pkgs="wrk apache2-utils nghttp2-client"
 
 want="$build_pkgs $test_pkgs"

@@ -20,11 +20,21 @@ enum {
     PC_EXIT_USAGE = 2,       /* bad flag, number, URL or header */
     PC_EXIT_NO_RESPONSE = 3, /* the run finished but not one response was received */
     PC_EXIT_SCRIPT = 4,      /* the Lua script failed (file:line: message on stderr) */
+    PC_EXIT_SLO = 5,         /* an --slo objective was not met (capacity: not even at the start rate) */
     PC_EXIT_SIGINT = 130,    /* stopped by SIGINT; the partial report was printed */
     PC_EXIT_SIGTERM = 143,   /* stopped by SIGTERM; the partial report was printed */
 };
 
 enum { PC_FORMAT_WRK = 0, PC_FORMAT_H2LOAD = 1, PC_FORMAT_AB = 2 };
+
+/* Which command line is being parsed: `pacer URL`, `pacer compare URL...`,
+ * `pacer capacity URL`. */
+enum { PC_MODE_RUN = 0, PC_MODE_COMPARE = 1, PC_MODE_CAPACITY = 2 };
+
+/* Live progress on stderr: when it is a terminal, always, never. */
+enum { PC_PROGRESS_AUTO = 0, PC_PROGRESS_ON = 1, PC_PROGRESS_OFF = 2 };
+
+struct pc_slo;
 
 typedef struct pc_url {
     bool tls;             /* https */
@@ -100,6 +110,20 @@ typedef struct pc_config {
     const char *hgrm_path; /* --hgrm: percentile distribution (plotter input) */
     const char *json_path; /* --json: everything, "-" for stdout */
     const char *csv_path;  /* --csv: per-interval time series */
+    const char *html_path; /* --html: a self-contained HTML report with plots */
+    int progress;          /* --progress / --quiet: PC_PROGRESS_* */
+    struct pc_slo *slo;    /* --slo EXPR, parsed (heap); NULL: none */
+    /* pacer compare */
+    int mode;              /* PC_MODE_* */
+    const char **targets;  /* compare: the URLs, in order (heap array into argv) */
+    size_t ntargets;
+    uint32_t rounds;       /* --rounds, default 3 */
+    /* pacer capacity */
+    double start_rate;     /* --start-rate, default 100 */
+    double max_rate;       /* --max-rate, default 1M */
+    uint64_t max_time_ns;  /* --max-time: all steps together, default 10 min */
+    double precision;      /* --precision: stop bisecting when (fail - pass) / pass <= this */
+    uint64_t pause_ns;     /* --pause between steps, default 1s */
     uint64_t interval_ns;  /* --interval, default 1 s */
     /* Set by `pacer report` only: */
     bool hdr_layout;       /* wrk2's latency block even without -R */

@@ -12,9 +12,12 @@
 #include "engine/engine.h"
 #include "report/merge.h"
 #include "report/outputs.h"
+#include "report/progress.h"
 #include "report/report.h"
+#include "report/slo.h"
 #include "script/script.h"
 #include "serve/serve.h"
+#include "workflow/workflow.h"
 
 static int run_load(int argc, char **argv)
 {
@@ -22,7 +25,9 @@ static int run_load(int argc, char **argv)
     pc_engine *eng = NULL;
     pc_outputs *outs = NULL;
     pc_script *script = NULL;
+    pc_progress *prog = NULL;
     pc_results res;
+    bool slo_ok;
     char err[512] = "";
     int rc = cli_parse(argc, argv, &cfg, stdout, stderr);
     FILE *text;
@@ -36,8 +41,8 @@ static int run_load(int argc, char **argv)
         cli_free(&cfg);
         return PC_EXIT_USAGE;
     }
-    /* With --json -, stdout carries the JSON and the text goes to stderr. */
-    text = cfg.json_path && strcmp(cfg.json_path, "-") == 0 ? stderr : stdout;
+    /* With --json - (or another file to stdout), the text goes to stderr. */
+    text = cli_text_stream(&cfg);
     if (engine_prepare(&cfg, &eng, err, sizeof err) < 0 ||
         outputs_open(&outs, &cfg, err, sizeof err) < 0) {
         fprintf(stderr, "pacer: %s\n", err[0] ? err : "out of memory");
@@ -54,14 +59,18 @@ static int run_load(int argc, char **argv)
     }
     outputs_bind(outs, &res);
     if (outputs_want_intervals(outs))
-        engine_set_interval_sink(eng, cfg.interval_ns, outputs_on_interval, outs);
+        engine_add_interval_sink(eng, cfg.interval_ns, outputs_on_interval, outs);
+    if ((prog = progress_new(&cfg, &res, NULL, stderr)))
+        engine_add_interval_sink(eng, cfg.interval_ns, progress_on_interval, prog);
     if (cfg.format == PC_FORMAT_H2LOAD)
         report_h2load_header(text, &cfg);
     else if (cfg.format == PC_FORMAT_AB)
         report_ab_header(text, &cfg);
     else
         report_wrk_header(text, &cfg);
-    if (engine_run(eng, &res, err, sizeof err) < 0) {
+    rc = engine_run(eng, &res, err, sizeof err);
+    progress_end(prog);
+    if (rc < 0) {
         fprintf(stderr, "pacer: %s\n", err[0] ? err : "run failed");
         code = script ? PC_EXIT_SCRIPT : PC_EXIT_RUNTIME;
         goto out;
@@ -74,6 +83,7 @@ static int run_load(int argc, char **argv)
         report_ab(text, &cfg, &res);
     else
         report_wrk(text, &cfg, &res);
+    slo_ok = !cfg.slo || slo_print(text, cfg.slo, cfg.rate, &res, NULL);
     fflush(text);
     code = PC_EXIT_OK;
     if (outputs_finish(outs, &cfg, &res, err, sizeof err) < 0) {
@@ -93,6 +103,8 @@ static int run_load(int argc, char **argv)
         code = res.signal == SIGINT ? PC_EXIT_SIGINT : PC_EXIT_SIGTERM;
     else if (res.st.completed == 0)
         code = PC_EXIT_NO_RESPONSE;
+    else if (!slo_ok)
+        code = PC_EXIT_SLO;
     engine_results_free(&res);
 out:
     outputs_free(outs);
@@ -110,5 +122,11 @@ int main(int argc, char **argv)
         return serve_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "report") == 0)
         return report_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "compare") == 0)
+        return compare_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "capacity") == 0)
+        return capacity_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "suite") == 0)
+        return suite_main(argc - 1, argv + 1);
     return run_load(argc, argv);
 }

@@ -15,6 +15,7 @@
 #include "cli/units.h"
 #include "cli/url.h"
 #include "cli/urls.h"
+#include "report/slo.h"
 #include "stats/hdr_codec.h"
 
 enum {
@@ -28,6 +29,16 @@ enum {
     OPT_HGRM,
     OPT_JSON,
     OPT_CSV,
+    OPT_HTML,
+    OPT_PROGRESS,
+    OPT_QUIET,
+    OPT_SLO,
+    OPT_ROUNDS,
+    OPT_START_RATE,
+    OPT_MAX_RATE,
+    OPT_MAX_TIME,
+    OPT_PRECISION,
+    OPT_PAUSE,
     OPT_INTERVAL,
     OPT_H2,
     OPT_ALPN,
@@ -62,6 +73,16 @@ static const struct option long_opts[] = {
     {"hgrm", required_argument, NULL, OPT_HGRM},
     {"json", required_argument, NULL, OPT_JSON},
     {"csv", required_argument, NULL, OPT_CSV},
+    {"html", required_argument, NULL, OPT_HTML},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"slo", required_argument, NULL, OPT_SLO},
+    {"rounds", required_argument, NULL, OPT_ROUNDS},
+    {"start-rate", required_argument, NULL, OPT_START_RATE},
+    {"max-rate", required_argument, NULL, OPT_MAX_RATE},
+    {"max-time", required_argument, NULL, OPT_MAX_TIME},
+    {"precision", required_argument, NULL, OPT_PRECISION},
+    {"pause", required_argument, NULL, OPT_PAUSE},
     {"interval", required_argument, NULL, OPT_INTERVAL},
     {"h2", no_argument, NULL, OPT_H2},
     {"alpn", required_argument, NULL, OPT_ALPN},
@@ -96,7 +117,12 @@ static const struct option long_opts[] = {
 void cli_usage(FILE *f)
 {
     fputs("Usage: pacer <options> <url> [--] [script args]\n"
-          "       pacer report [-U] [--json FILE] [--hgrm FILE] [--from T] [--to T] FILE...\n"
+          "       pacer report [-U] [--json FILE] [--hgrm FILE] [--html FILE]\n"
+          "                    [--from T] [--to T] FILE...\n"
+          "       pacer compare [--rounds N] <options> URL_A URL_B [URL...]\n"
+          "       pacer capacity --slo EXPR [--start-rate R] [--max-rate R] [--max-time T]\n"
+          "                      <options> URL\n"
+          "       pacer suite [--json FILE] [--html FILE] SUITE_FILE\n"
           "       pacer serve [--port N] [--size BYTES] [--delay D] ...\n"
           "  Options:\n"
           "    -c, --connections <N>  Connections to keep open (default 10)\n"
@@ -142,13 +168,26 @@ void cli_usage(FILE *f)
           "        --hgrm     <FILE>  Write the percentile distribution (HdrHistogram plotter)\n"
           "        --json     <FILE>  Write all results as JSON ('-': stdout, report to stderr)\n"
           "        --csv      <FILE>  Write the per-interval time series as CSV\n"
+          "        --html     <FILE>  Write a self-contained HTML report with plots\n"
           "        --interval    <T>  Interval of logs and time series (default 1s)\n"
+          "        --progress         Live progress on stderr even when it is not a terminal\n"
+          "        --quiet            No live progress\n"
+          "        --slo      <EXPR>  Objectives, e.g. 'p99<=100ms,errors<=0.1%,rate>=99%':\n"
+          "                           PASS/FAIL lines, exit 5 when one fails\n"
+          "  compare:  --rounds   <N>  Rounds of A B A B ... (default 3)\n"
+          "  capacity: --start-rate <R> First rate tried (default 100), grown x2 until the\n"
+          "                           SLO fails, then bisected; each step lasts -d\n"
+          "            --max-rate <R>  Never go above this rate (default 1M)\n"
+          "            --max-time <T>  Stop searching after this long in all (default 10m)\n"
+          "            --precision <P> Stop when the bracket is within P (default 5%)\n"
+          "            --pause    <T>  Idle time between steps (default 1s)\n"
           "    -v, --version          Print version details\n"
           "    -h, --help             Print this help\n"
           "\n"
           "  Numeric arguments may include a SI unit (1k, 1M, 1G)\n"
           "  Time arguments may include a time unit (2ms, 2s, 2m, 2h)\n"
           "  Exit codes: 0 ok, 1 could not run, 2 usage, 3 no response received, 4 script error,\n"
+          "              5 an --slo objective failed (capacity: even at the start rate),\n"
           "              130/143 stopped by SIGINT/SIGTERM (partial report printed)\n",
           f);
 }
@@ -231,17 +270,69 @@ static int add_header(pc_config *cfg, const char *s, FILE *err)
     return 0;
 }
 
+/* compare: every positional argument is a target URL (at least two). */
+static int take_targets(pc_config *cfg, int argc, char **argv, FILE *err)
+{
+    char uerr[512];
+    pc_url u;
+
+    if (argc - optind < 2)
+        return bad(err, "pacer compare needs at least two URLs, got %d", argc - optind);
+    cfg->targets = calloc((size_t)(argc - optind), sizeof *cfg->targets);
+    if (!cfg->targets)
+        return bad(err, "out of memory");
+    for (; optind < argc; optind++) {
+        if (strcmp(argv[optind], "--") == 0)
+            return bad(err, "pacer compare takes no script arguments");
+        if (url_parse(argv[optind], &u, uerr, sizeof uerr) < 0)
+            return bad(err, "%s", uerr);
+        url_free(&u);
+        cfg->targets[cfg->ntargets++] = argv[optind];
+    }
+    cfg->url_text = cfg->targets[0];
+    return url_parse(cfg->url_text, &cfg->url, uerr, sizeof uerr) < 0 ? bad(err, "%s", uerr) : 0;
+}
+
 static void print_version(FILE *out)
 {
     fprintf(out, "pacer %s [epoll] HTTP load generator\n", PACER_VERSION);
 }
 
+/* Options that belong to one subcommand only. */
+static int mode_only(const pc_config *cfg, int mode, const char *flag, FILE *err)
+{
+    static const char *const names[] = {"pacer URL", "pacer compare", "pacer capacity"};
+
+    if (cfg->mode == mode)
+        return 0;
+    return bad(err, "%s is an option of %s", flag, names[mode]);
+}
+
+static int parse_rate_flag(const char *flag, const char *s, double *out, FILE *err)
+{
+    if (units_parse_rate(s, out) < 0 || !(*out > 0))
+        return bad(err, "invalid rate for %s: '%s' (requests/s > 0, e.g. 500, 2.5k)", flag, s);
+    return 0;
+}
+
 int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
+{
+    return cli_parse_mode(PC_MODE_RUN, argc, argv, cfg, out, err);
+}
+
+int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
 {
     char uerr[512];
     int c, rc;
 
     memset(cfg, 0, sizeof *cfg);
+    cfg->mode = mode;
+    cfg->rounds = 3;
+    cfg->start_rate = 100;
+    cfg->max_rate = 1e6;
+    cfg->max_time_ns = 600ull * 1000000000ull;
+    cfg->precision = 0.05;
+    cfg->pause_ns = 1000000000ull;
     cfg->threads = 2;
     cfg->connections = 10;
     cfg->duration_ns = 10ull * 1000000000ull;
@@ -326,6 +417,66 @@ int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
         case OPT_CSV:
             cfg->csv_path = optarg;
             break;
+        case OPT_HTML:
+            cfg->html_path = optarg;
+            break;
+        case OPT_PROGRESS:
+            cfg->progress = PC_PROGRESS_ON;
+            break;
+        case OPT_QUIET:
+            cfg->progress = PC_PROGRESS_OFF;
+            break;
+        case OPT_SLO:
+            free(cfg->slo);
+            cfg->slo = malloc(sizeof *cfg->slo);
+            if (!cfg->slo)
+                rc = bad(err, "out of memory");
+            else if (slo_parse(optarg, cfg->slo, uerr, sizeof uerr) < 0)
+                rc = bad(err, "%s", uerr);
+            break;
+        case OPT_ROUNDS:
+            rc = mode_only(cfg, PC_MODE_COMPARE, "--rounds", err);
+            if (rc == 0)
+                rc = parse_u32("--rounds", optarg, 1, &cfg->rounds, err);
+            if (rc == 0 && cfg->rounds > 1000)
+                rc = bad(err, "--rounds must be at most 1000, got '%s'", optarg);
+            break;
+        case OPT_START_RATE:
+        case OPT_MAX_RATE: {
+            const char *flag = c == OPT_START_RATE ? "--start-rate" : "--max-rate";
+
+            rc = mode_only(cfg, PC_MODE_CAPACITY, flag, err);
+            if (rc == 0)
+                rc = parse_rate_flag(flag, optarg,
+                                     c == OPT_START_RATE ? &cfg->start_rate : &cfg->max_rate, err);
+            break;
+        }
+        case OPT_MAX_TIME:
+        case OPT_PAUSE: {
+            const char *flag = c == OPT_MAX_TIME ? "--max-time" : "--pause";
+
+            rc = mode_only(cfg, PC_MODE_CAPACITY, flag, err);
+            if (rc == 0)
+                rc = parse_dur(flag, optarg, c == OPT_MAX_TIME ? &cfg->max_time_ns : &cfg->pause_ns,
+                               err);
+            break;
+        }
+        case OPT_PRECISION: {
+            char *end;
+
+            rc = mode_only(cfg, PC_MODE_CAPACITY, "--precision", err);
+            if (rc < 0)
+                break;
+            errno = 0;
+            cfg->precision = strtod(optarg, &end);
+            if (*end == '%') {
+                cfg->precision /= 100;
+                end++;
+            }
+            if (end == optarg || *end || errno || !(cfg->precision >= 0.001 && cfg->precision <= 1))
+                rc = bad(err, "invalid --precision '%s' (0.1%% to 100%%, e.g. 5%%)", optarg);
+            break;
+        }
         case OPT_INTERVAL:
             rc = parse_dur("--interval", optarg, &cfg->interval_ns, err);
             if (rc == 0 && cfg->interval_ns < 10000000)
@@ -506,7 +657,11 @@ int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
         cli_usage(err);
         return bad(err, "missing URL");
     }
-    if (optind < argc) {
+    if (mode == PC_MODE_COMPARE) {
+        rc = take_targets(cfg, argc, argv, err);
+        if (rc < 0)
+            return rc;
+    } else if (optind < argc) {
         cfg->url_text = argv[optind];
         if (url_parse(argv[optind], &cfg->url, uerr, sizeof uerr) < 0)
             return bad(err, "%s", uerr);
@@ -516,6 +671,18 @@ int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
         optind++;
     cfg->script_args = argv + optind;
     cfg->nscript_args = argc - optind;
+    if (mode == PC_MODE_CAPACITY) {
+        if (!cfg->slo)
+            return bad(err, "pacer capacity needs --slo EXPR (e.g. --slo 'p99<=100ms')");
+        if (cfg->rate > 0)
+            return bad(err, "pacer capacity chooses the rate itself: use --start-rate and "
+                            "--max-rate, not -R");
+        if (cfg->requests)
+            return bad(err, "pacer capacity runs each step for -d: -n cannot be used");
+        if (cfg->start_rate > cfg->max_rate)
+            return bad(err, "--start-rate (%.2f) is above --max-rate (%.2f)", cfg->start_rate,
+                       cfg->max_rate);
+    }
 
     if (!cfg->method)
         cfg->method = cfg->body ? "POST" : "GET";
@@ -537,12 +704,34 @@ int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
     if (cfg->gnuplot_path && !cfg->requests)
         return bad(err, "-g/--gnuplot needs -n (one row per request)");
 
+    {
+        /* One file at most may go to stdout; the text report then goes to stderr. */
+        const char *outs[] = {cfg->hlog_path, cfg->hgrm_path, cfg->json_path, cfg->csv_path,
+                              cfg->html_path, cfg->gnuplot_path, cfg->csv_pct_path};
+        int dashes = 0;
+
+        for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
+            dashes += outs[i] && strcmp(outs[i], "-") == 0;
+        if (dashes > 1)
+            return bad(err, "only one output file can be '-' (stdout)");
+    }
     if (cfg->connections < cfg->threads)
         return bad(err, "number of connections (%u) must be >= threads (%u)", cfg->connections,
                    cfg->threads);
     if (cfg->batch_latency && cfg->pipeline < 2)
         fprintf(err, "pacer: note: -B/--batch_latency has no effect without --pipeline N > 1\n");
     return CLI_RUN;
+}
+
+FILE *cli_text_stream(const pc_config *cfg)
+{
+    const char *outs[] = {cfg->hlog_path, cfg->hgrm_path, cfg->json_path, cfg->csv_path,
+                          cfg->html_path, cfg->gnuplot_path, cfg->csv_pct_path};
+
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
+        if (outs[i] && strcmp(outs[i], "-") == 0)
+            return stderr;
+    return stdout;
 }
 
 void cli_free(pc_config *cfg)
@@ -561,5 +750,10 @@ void cli_free(pc_config *cfg)
     free(cfg->headers);
     cfg->headers = NULL;
     cfg->nheaders = 0;
+    free(cfg->slo);
+    cfg->slo = NULL;
+    free(cfg->targets);
+    cfg->targets = NULL;
+    cfg->ntargets = 0;
     url_free(&cfg->url);
 }

@@ -18,6 +18,14 @@ enum {
  * Help and version text go to out. */
 int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err);
 
+/* The same for a subcommand's command line (PC_MODE_*): compare takes
+ * several URLs (cfg->targets), capacity needs --slo and chooses -R. */
+int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, FILE *err);
+
+/* Where the text report goes: stdout, or stderr when an output file is
+ * "-" (stdout carries that file). */
+FILE *cli_text_stream(const pc_config *cfg);
+
 /* Release what cli_parse allocated. */
 void cli_free(pc_config *cfg);
 

@@ -49,8 +49,12 @@ struct pc_script;
 /* Run the workers with this script (before engine_run). */
 void engine_set_script(pc_engine *e, struct pc_script *s);
 
-/* Ask for merged intervals of interval_ns each (call before engine_run). */
-void engine_set_interval_sink(pc_engine *e, uint64_t interval_ns, pc_interval_fn fn, void *ud);
+/* Ask for merged intervals of interval_ns each (call before engine_run);
+ * every sink sees every interval, in the order they were added. All sinks
+ * share one interval length. 0, or -EINVAL (a different length, or more
+ * than ENGINE_MAX_SINKS). */
+#define ENGINE_MAX_SINKS 4
+int engine_add_interval_sink(pc_engine *e, uint64_t interval_ns, pc_interval_fn fn, void *ud);
 
 void engine_free(pc_engine *e);
 void engine_results_free(pc_results *res);

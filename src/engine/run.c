@@ -34,8 +34,11 @@ struct pc_engine {
     char **lower;      /* their names lower-cased (HTTP/2) */
     char *cookie, *auth;
     pc_tmpl *tmpls;
-    pc_interval_fn on_interval;
-    void *on_interval_ud;
+    struct {
+        pc_interval_fn fn;
+        void *ud;
+    } sinks[ENGINE_MAX_SINKS];
+    int nsinks;
     pc_script *script;
 };
 
@@ -454,11 +457,15 @@ void engine_free(pc_engine *e)
     free(e);
 }
 
-void engine_set_interval_sink(pc_engine *e, uint64_t interval_ns, pc_interval_fn fn, void *ud)
+int engine_add_interval_sink(pc_engine *e, uint64_t interval_ns, pc_interval_fn fn, void *ud)
 {
+    if (e->nsinks == ENGINE_MAX_SINKS || (e->nsinks && e->run.interval_ns != interval_ns))
+        return -EINVAL;
     e->run.interval_ns = interval_ns;
-    e->on_interval = fn;
-    e->on_interval_ud = ud;
+    e->sinks[e->nsinks].fn = fn;
+    e->sinks[e->nsinks].ud = ud;
+    e->nsinks++;
+    return 0;
 }
 
 static void emit_front(collector *co)
@@ -466,8 +473,8 @@ static void emit_front(collector *co)
     pc_interval *iv = co->pend[0];
 
     if (iv) {
-        if (co->e->on_interval)
-            co->e->on_interval(co->e->on_interval_ud, iv);
+        for (int i = 0; i < co->e->nsinks; i++)
+            co->e->sinks[i].fn(co->e->sinks[i].ud, iv);
         co->res->intervals++;
         interval_free(iv);
     }

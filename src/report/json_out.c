@@ -120,7 +120,7 @@ static void w_series(json_w *w, const pc_series *s, double interval_s)
     json_w_obj_end(w);
 }
 
-int report_json(FILE *f, const pc_config *cfg, const pc_results *res, const pc_series *series)
+void report_json_obj(json_w *wp, const pc_config *cfg, const pc_results *res, const pc_series *series)
 {
     const pc_stats *st = &res->st;
     double secs = (double)res->duration_ns / 1e9;
@@ -129,7 +129,6 @@ int report_json(FILE *f, const pc_config *cfg, const pc_results *res, const pc_s
     struct tm tm;
     char iso[64];
     uint64_t errors = 0;
-    json_w w;
 
     gmtime_r(&t, &tm);
     strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -137,152 +136,157 @@ int report_json(FILE *f, const pc_config *cfg, const pc_results *res, const pc_s
         if (k != PC_ERR_TIMEOUT)
             errors += st->err[k];
 
-    json_w_init(&w, f, 2);
-    json_w_obj_begin(&w);
-    json_w_kstr(&w, "schema", "pacer-result/1");
-    json_w_kstr(&w, "pacer_version", PACER_VERSION);
-    w_config(&w, cfg);
-    json_w_kstr(&w, "start_time", iso);
-    json_w_kdouble(&w, "start_epoch_s", start);
-    json_w_kdouble(&w, "duration_s", secs);
-    json_w_key(&w, "stopped_by");
+    json_w_obj_begin(wp);
+    json_w_kstr(wp, "schema", "pacer-result/1");
+    json_w_kstr(wp, "pacer_version", PACER_VERSION);
+    w_config(wp, cfg);
+    json_w_kstr(wp, "start_time", iso);
+    json_w_kdouble(wp, "start_epoch_s", start);
+    json_w_kdouble(wp, "duration_s", secs);
+    json_w_key(wp, "stopped_by");
     if (res->signal)
-        json_w_str(&w, res->signal == 2 ? "SIGINT" : "SIGTERM");
+        json_w_str(wp, res->signal == 2 ? "SIGINT" : "SIGTERM");
     else
-        json_w_null(&w);
+        json_w_null(wp);
 
-    json_w_key(&w, "requests");
-    json_w_obj_begin(&w);
-    json_w_kuint(&w, "scheduled", st->scheduled);
-    json_w_kuint(&w, "completed", st->completed);
-    json_w_kuint(&w, "timed_out", st->err[PC_ERR_TIMEOUT]);
-    json_w_kuint(&w, "errors", errors);
-    json_w_kuint(&w, "never_sent", st->never_sent);
-    json_w_kuint(&w, "interrupted", st->interrupted);
-    json_w_kuint(&w, "resent", st->resent);
-    json_w_kuint(&w, "latency_lower_bounds", st->lower_bound);
-    json_w_kuint(&w, "warmup_discarded", res->warmup_outcomes);
-    json_w_obj_end(&w);
+    json_w_key(wp, "requests");
+    json_w_obj_begin(wp);
+    json_w_kuint(wp, "scheduled", st->scheduled);
+    json_w_kuint(wp, "completed", st->completed);
+    json_w_kuint(wp, "timed_out", st->err[PC_ERR_TIMEOUT]);
+    json_w_kuint(wp, "errors", errors);
+    json_w_kuint(wp, "never_sent", st->never_sent);
+    json_w_kuint(wp, "interrupted", st->interrupted);
+    json_w_kuint(wp, "resent", st->resent);
+    json_w_kuint(wp, "latency_lower_bounds", st->lower_bound);
+    json_w_kuint(wp, "warmup_discarded", res->warmup_outcomes);
+    json_w_obj_end(wp);
 
-    json_w_key(&w, "rate");
-    json_w_obj_begin(&w);
-    json_w_key(&w, "requested");
+    json_w_key(wp, "rate");
+    json_w_obj_begin(wp);
+    json_w_key(wp, "requested");
     if (cfg->rate > 0)
-        json_w_double(&w, cfg->rate);
+        json_w_double(wp, cfg->rate);
     else
-        json_w_null(&w);
-    json_w_kdouble(&w, "achieved", secs > 0 ? (double)st->completed / secs : 0);
-    json_w_obj_end(&w);
+        json_w_null(wp);
+    json_w_kdouble(wp, "achieved", secs > 0 ? (double)st->completed / secs : 0);
+    json_w_obj_end(wp);
 
-    json_w_key(&w, "bytes");
-    json_w_obj_begin(&w);
-    json_w_kuint(&w, "read", st->bytes_read);
-    json_w_kuint(&w, "written", st->bytes_written);
-    json_w_kuint(&w, "body", st->body_bytes);
-    json_w_kdouble(&w, "read_per_s", secs > 0 ? (double)st->bytes_read / secs : 0);
-    json_w_obj_end(&w);
+    json_w_key(wp, "bytes");
+    json_w_obj_begin(wp);
+    json_w_kuint(wp, "read", st->bytes_read);
+    json_w_kuint(wp, "written", st->bytes_written);
+    json_w_kuint(wp, "body", st->body_bytes);
+    json_w_kdouble(wp, "read_per_s", secs > 0 ? (double)st->bytes_read / secs : 0);
+    json_w_obj_end(wp);
 
-    json_w_key(&w, "errors");
-    json_w_obj_begin(&w);
-    json_w_kuint(&w, "connect", st->connect_errors);
+    json_w_key(wp, "errors");
+    json_w_obj_begin(wp);
+    json_w_kuint(wp, "connect", st->connect_errors);
     for (int k = PC_ERR_READ; k < PC_ERR_KINDS; k++)
-        json_w_kuint(&w, err_keys[k], st->err[k]);
-    json_w_key(&w, "causes");
-    json_w_obj_begin(&w);
+        json_w_kuint(wp, err_keys[k], st->err[k]);
+    json_w_key(wp, "causes");
+    json_w_obj_begin(wp);
     for (int k = 0; k < PC_ERR_KINDS; k++)
         if (st->why[k][0])
-            json_w_kstr(&w, err_keys[k], st->why[k]);
-    json_w_obj_end(&w);
-    json_w_obj_end(&w);
+            json_w_kstr(wp, err_keys[k], st->why[k]);
+    json_w_obj_end(wp);
+    json_w_obj_end(wp);
 
-    json_w_key(&w, "status_codes");
-    json_w_obj_begin(&w);
+    json_w_key(wp, "status_codes");
+    json_w_obj_begin(wp);
     for (int i = 0; i < STATS_MAX_STATUS; i++) {
         if (st->status[i]) {
             char k[16];
 
             snprintf(k, sizeof k, "%d", i);
-            json_w_kuint(&w, k, st->status[i]);
+            json_w_kuint(wp, k, st->status[i]);
         }
     }
     if (st->status_other)
-        json_w_kuint(&w, "other", st->status_other);
-    json_w_obj_end(&w);
+        json_w_kuint(wp, "other", st->status_other);
+    json_w_obj_end(wp);
 
-    json_w_kstr(&w, "protocol", report_protocol(st));
-    json_w_key(&w, "http2");
-    json_w_obj_begin(&w);
-    json_w_kuint(&w, "connections", st->h2_conns);
-    json_w_kuint(&w, "rst_stream", st->h2_rst);
-    json_w_kuint(&w, "refused_stream", st->h2_refused);
-    json_w_kuint(&w, "goaway", st->h2_goaway);
-    json_w_obj_end(&w);
-    json_w_key(&w, "headers");
-    json_w_obj_begin(&w);
-    json_w_kuint(&w, "wire_bytes", st->header_wire);
-    json_w_kuint(&w, "decoded_bytes", st->header_decoded);
-    json_w_kdouble(&w, "space_savings",
+    json_w_kstr(wp, "protocol", report_protocol(st));
+    json_w_key(wp, "http2");
+    json_w_obj_begin(wp);
+    json_w_kuint(wp, "connections", st->h2_conns);
+    json_w_kuint(wp, "rst_stream", st->h2_rst);
+    json_w_kuint(wp, "refused_stream", st->h2_refused);
+    json_w_kuint(wp, "goaway", st->h2_goaway);
+    json_w_obj_end(wp);
+    json_w_key(wp, "headers");
+    json_w_obj_begin(wp);
+    json_w_kuint(wp, "wire_bytes", st->header_wire);
+    json_w_kuint(wp, "decoded_bytes", st->header_decoded);
+    json_w_kdouble(wp, "space_savings",
                    st->header_decoded
                        ? 1.0 - (double)st->header_wire / (double)st->header_decoded
                        : 0);
-    json_w_obj_end(&w);
-    json_w_key(&w, "connections");
-    json_w_obj_begin(&w);
-    json_w_kuint(&w, "opened", st->connects);
-    json_w_kuint(&w, "tls_resumed", st->tls_resumed);
-    json_w_kuint(&w, "server_closes", st->server_closes);
-    json_w_kuint(&w, "idle_closes", st->idle_closes);
-    json_w_kuint(&w, "dropped", st->conn_drops);
-    json_w_obj_end(&w);
+    json_w_obj_end(wp);
+    json_w_key(wp, "connections");
+    json_w_obj_begin(wp);
+    json_w_kuint(wp, "opened", st->connects);
+    json_w_kuint(wp, "tls_resumed", st->tls_resumed);
+    json_w_kuint(wp, "server_closes", st->server_closes);
+    json_w_kuint(wp, "idle_closes", st->idle_closes);
+    json_w_kuint(wp, "dropped", st->conn_drops);
+    json_w_obj_end(wp);
 
-    json_w_key(&w, "latency");
-    json_w_obj_begin(&w);
-    json_w_kstr(&w, "unit", "us");
-    w_hist(&w, "corrected", &st->latency);
-    w_hist(&w, "uncorrected", &st->latency_u);
-    w_hist(&w, "connect", &st->connect);
-    w_hist(&w, "tls_handshake", &st->tls);
-    w_hist(&w, "first_byte", &st->ttfb);
-    w_hist(&w, "processing", &st->processing);
-    w_hist(&w, "connect_per_request", &st->conn_req);
-    w_hist(&w, "total", &st->total_req);
-    json_w_obj_end(&w);
+    json_w_key(wp, "latency");
+    json_w_obj_begin(wp);
+    json_w_kstr(wp, "unit", "us");
+    w_hist(wp, "corrected", &st->latency);
+    w_hist(wp, "uncorrected", &st->latency_u);
+    w_hist(wp, "connect", &st->connect);
+    w_hist(wp, "tls_handshake", &st->tls);
+    w_hist(wp, "first_byte", &st->ttfb);
+    w_hist(wp, "processing", &st->processing);
+    w_hist(wp, "connect_per_request", &st->conn_req);
+    w_hist(wp, "total", &st->total_req);
+    json_w_obj_end(wp);
 
-    json_w_key(&w, "thread_rate");
-    json_w_obj_begin(&w);
-    json_w_kstr(&w, "unit", "requests/s per thread, one sample per 100 ms");
+    json_w_key(wp, "thread_rate");
+    json_w_obj_begin(wp);
+    json_w_kstr(wp, "unit", "requests/s per thread, one sample per 100 ms");
     {
         char *b64 = NULL;
 
-        json_w_kdouble(&w, "mean", hdr_mean(&st->rps));
-        json_w_kdouble(&w, "stdev", hdr_stddev(&st->rps));
-        json_w_kint(&w, "max", st->rps.total_count ? hdr_max(&st->rps) : 0);
+        json_w_kdouble(wp, "mean", hdr_mean(&st->rps));
+        json_w_kdouble(wp, "stdev", hdr_stddev(&st->rps));
+        json_w_kint(wp, "max", st->rps.total_count ? hdr_max(&st->rps) : 0);
         if (hdrc_encode_base64(&st->rps, &b64) == 0)
-            json_w_kstr(&w, "histogram", b64);
+            json_w_kstr(wp, "histogram", b64);
         free(b64);
     }
-    json_w_obj_end(&w);
+    json_w_obj_end(wp);
 
     if (st->urls && cfg->nreqs == st->nurls) {
-        json_w_key(&w, "urls");
-        json_w_arr_begin(&w);
+        json_w_key(wp, "urls");
+        json_w_arr_begin(wp);
         for (uint32_t i = 0; i < st->nurls; i++) {
-            json_w_obj_begin(&w);
-            json_w_kstr(&w, "method", cfg->reqs[i].method);
-            json_w_kstr(&w, "url", cfg->reqs[i].url_text);
-            json_w_kdouble(&w, "weight", cfg->reqs[i].weight);
-            json_w_kuint(&w, "requests", st->urls[i].completed);
-            json_w_kuint(&w, "errors", st->urls[i].errors);
-            w_hist(&w, "latency", &st->urls[i].latency);
-            json_w_obj_end(&w);
+            json_w_obj_begin(wp);
+            json_w_kstr(wp, "method", cfg->reqs[i].method);
+            json_w_kstr(wp, "url", cfg->reqs[i].url_text);
+            json_w_kdouble(wp, "weight", cfg->reqs[i].weight);
+            json_w_kuint(wp, "requests", st->urls[i].completed);
+            json_w_kuint(wp, "errors", st->urls[i].errors);
+            w_hist(wp, "latency", &st->urls[i].latency);
+            json_w_obj_end(wp);
         }
-        json_w_arr_end(&w);
+        json_w_arr_end(wp);
     }
-    w_series(&w, series, (double)cfg->interval_ns / 1e9);
-    json_w_obj_end(&w);
-    if (json_w_finish(&w) < 0)
-        return -EIO;
-    return 0;
+    w_series(wp, series, (double)cfg->interval_ns / 1e9);
+    json_w_obj_end(wp);
+}
+
+int report_json(FILE *f, const pc_config *cfg, const pc_results *res, const pc_series *series)
+{
+    json_w w;
+
+    json_w_init(&w, f, 2);
+    report_json_obj(&w, cfg, res, series);
+    return json_w_finish(&w) < 0 ? -EIO : 0;
 }
 
 int report_hgrm(FILE *f, const pc_results *res)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli/units.h"
+#include "report/html.h"
 #include "report/outputs.h"
 #include "report/report.h"
 #include "stats/hdr_codec.h"
@@ -149,6 +150,16 @@ static int load_json(const char *path, const json_val *root, pc_loaded *l, char 
     st->tls_resumed = ju(root, "connections.tls_resumed");
     st->server_closes = ju(root, "connections.server_closes");
     st->idle_closes = ju(root, "connections.idle_closes");
+    /* The protocol the connections spoke (the reports print it). */
+    st->h2_conns = ju(root, "http2.connections");
+    st->h2_rst = ju(root, "http2.rst_stream");
+    st->h2_refused = ju(root, "http2.refused_stream");
+    st->h2_goaway = ju(root, "http2.goaway");
+    st->header_wire = ju(root, "headers.wire_bytes");
+    st->header_decoded = ju(root, "headers.decoded_bytes");
+    s = json_str(json_get(root, "protocol"));
+    if (s && strcmp(s, "mixed") == 0 && st->connects > st->h2_conns)
+        st->h1_conns = st->connects - st->h2_conns;
 
     for (size_t i = 0; i < sizeof hists / sizeof hists[0]; i++) {
         char p[64];
@@ -436,13 +447,16 @@ static void report_usage(FILE *f)
           "    -U, --u_latency      Also print the uncorrected distribution\n"
           "        --json  <FILE>   Write the merged result as JSON ('-': stdout)\n"
           "        --hgrm  <FILE>   Write the merged percentile distribution\n"
+          "        --html  <FILE>   Write the merged result as an HTML report with plots\n"
           "        --from  <T>      Keep intervals starting at least T after the start\n"
           "        --to    <T>      ... and before T after the start\n"
           "    -h, --help           Print this help\n",
           f);
 }
 
-static int write_file(const char *path, const pc_loaded *m, bool json, char *err, size_t errlen)
+enum { OUT_JSON, OUT_HGRM, OUT_HTML };
+
+static int write_file(const char *path, const pc_loaded *m, int kind, char *err, size_t errlen)
 {
     char *tmp = NULL;
     FILE *f = outputs_tmp_open(path, &tmp, err, errlen);
@@ -450,7 +464,9 @@ static int write_file(const char *path, const pc_loaded *m, bool json, char *err
 
     if (!f)
         return -EIO;
-    rc = json ? report_json(f, &m->cfg, &m->res, &m->series) : report_hgrm(f, &m->res);
+    rc = kind == OUT_JSON   ? report_json(f, &m->cfg, &m->res, &m->series)
+         : kind == OUT_HTML ? report_html(f, &m->cfg, &m->res, &m->series)
+                            : report_hgrm(f, &m->res);
     if (rc < 0) {
         if (f != stdout) {
             fclose(f);
@@ -468,10 +484,11 @@ int report_main(int argc, char **argv)
     static const struct option opts[] = {
         {"latency", no_argument, NULL, 'L'}, {"u_latency", no_argument, NULL, 'U'},
         {"json", required_argument, NULL, 'j'}, {"hgrm", required_argument, NULL, 'g'},
+        {"html", required_argument, NULL, 'H'},
         {"from", required_argument, NULL, 'f'}, {"to", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
     };
-    const char *json_path = NULL, *hgrm_path = NULL;
+    const char *json_path = NULL, *hgrm_path = NULL, *html_path = NULL;
     uint64_t from = 0, to = UINT64_MAX;
     bool u_latency = false, window = false;
     pc_loaded m, one;
@@ -493,6 +510,9 @@ int report_main(int argc, char **argv)
             break;
         case 'g':
             hgrm_path = optarg;
+            break;
+        case 'H':
+            html_path = optarg;
             break;
         case 'f':
         case 't':
@@ -548,7 +568,8 @@ int report_main(int argc, char **argv)
     m.cfg.hdr_layout = true;
     m.cfg.sources = (const char **)(argv + optind);
     m.cfg.nsources = (size_t)(argc - optind);
-    if (json_path && strcmp(json_path, "-") == 0)
+    if ((json_path && strcmp(json_path, "-") == 0) ||
+        (html_path && strcmp(html_path, "-") == 0))
         text = stderr;
     if (m.have_config) {
         fprintf(text, "Report of %zu file%s: %s\n", m.cfg.nsources, m.cfg.nsources > 1 ? "s" : "",
@@ -559,11 +580,15 @@ int report_main(int argc, char **argv)
                 m.cfg.nsources > 1 ? "s" : "");
     }
     report_wrk(text, &m.cfg, &m.res);
-    if (json_path && write_file(json_path, &m, true, err, sizeof err) < 0) {
+    if (json_path && write_file(json_path, &m, OUT_JSON, err, sizeof err) < 0) {
         fprintf(stderr, "pacer report: %s\n", err);
         code = PC_EXIT_RUNTIME;
     }
-    if (hgrm_path && write_file(hgrm_path, &m, false, err, sizeof err) < 0) {
+    if (hgrm_path && write_file(hgrm_path, &m, OUT_HGRM, err, sizeof err) < 0) {
+        fprintf(stderr, "pacer report: %s\n", err);
+        code = PC_EXIT_RUNTIME;
+    }
+    if (html_path && write_file(html_path, &m, OUT_HTML, err, sizeof err) < 0) {
         fprintf(stderr, "pacer report: %s\n", err);
         code = PC_EXIT_RUNTIME;
     }

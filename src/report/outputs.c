@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report/html.h"
 #include "report/report.h"
 #include "report/series.h"
 #include "stats/hlog.h"
@@ -19,7 +20,7 @@ typedef struct out_file {
 } out_file;
 
 struct pc_outputs {
-    out_file hlog, hgrm, json, csv, gnuplot, pct;
+    out_file hlog, hgrm, json, csv, gnuplot, pct, html;
     const pc_results *res;
     pc_series series;
     bool hlog_header_done;
@@ -96,7 +97,8 @@ int outputs_open(pc_outputs **out, const pc_config *cfg, char *err, size_t errle
         (rc = open_one(&o->json, cfg->json_path, err, errlen)) < 0 ||
         (rc = open_one(&o->csv, cfg->csv_path, err, errlen)) < 0 ||
         (rc = open_one(&o->gnuplot, cfg->gnuplot_path, err, errlen)) < 0 ||
-        (rc = open_one(&o->pct, cfg->csv_pct_path, err, errlen)) < 0)
+        (rc = open_one(&o->pct, cfg->csv_pct_path, err, errlen)) < 0 ||
+        (rc = open_one(&o->html, cfg->html_path, err, errlen)) < 0)
         return rc;
     if (o->csv.f)
         fputs("start_epoch_s,start_s,length_s,requests,rate,errors,timeouts,non2xx,bytes,"
@@ -112,7 +114,7 @@ void outputs_bind(pc_outputs *o, const pc_results *res)
 
 bool outputs_want_intervals(const pc_outputs *o)
 {
-    return o->hlog.f || o->json.f || o->csv.f;
+    return o->hlog.f || o->json.f || o->csv.f || o->html.f;
 }
 
 void outputs_on_interval(void *ud, const pc_interval *iv)
@@ -123,7 +125,7 @@ void outputs_on_interval(void *ud, const pc_interval *iv)
     double len = (double)(iv->end_ns - iv->start_ns) / 1e9;
     double wall = (double)res->start_wall_ns / 1e9 + rel;
 
-    if (o->json.f && series_add_interval(&o->series, iv, wall) < 0)
+    if ((o->json.f || o->html.f) && series_add_interval(&o->series, iv, wall) < 0)
         o->write_err = -ENOMEM;
     if (o->hlog.f) {
         if (!o->hlog_header_done) {
@@ -196,6 +198,8 @@ int outputs_finish(pc_outputs *o, const pc_config *cfg, const pc_results *res, c
         o->write_err = -EIO;
     if (o->pct.f && report_ab_csv(o->pct.f, res) < 0)
         o->write_err = -EIO;
+    if (o->html.f && (r = report_html(o->html.f, cfg, res, &o->series)) < 0)
+        o->write_err = r;
     if (o->write_err < 0) {
         snprintf(err, errlen, "writing the result files failed");
         return o->write_err;
@@ -211,6 +215,8 @@ int outputs_finish(pc_outputs *o, const pc_config *cfg, const pc_results *res, c
     if ((r = commit(&o->gnuplot, err, errlen)) < 0)
         rc = r;
     if ((r = commit(&o->pct, err, errlen)) < 0)
+        rc = r;
+    if ((r = commit(&o->html, err, errlen)) < 0)
         rc = r;
     return rc;
 }
@@ -236,6 +242,7 @@ void outputs_free(pc_outputs *o)
     discard(&o->csv);
     discard(&o->gnuplot);
     discard(&o->pct);
+    discard(&o->html);
     series_free(&o->series);
     free(o);
 }

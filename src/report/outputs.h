@@ -1,5 +1,5 @@
 /*
- * outputs.h - the files a run writes (--hlog, --hgrm, --json, --csv).
+ * outputs.h - the files a run writes (--hlog, --hgrm, --json, --csv, --html).
  *
  * Every file is written to "<path>.tmp-<pid>" and renamed into place only
  * when it is complete, so a file is either whole or absent, also after

@@ -37,6 +37,12 @@ const char *report_protocol(const pc_stats *st);
  * series may be NULL. Returns 0, or -EIO/-ENOMEM. */
 int report_json(FILE *f, const pc_config *cfg, const pc_results *res, const pc_series *series);
 
+/* The same document as one value inside a larger one (compare, capacity,
+ * suite). */
+struct json_w;
+void report_json_obj(struct json_w *w, const pc_config *cfg, const pc_results *res,
+                     const pc_series *series);
+
 /* The percentile distribution file the HdrHistogram plotter reads (ms). */
 int report_hgrm(FILE *f, const pc_results *res);
 

@@ -59,5 +59,9 @@ stall_check h2_stall -t2 -c4 -m16 -R400 --h2 "$H2C"
 "$PACER" -t1 -c2 -m4 -d300ms --h2 --json "$T_DIR/h2.json" "$H2" >/dev/null 2>&1
 ok h2_json "$(json_get "$T_DIR/h2.json" "d['protocol'], d['http2']")" \
     "[ \"\$(json_get '$T_DIR/h2.json' \"d['protocol'] == 'h2' and d['http2']['connections'] == 2 and d['headers']['space_savings'] > 0\")\" = True ]"
+# pacer report keeps the protocol and the HTTP/2 counters of a JSON result.
+"$PACER" report "$T_DIR/h2.json" >"$T_DIR/h2.report" 2>&1
+ok h2_report_from_json "$(grep -A1 'Application protocol' "$T_DIR/h2.report")" \
+    "grep -q '^  Application protocol: h2\$' '$T_DIR/h2.report' && grep -q '^  HTTP/2: headers ' '$T_DIR/h2.report'"
 
 finish

@@ -1,0 +1,332 @@
+/*
+ * html_run.c - the run report as one HTML page (--html, `pacer report
+ * --html`): what was run, the summary, the latency spectrum, the time
+ * series, the connection set-up breakdown and the text report, built
+ * with html.c. The numbers come from the same places as the text and JSON
+ * reports (pc_stats, the interval series), so all three agree.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report/html.h"
+#include "report/report.h"
+#include "stats/hdr_codec.h"
+
+#define CELL 200
+
+/* A table being filled: up to ROWS rows of up to 7 cells. */
+#define ROWS 24
+#define COLS 7
+typedef struct tbl {
+    size_t ncols, nrows;
+    char cell[ROWS][COLS][CELL];
+    const char *ptr[ROWS * COLS];
+} tbl;
+
+/* Append a row: the cells' texts, then NULL. Cells past the first
+ * t->ncols are ignored, missing ones are empty. */
+static void row(tbl *t, ...)
+{
+    va_list ap;
+    const char *s;
+    size_t c = 0;
+
+    if (t->nrows == ROWS)
+        return;
+    va_start(ap, t);
+    while (c < t->ncols && (s = va_arg(ap, const char *)) != NULL)
+        snprintf(t->cell[t->nrows][c++], CELL, "%s", s);
+    va_end(ap);
+    for (; c < t->ncols; c++)
+        t->cell[t->nrows][c][0] = 0;
+    t->nrows++;
+}
+
+static void table(html_doc *d, const char *caption, tbl *t)
+{
+    for (size_t r = 0; r < t->nrows; r++)
+        for (size_t c = 0; c < t->ncols; c++)
+            t->ptr[r * t->ncols + c] = t->cell[r][c];
+    html_doc_table(d, caption, t->ncols, t->nrows, t->ptr);
+}
+
+static const char *u64(char *buf, uint64_t v)
+{
+    snprintf(buf, CELL, "%" PRIu64, v);
+    return buf;
+}
+
+/* A latency in ms with 3 decimals, "-" when h is empty. p < 0: the max. */
+static const char *ms(char *buf, const hdr_hist *h, double p)
+{
+    if (!h->total_count)
+        snprintf(buf, CELL, "-");
+    else
+        snprintf(buf, CELL, "%.3f",
+                 (double)(p < 0 ? hdr_max(h) : hdr_value_at_percentile(h, p)) / 1e6);
+    return buf;
+}
+
+/* What was run, in one paragraph. */
+static void shape(html_doc *d, const pc_config *cfg, const pc_results *res)
+{
+    char line[1024], when[64] = "";
+    time_t t = (time_t)(res->start_wall_ns / 1000000000ull);
+    struct tm tm;
+    size_t n = 0;
+
+    if (res->start_wall_ns && gmtime_r(&t, &tm))
+        strftime(when, sizeof when, ", started %Y-%m-%dT%H:%M:%SZ", &tm);
+    n += (size_t)snprintf(line + n, sizeof line - n, "%u threads, %u connections, ", cfg->threads,
+                          cfg->connections);
+    if (cfg->rate > 0)
+        n += (size_t)snprintf(line + n, sizeof line - n, "constant rate %.2f requests/s",
+                              cfg->rate);
+    else
+        n += (size_t)snprintf(line + n, sizeof line - n, "closed loop");
+    if (n < sizeof line)
+        snprintf(line + n, sizeof line - n, ", %.2f s measured, protocol %s%s.",
+                 (double)res->duration_ns / 1e9, report_protocol(&res->st), when);
+    html_doc_text(d, line);
+    if (cfg->nsources) {
+        n = (size_t)snprintf(line, sizeof line, "Merged from %zu file%s:", cfg->nsources,
+                             cfg->nsources > 1 ? "s" : "");
+        for (size_t i = 0; i < cfg->nsources && n < sizeof line; i++)
+            n += (size_t)snprintf(line + n, sizeof line - n, " %s", cfg->sources[i]);
+        html_doc_text(d, line);
+    }
+    if (res->warmup_ns) {
+        snprintf(line, sizeof line, "A warm-up of %.2f s came first; its %" PRIu64
+                 " requests are not counted here.", (double)res->warmup_ns / 1e9,
+                 res->warmup_outcomes);
+        html_doc_text(d, line);
+    }
+    if (res->signal) {
+        snprintf(line, sizeof line, "Stopped early by %s.",
+                 res->signal == 2 ? "SIGINT" : "SIGTERM");
+        html_doc_text(d, line);
+    }
+}
+
+static void summary(html_doc *d, const pc_config *cfg, const pc_results *res)
+{
+    static const char *const kinds[PC_ERR_KINDS] = {"Connect errors", "Errors: read",
+                                                    "Errors: write", "Timed out",
+                                                    "Errors: protocol"};
+    static const int order[] = {PC_ERR_TIMEOUT, PC_ERR_READ, PC_ERR_WRITE, PC_ERR_PROTOCOL,
+                                PC_ERR_CONNECT};
+    const pc_stats *st = &res->st;
+    double secs = (double)res->duration_ns / 1e9;
+    double rps = secs > 0 ? (double)st->completed / secs : 0;
+    char a[CELL], b[CELL], c[CELL], e[CELL], f[CELL], g[CELL];
+    tbl tb = {.ncols = 3}, *t = &tb;
+
+    row(t, "", "Value", "Note", NULL);
+    row(t, "Requests scheduled", u64(a, st->scheduled),
+        "completed + timed out + errors + never sent", NULL);
+    row(t, "Completed", u64(a, st->completed), "responses, any status", NULL);
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        int k = order[i];
+
+        row(t, kinds[k], u64(a, k == PC_ERR_CONNECT ? st->connect_errors : st->err[k]),
+            k == PC_ERR_CONNECT && !st->why[k][0] ? "failed connection attempts" : st->why[k],
+            NULL);
+    }
+    row(t, "Never sent", u64(a, st->never_sent), "still queued when the run ended", NULL);
+    if (st->interrupted)
+        row(t, "Interrupted", u64(a, st->interrupted), "in flight when the drain was cut short",
+            NULL);
+    row(t, "Non-2xx or 3xx responses", u64(a, st->non2xx), "", NULL);
+    snprintf(a, sizeof a, "%.2f", rps);
+    if (cfg->rate > 0)
+        snprintf(b, sizeof b, "requested %.2f requests/s (%.1f%% of it)", cfg->rate,
+                 100.0 * rps / cfg->rate);
+    else
+        snprintf(b, sizeof b, "closed loop: as fast as the server answered");
+    row(t, "Rate achieved (requests/s)", a, b, NULL);
+    snprintf(a, sizeof a, "%.2f", secs > 0 ? (double)st->bytes_read / secs / 1048576.0 : 0);
+    snprintf(b, sizeof b, "%" PRIu64 " bytes received (1 MB = 2^20 bytes, as Transfer/sec)",
+             st->bytes_read);
+    row(t, "Throughput (MB/s)", a, b, NULL);
+    snprintf(a, sizeof a, "%.2f", secs);
+    row(t, "Duration (s)", a, "the measured period", NULL);
+    table(d, "Requests", t);
+
+    t->nrows = 0;
+    t->ncols = 7;
+    row(t, "Latency (ms)", "Samples", "p50", "p90", "p99", "p99.9", "Max", NULL);
+    row(t, "Corrected (from the intended send time)", u64(a, (uint64_t)st->latency.total_count),
+        ms(b, &st->latency, 50), ms(c, &st->latency, 90), ms(e, &st->latency, 99),
+        ms(f, &st->latency, 99.9), ms(g, &st->latency, -1), NULL);
+    row(t, "Uncorrected (from the first byte written)",
+        u64(a, (uint64_t)st->latency_u.total_count), ms(b, &st->latency_u, 50),
+        ms(c, &st->latency_u, 90), ms(e, &st->latency_u, 99), ms(f, &st->latency_u, 99.9),
+        ms(g, &st->latency_u, -1), NULL);
+    table(d, "Latency", t);
+}
+
+/* An interval's corrected p50, p99 and max in ms (NaN: no sample): from
+ * the point's own numbers when it has them (a live run), else from its
+ * histogram (points read back from JSON or an interval log). */
+static void point_latency(const pc_point *p, double out[3])
+{
+    hdr_hist h;
+
+    out[0] = out[1] = out[2] = NAN;
+    if (p->max > 0) {
+        out[0] = (double)p->p50 / 1e6;
+        out[1] = (double)p->p99 / 1e6;
+        out[2] = (double)p->max / 1e6;
+    } else if (p->hist && hdrc_decode_base64(p->hist, strlen(p->hist), &h) == 0) {
+        if (h.total_count) {
+            out[0] = (double)hdr_value_at_percentile(&h, 50) / 1e6;
+            out[1] = (double)hdr_value_at_percentile(&h, 99) / 1e6;
+            out[2] = (double)hdr_max(&h) / 1e6;
+        }
+        hdr_free(&h);
+    }
+}
+
+static int over_time(html_doc *d, const pc_series *s)
+{
+    const char *xl = "Time since start (s)";
+    html_chart *c;
+    double *v;
+    size_t n;
+
+    html_doc_heading(d, "Over time");
+    if (!s || s->n == 0) {
+        html_doc_text(d, "No time series: the run delivered no interval.");
+        return 0;
+    }
+    n = s->n;
+    v = malloc(8 * n * sizeof *v);
+    if (!v)
+        return -ENOMEM;
+    {
+        double *x = v, *p50 = v + n, *p99 = v + 2 * n, *max = v + 3 * n;
+        double *rate = v + 4 * n, *err = v + 5 * n, *tmo = v + 6 * n, *non2xx = v + 7 * n;
+        char text[160];
+
+        for (size_t i = 0; i < n; i++) {
+            const pc_point *p = &s->v[i];
+            double lat[3];
+
+            point_latency(p, lat);
+            x[i] = p->start_s - s->v[0].start_s;
+            p50[i] = lat[0];
+            p99[i] = lat[1];
+            max[i] = lat[2];
+            rate[i] = p->length_s > 0 ? (double)p->completed / p->length_s : NAN;
+            err[i] = (double)p->errors;
+            tmo[i] = (double)p->timeouts;
+            non2xx[i] = (double)p->non2xx;
+        }
+        snprintf(text, sizeof text,
+                 "%zu intervals of %.3g s; each point is an interval, placed at its start.", n,
+                 s->interval_s);
+        html_doc_text(d, text);
+        c = html_doc_chart(d, "Latency over time (corrected)", xl, HTML_LINEAR, "Latency (ms)",
+                           HTML_LOG);
+        html_chart_series(c, "p50", n, x, p50);
+        html_chart_series(c, "p99", n, x, p99);
+        html_chart_series(c, "max", n, x, max);
+        c = html_doc_chart(d, "Throughput", xl, HTML_LINEAR, "Responses per second",
+                           HTML_LINEAR);
+        html_chart_series(c, "completed/s", n, x, rate);
+        c = html_doc_chart(d, "Errors over time", xl, HTML_LINEAR, "Requests per interval",
+                           HTML_LINEAR);
+        html_chart_series(c, "errors (all failures)", n, x, err);
+        html_chart_series(c, "timeouts", n, x, tmo);
+        html_chart_series(c, "non-2xx/3xx", n, x, non2xx);
+    }
+    free(v);
+    return 0;
+}
+
+static void breakdown(html_doc *d, const pc_stats *st)
+{
+    static const char *const names[] = {"connect (per connection)",
+                                        "TLS handshake (per connection)",
+                                        "first byte (per request)"};
+    static const char *const short_names[] = {"connect", "TLS handshake", "first byte"};
+    const hdr_hist *h[] = {&st->connect, &st->tls, &st->ttfb};
+    char a[CELL], b[CELL], c[CELL], e[CELL], f[CELL];
+    tbl tb = {.ncols = 6}, *t = &tb;
+    html_chart *ch;
+
+    html_doc_heading(d, "Connection set-up and first byte");
+    row(t, "Time (ms)", "Samples", "p50", "p90", "p99", "Max", NULL);
+    for (size_t i = 0; i < 3; i++)
+        row(t, names[i], u64(a, (uint64_t)h[i]->total_count), ms(b, h[i], 50), ms(c, h[i], 90),
+            ms(e, h[i], 99), ms(f, h[i], -1), NULL);
+    html_doc_text(d, "Connect: the TCP (or Unix) connect; TLS: the handshake; first byte: first "
+                     "byte of the request written to first byte of the response.");
+    table(d, "Set-up and first byte", t);
+    ch = html_doc_chart(d, "Connect, TLS and first-byte percentiles", "Percentile",
+                        HTML_PERCENTILE, "Time (ms)", HTML_LOG);
+    for (size_t i = 0; i < 3; i++)
+        if (h[i]->total_count)
+            html_chart_spectrum(ch, short_names[i], h[i], 1e6);
+}
+
+/* The text report, as printed, in a <pre>. */
+static int text_report(html_doc *d, const pc_config *cfg, const pc_results *res)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+
+    if (!m)
+        return -ENOMEM;
+    if (cfg->threads)
+        report_wrk_header(m, cfg);
+    report_wrk(m, cfg, res);
+    if (fclose(m) != 0) {
+        free(buf);
+        return -ENOMEM;
+    }
+    html_doc_heading(d, "Text report");
+    html_doc_pre(d, buf);
+    free(buf);
+    return 0;
+}
+
+int report_html(FILE *f, const pc_config *cfg, const pc_results *res, const pc_series *series)
+{
+    const pc_stats *st = &res->st;
+    char title[512];
+    html_chart *c;
+    html_doc *d;
+    int rc;
+
+    snprintf(title, sizeof title, "pacer: %s", cfg->url_text ? cfg->url_text : "run");
+    d = html_doc_new(title);
+    if (!d)
+        return -ENOMEM;
+    shape(d, cfg, res);
+    html_doc_heading(d, "Summary");
+    summary(d, cfg, res);
+
+    html_doc_heading(d, "Latency percentile spectrum");
+    html_doc_text(d, "Corrected latency counts from each request's intended send time, so a "
+                     "stalled server shows; uncorrected counts from the first byte written.");
+    c = html_doc_chart(d, "Latency by percentile", "Percentile", HTML_PERCENTILE,
+                       "Latency (ms)", HTML_LOG);
+    html_chart_spectrum(c, "corrected", &st->latency, 1e6);
+    html_chart_spectrum(c, "uncorrected", &st->latency_u, 1e6);
+
+    rc = over_time(d, series);
+    breakdown(d, st);
+    if (rc == 0)
+        rc = text_report(d, cfg, res);
+    if (rc == 0)
+        rc = html_doc_write(d, f);
+    html_doc_free(d);
+    return rc;
+}

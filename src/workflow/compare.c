@@ -1,0 +1,352 @@
+/*
+ * compare.c - `pacer compare [options] URL_A URL_B [URL...]`.
+ *
+ * The same load against each target, interleaved A B A B ... for --rounds
+ * rounds, so drift on a noisy machine (thermal, neighbours, page cache)
+ * falls on every target alike. Each target's rounds are merged without
+ * loss (histograms add); the table shows each target beside the first,
+ * with the ratio, and the spread of its per-round throughput.
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/units.h"
+#include "report/html.h"
+#include "report/outputs.h"
+#include "report/report.h"
+#include "report/slo.h"
+#include "stats/hdr.h"
+#include "util/json.h"
+#include "workflow/workflow.h"
+
+typedef struct target {
+    const char *url;
+    char label[24];       /* A, B, ... */
+    pc_config cfg;
+    pc_results total;     /* all rounds merged */
+    double *rps;          /* per round */
+    uint32_t rounds_run;
+} target;
+
+static void target_label(size_t i, char *buf, size_t cap)
+{
+    if (i < 26)
+        snprintf(buf, cap, "%c", (char)('A' + i));
+    else
+        snprintf(buf, cap, "T%zu", i + 1);
+}
+
+static double rps_of(const pc_results *r)
+{
+    double secs = (double)r->duration_ns / 1e9;
+
+    return secs > 0 ? (double)r->st.completed / secs : 0;
+}
+
+static int64_t pct_of(const hdr_hist *h, double p)
+{
+    return h->total_count ? hdr_value_at_percentile(h, p) : 0;
+}
+
+/* "1.23ms (1.90x)" beside the first target's value. */
+static void cell_ratio(char *buf, size_t cap, const char *shown, double v, double base, bool first)
+{
+    if (first || !(base > 0))
+        snprintf(buf, cap, "%s", shown);
+    else
+        snprintf(buf, cap, "%s (%.2fx)", shown, v / base);
+}
+
+enum { ROW_REQ, ROW_RPS, ROW_SPREAD, ROW_MBS, ROW_ERR, ROW_NON2XX, ROW_P50, ROW_P90,
+       ROW_P99, ROW_P999, ROW_MAX, ROWS };
+
+static const char *const row_name[ROWS] = {
+    "Requests", "Requests/sec", "  per round (min-max)", "Transfer/sec", "Errors",
+    "Non-2xx or 3xx", "Latency p50", "Latency p90", "Latency p99", "Latency p99.9", "Latency max"};
+
+/* The measured value behind each row, for ratios (NAN: no ratio). */
+static double row_value(const target *t, int row)
+{
+    const pc_stats *st = &t->total.st;
+    double secs = (double)t->total.duration_ns / 1e9;
+    static const double pcts[] = {50, 90, 99, 99.9};
+
+    switch (row) {
+    case ROW_REQ:
+        return (double)st->completed;
+    case ROW_RPS:
+        return rps_of(&t->total);
+    case ROW_MBS:
+        return secs > 0 ? (double)st->bytes_read / secs : 0;
+    case ROW_P50:
+    case ROW_P90:
+    case ROW_P99:
+    case ROW_P999:
+        return (double)pct_of(&st->latency, pcts[row - ROW_P50]);
+    case ROW_MAX:
+        return st->latency.total_count ? (double)hdr_max(&st->latency) : 0;
+    }
+    return NAN;
+}
+
+static void row_text(const target *t, int row, char *buf, size_t cap)
+{
+    const pc_stats *st = &t->total.st;
+    uint64_t errors = stats_outcomes(st) - st->completed;
+    double v = row_value(t, row), lo = INFINITY, hi = 0;
+    char a[32], b[32];
+
+    switch (row) {
+    case ROW_REQ:
+        snprintf(buf, cap, "%" PRIu64, st->completed);
+        break;
+    case ROW_RPS:
+        snprintf(buf, cap, "%.2f", v);
+        break;
+    case ROW_SPREAD:
+        for (uint32_t r = 0; r < t->rounds_run; r++) {
+            lo = fmin(lo, t->rps[r]);
+            hi = fmax(hi, t->rps[r]);
+        }
+        snprintf(buf, cap, "%.0f-%.0f", t->rounds_run ? lo : 0, hi);
+        break;
+    case ROW_MBS:
+        units_fmt_binary(v, a, sizeof a);
+        snprintf(buf, cap, "%sB", a);
+        break;
+    case ROW_ERR:
+        snprintf(buf, cap, "%" PRIu64, errors);
+        break;
+    case ROW_NON2XX:
+        snprintf(buf, cap, "%" PRIu64, st->non2xx);
+        break;
+    default:
+        units_fmt_time_us(v / 1e3, b, sizeof b);
+        snprintf(buf, cap, "%s", st->latency.total_count ? b : "-");
+        break;
+    }
+}
+
+static void print_table(FILE *f, target *ts, size_t n)
+{
+    size_t ncols = n + 1;
+    char **cells = calloc(ROWS + 1, ncols * sizeof *cells);
+    char buf[128], shown[96];
+
+    if (!cells)
+        return;
+    cells[0] = strdup("");
+    for (size_t i = 0; i < n; i++)
+        cells[1 + i] = strdup(ts[i].label);
+    for (int r = 0; r < ROWS; r++) {
+        cells[(r + 1) * ncols] = strdup(row_name[r]);
+        for (size_t i = 0; i < n; i++) {
+            row_text(&ts[i], r, shown, sizeof shown);
+            cell_ratio(buf, sizeof buf, shown, row_value(&ts[i], r), row_value(&ts[0], r),
+                       i == 0 || isnan(row_value(&ts[i], r)));
+            cells[(r + 1) * ncols + 1 + i] = strdup(buf);
+        }
+    }
+    wf_table(f, ncols, 1, ROWS + 1, cells);
+}
+
+static int write_json(const char *path, const pc_config *cfg, target *ts, size_t n)
+{
+    wf_json o;
+
+    if (wf_json_begin(&o, path, "pacer-compare/1") < 0)
+        return -1;
+    json_w_kuint(&o.w, "rounds", cfg->rounds);
+    json_w_key(&o.w, "targets");
+    json_w_arr_begin(&o.w);
+    for (size_t i = 0; i < n; i++) {
+        json_w_obj_begin(&o.w);
+        json_w_kstr(&o.w, "label", ts[i].label);
+        json_w_kstr(&o.w, "url", ts[i].url);
+        json_w_key(&o.w, "requests_per_sec_by_round");
+        json_w_arr_begin(&o.w);
+        for (uint32_t r = 0; r < ts[i].rounds_run; r++)
+            json_w_double(&o.w, ts[i].rps[r]);
+        json_w_arr_end(&o.w);
+        json_w_key(&o.w, "result");
+        report_json_obj(&o.w, &ts[i].cfg, &ts[i].total, NULL);
+        json_w_obj_end(&o.w);
+    }
+    json_w_arr_end(&o.w);
+    return wf_json_end(&o);
+}
+
+static int write_html(const char *path, const pc_config *cfg, target *ts, size_t n,
+                      const char *table_text)
+{
+    char title[256], shape[160];
+    html_doc *d = html_doc_new("pacer compare");
+    html_chart *spec, *spec_u, *rounds;
+
+    if (!d)
+        return -1;
+    wf_describe(cfg, shape, sizeof shape);
+    snprintf(title, sizeof title, "%zu targets, %u rounds of %s each, interleaved", n, cfg->rounds,
+             shape);
+    html_doc_heading(d, "pacer compare");
+    html_doc_text(d, title);
+    html_doc_pre(d, table_text);
+    spec = html_doc_chart(d, "Latency by percentile (corrected)", "Percentile", HTML_PERCENTILE,
+                          "Latency (ms)", HTML_LOG);
+    spec_u = html_doc_chart(d, "Latency by percentile (uncorrected)", "Percentile", HTML_PERCENTILE,
+                            "Latency (ms)", HTML_LOG);
+    rounds = html_doc_chart(d, "Requests/sec by round", "Round", HTML_LINEAR, "Requests/sec",
+                            HTML_LINEAR);
+    for (size_t i = 0; i < n; i++) {
+        char name[300];
+        double *x = calloc(ts[i].rounds_run + 1, sizeof *x);
+
+        snprintf(name, sizeof name, "%s %s", ts[i].label, ts[i].url);
+        html_chart_spectrum(spec, name, &ts[i].total.st.latency, 1e6);
+        html_chart_spectrum(spec_u, name, &ts[i].total.st.latency_u, 1e6);
+        for (uint32_t r = 0; x && r < ts[i].rounds_run; r++)
+            x[r] = r + 1;
+        if (x)
+            html_chart_series(rounds, name, ts[i].rounds_run, x, ts[i].rps);
+        free(x);
+    }
+    return wf_html_write(path, d);
+}
+
+int compare_main(int argc, char **argv)
+{
+    pc_config cfg;
+    target *ts = NULL;
+    FILE *text;
+    char *table = NULL;
+    size_t table_len = 0;
+    char shape[160], err[512];
+    int code = PC_EXIT_OK, rc;
+    const char *bad;
+    bool slo_ok = true;
+
+    rc = cli_parse_mode(PC_MODE_COMPARE, argc, argv, &cfg, stdout, stderr);
+    if (rc != CLI_RUN) {
+        cli_free(&cfg);
+        return rc == CLI_EXIT ? PC_EXIT_OK : PC_EXIT_USAGE;
+    }
+    if ((bad = wf_no_run_files(&cfg))) {
+        fprintf(stderr, "pacer: %s cannot be used with pacer compare (it writes --json/--html)\n",
+                bad);
+        cli_free(&cfg);
+        return PC_EXIT_USAGE;
+    }
+    text = cli_text_stream(&cfg);
+    ts = calloc(cfg.ntargets, sizeof *ts);
+    if (!ts) {
+        cli_free(&cfg);
+        return PC_EXIT_RUNTIME;
+    }
+    for (size_t i = 0; i < cfg.ntargets; i++) {
+        ts[i].url = cfg.targets[i];
+        target_label(i, ts[i].label, sizeof ts[i].label);
+        ts[i].rps = calloc(cfg.rounds, sizeof *ts[i].rps);
+        if (!ts[i].rps || wf_target_config(&cfg, ts[i].url, &ts[i].cfg, err, sizeof err) < 0) {
+            fprintf(stderr, "pacer: %s\n", ts[i].rps ? err : "out of memory");
+            code = ts[i].rps ? PC_EXIT_USAGE : PC_EXIT_RUNTIME;
+            ts[i].url = NULL;
+            goto out;
+        }
+    }
+    wf_hold_signals();
+    wf_describe(&cfg, shape, sizeof shape);
+    fprintf(text, "Comparing %zu targets, %u rounds of %s each, interleaved\n", cfg.ntargets,
+            cfg.rounds, shape);
+    fflush(text);
+
+    for (uint32_t r = 0; r < cfg.rounds && code == PC_EXIT_OK; r++) {
+        for (size_t i = 0; i < cfg.ntargets; i++) {
+            pc_results res;
+            char label[64], p99[32] = "-";
+
+            snprintf(label, sizeof label, "round %u/%u %s", r + 1, cfg.rounds, ts[i].label);
+            code = wf_run_once(&ts[i].cfg, label, &res);
+            if (code != PC_EXIT_OK)
+                break;
+            ts[i].rps[r] = rps_of(&res);
+            ts[i].rounds_run++;
+            if (res.st.latency.total_count)
+                units_fmt_time_us((double)hdr_value_at_percentile(&res.st.latency, 99) / 1e3, p99,
+                                  sizeof p99);
+            fprintf(stderr, "pacer: %s: %.2f req/s, p99 %s, %" PRIu64 " errors\n", label,
+                    ts[i].rps[r], p99, stats_outcomes(&res.st) - res.st.completed);
+            if (wf_results_add(&ts[i].total, &res) < 0) {
+                engine_results_free(&res);
+                code = PC_EXIT_RUNTIME;
+                break;
+            }
+            engine_results_free(&res);
+            if (ts[i].total.signal)
+                break;
+        }
+        if (code == PC_EXIT_OK && ts[0].total.signal)
+            break;
+        for (size_t i = 1; i < cfg.ntargets; i++)
+            if (ts[i].total.signal)
+                goto report;
+    }
+    if (code != PC_EXIT_OK)
+        goto out;
+report:
+    {
+        FILE *mem = open_memstream(&table, &table_len);
+
+        if (mem) {
+            for (size_t i = 0; i < cfg.ntargets; i++)
+                fprintf(mem, "%s: %s\n", ts[i].label, ts[i].url);
+            print_table(mem, ts, cfg.ntargets);
+            fclose(mem);
+        }
+    }
+    fputc('\n', text);
+    fputs(table ? table : "", text);
+    for (size_t i = 0; i < cfg.ntargets; i++)
+        if (ts[i].total.signal) {
+            fprintf(text, "Stopped early by %s: the last round is incomplete\n",
+                    ts[i].total.signal == SIGINT ? "SIGINT" : "SIGTERM");
+            break;
+        }
+    if (cfg.slo) {
+        for (size_t i = 0; i < cfg.ntargets; i++) {
+            char who[300];
+
+            snprintf(who, sizeof who, "%s (%s)", ts[i].label, ts[i].url);
+            fputc('\n', text);
+            slo_ok = slo_print(text, cfg.slo, cfg.rate, &ts[i].total, who) && slo_ok;
+        }
+    }
+    fflush(text);
+    if (cfg.json_path && write_json(cfg.json_path, &cfg, ts, cfg.ntargets) < 0)
+        code = PC_EXIT_RUNTIME;
+    if (cfg.html_path && write_html(cfg.html_path, &cfg, ts, cfg.ntargets, table ? table : "") < 0)
+        code = PC_EXIT_RUNTIME;
+    for (size_t i = 0; code == PC_EXIT_OK && i < cfg.ntargets; i++)
+        if (ts[i].total.signal)
+            code = ts[i].total.signal == SIGINT ? PC_EXIT_SIGINT : PC_EXIT_SIGTERM;
+    for (size_t i = 0; code == PC_EXIT_OK && i < cfg.ntargets; i++)
+        if (ts[i].total.st.completed == 0)
+            code = PC_EXIT_NO_RESPONSE;
+    if (code == PC_EXIT_OK && !slo_ok)
+        code = PC_EXIT_SLO;
+out:
+    for (size_t i = 0; i < cfg.ntargets; i++) {
+        if (ts[i].url)
+            wf_target_free(&ts[i].cfg);
+        if (ts[i].total.st.latency.counts)
+            engine_results_free(&ts[i].total);
+        free(ts[i].rps);
+    }
+    free(ts);
+    free(table);
+    cli_free(&cfg);
+    return code;
+}

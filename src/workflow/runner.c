@@ -1,0 +1,255 @@
+/*
+ * runner.c - what compare, capacity and suite share: one run, result
+ * sums, per-target configs, tables. See workflow.h.
+ */
+#include "workflow/workflow.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/units.h"
+#include "cli/url.h"
+#include "cli/urls.h"
+#include "report/html.h"
+#include "report/outputs.h"
+#include "report/progress.h"
+#include "script/script.h"
+
+void wf_hold_signals(void)
+{
+    sigset_t set;
+
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+int wf_pause(uint64_t ns)
+{
+    sigset_t set;
+    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull)};
+    int sig;
+
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sig = sigtimedwait(&set, NULL, &ts);
+    return sig == SIGINT || sig == SIGTERM ? sig : 0;
+}
+
+int wf_run_once(const pc_config *cfg, const char *label, pc_results *res)
+{
+    pc_engine *eng = NULL;
+    pc_script *script = NULL;
+    pc_progress *prog = NULL;
+    char err[512] = "";
+    int code = PC_EXIT_OK;
+
+    memset(res, 0, sizeof *res);
+    if (engine_prepare(cfg, &eng, err, sizeof err) < 0) {
+        fprintf(stderr, "pacer: %s\n", err[0] ? err : "out of memory");
+        code = PC_EXIT_RUNTIME;
+        goto out;
+    }
+    if (cfg->script_path) {
+        if (script_load(&script, cfg, err, sizeof err) < 0) {
+            fprintf(stderr, "pacer: %s\n", err[0] ? err : "out of memory");
+            code = PC_EXIT_SCRIPT;
+            goto out;
+        }
+        engine_set_script(eng, script);
+    }
+    if ((prog = progress_new(cfg, res, label, stderr)))
+        engine_add_interval_sink(eng, cfg->interval_ns, progress_on_interval, prog);
+    if (engine_run(eng, res, err, sizeof err) < 0) {
+        progress_end(prog);
+        fprintf(stderr, "pacer: %s\n", err[0] ? err : "run failed");
+        code = script ? PC_EXIT_SCRIPT : PC_EXIT_RUNTIME;
+        goto out;
+    }
+    progress_end(prog);
+    if (script && (script_done(script, res, err, sizeof err) < 0 || script_run_error(script))) {
+        fprintf(stderr, "pacer: %s\n", script_run_error(script) ? script_run_error(script) : err);
+        engine_results_free(res);
+        code = PC_EXIT_SCRIPT;
+    }
+out:
+    engine_free(eng);
+    script_free(script);
+    return code;
+}
+
+int wf_results_add(pc_results *dst, const pc_results *src)
+{
+    if (!dst->st.latency.counts && stats_init(&dst->st) < 0)
+        return -ENOMEM;
+    if (!dst->start_wall_ns) {
+        dst->start_wall_ns = src->start_wall_ns;
+        dst->start_mono_ns = src->start_mono_ns;
+    }
+    stats_merge(&dst->st, &src->st);
+    dst->duration_ns += src->duration_ns;
+    dst->warmup_ns += src->warmup_ns;
+    dst->warmup_outcomes += src->warmup_outcomes;
+    if (src->signal)
+        dst->signal = src->signal;
+    return 0;
+}
+
+int wf_target_config(const pc_config *base, const char *url, pc_config *out, char *err,
+                     size_t errlen)
+{
+    *out = *base;
+    out->reqs = NULL;
+    out->nreqs = 0;
+    out->url_text = url;
+    memset(&out->url, 0, sizeof out->url);
+    if (url_parse(url, &out->url, err, errlen) < 0)
+        return -EINVAL;
+    if (urls_add(out, base->method, url, base->body, base->body_len, 1, err, errlen) < 0) {
+        wf_target_free(out);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+void wf_target_free(pc_config *c)
+{
+    urls_free(c);
+    url_free(&c->url);
+}
+
+void wf_describe(const pc_config *cfg, char *buf, size_t cap)
+{
+    char d[32], r[48];
+
+    units_fmt_time_us((double)cfg->duration_ns / 1e3, d, sizeof d);
+    if (cfg->rate > 0)
+        snprintf(r, sizeof r, "at %.2f req/s", cfg->rate);
+    else
+        snprintf(r, sizeof r, "closed loop");
+    snprintf(buf, cap, "%s %s, %u thread%s, %u connection%s%s", d, r, cfg->threads,
+             cfg->threads == 1 ? "" : "s", cfg->connections, cfg->connections == 1 ? "" : "s",
+             cfg->h2 ? " (HTTP/2)" : "");
+}
+
+void wf_table(FILE *f, size_t ncols, size_t nleft, size_t nrows, char **cells)
+{
+    size_t w[32] = {0};
+
+    if (!cells)
+        return;
+    for (size_t r = 0; r < nrows; r++)
+        for (size_t c = 0; c < ncols && c < 32; c++) {
+            size_t n = cells[r * ncols + c] ? strlen(cells[r * ncols + c]) : 1;
+
+            if (n > w[c])
+                w[c] = n;
+        }
+    for (size_t r = 0; r < nrows; r++) {
+        for (size_t c = 0; c < ncols && c < 32; c++) {
+            const char *s = cells[r * ncols + c] ? cells[r * ncols + c] : "?";
+            const char *sep = c ? "  " : "";
+
+            if (c < nleft && c + 1 < ncols)
+                fprintf(f, "%s%-*s", sep, (int)w[c], s);
+            else
+                fprintf(f, "%s%*s", sep, (int)w[c], s);
+        }
+        fputc('\n', f);
+    }
+    for (size_t k = 0; k < nrows * ncols; k++)
+        free(cells[k]);
+    free(cells);
+}
+
+int wf_json_begin(wf_json *o, const char *path, const char *schema)
+{
+    char err[256];
+
+    o->path = path;
+    o->f = outputs_tmp_open(path, &o->tmp, err, sizeof err);
+    if (!o->f) {
+        fprintf(stderr, "pacer: %s\n", err);
+        return -1;
+    }
+    json_w_init(&o->w, o->f, 2);
+    json_w_obj_begin(&o->w);
+    json_w_kstr(&o->w, "schema", schema);
+    return 0;
+}
+
+int wf_json_end(wf_json *o)
+{
+    char err[256] = "";
+
+    json_w_obj_end(&o->w);
+    if (json_w_finish(&o->w) < 0) {
+        snprintf(err, sizeof err, "cannot write '%s'", o->path);
+        if (o->f != stdout) {
+            fclose(o->f);
+            unlink(o->tmp);
+        }
+        free(o->tmp);
+    } else if (outputs_tmp_commit(o->f, o->path, o->tmp, err, sizeof err) == 0) {
+        return 0;
+    }
+    fprintf(stderr, "pacer: %s\n", err);
+    return -1;
+}
+
+int wf_html_write(const char *path, html_doc *d)
+{
+    char *tmp, err[256];
+    FILE *f;
+    int rc;
+
+    if (!d) {
+        fprintf(stderr, "pacer: out of memory\n");
+        return -1;
+    }
+    f = outputs_tmp_open(path, &tmp, err, sizeof err);
+    if (!f) {
+        fprintf(stderr, "pacer: %s\n", err);
+        html_doc_free(d);
+        return -1;
+    }
+    rc = html_doc_write(d, f);
+    html_doc_free(d);
+    if (rc < 0) {
+        fprintf(stderr, "pacer: cannot write '%s': %s\n", path, strerror(-rc));
+        if (f != stdout) {
+            fclose(f);
+            unlink(tmp);
+        }
+        free(tmp);
+        return -1;
+    }
+    if (outputs_tmp_commit(f, path, tmp, err, sizeof err) < 0) {
+        fprintf(stderr, "pacer: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+const char *wf_no_run_files(const pc_config *cfg)
+{
+    if (cfg->hlog_path)
+        return "--hlog";
+    if (cfg->hgrm_path)
+        return "--hgrm";
+    if (cfg->csv_path)
+        return "--csv";
+    if (cfg->gnuplot_path)
+        return "-g/--gnuplot";
+    if (cfg->csv_pct_path)
+        return "-e/--percentiles-csv";
+    if (cfg->urls_path)
+        return "--urls";
+    return NULL;
+}

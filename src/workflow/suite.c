@@ -1,0 +1,590 @@
+/*
+ * suite.c - `pacer suite [--json FILE] [--html FILE] SUITE_FILE`: a matrix
+ * of targets x profiles, run profile by profile, printed as
+ * http2benchmark prints its matrices, then as one table.
+ *
+ * The file (docs/pacer.md, "Suite files"):
+ *
+ *   # comment
+ *   target  NAME  URL  [pacer options for this target only]
+ *   profile NAME  [pacer options: the load shape]
+ *
+ * Each run is the command line `pacer PROFILE-OPTIONS TARGET-OPTIONS URL`,
+ * parsed by the same parser as `pacer URL`; every run is parsed before the
+ * first starts, so a typo costs nothing. Words split as in a shell:
+ * blanks separate, '...' is literal, "..." allows \" and \\.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/units.h"
+#include "cli/urls.h"
+#include "report/html.h"
+#include "report/outputs.h"
+#include "report/report.h"
+#include "report/slo.h"
+#include "stats/hdr.h"
+#include "util/json.h"
+#include "workflow/workflow.h"
+
+#define SUITE_MAX_WORDS 256
+#define SUITE_MAX_ITEMS 256
+
+typedef struct item {
+    char *name;
+    char **words;  /* options (and for a target, the URL first) */
+    int nwords;
+} item;
+
+typedef struct run {
+    const item *target, *profile;
+    char **argv;   /* "pacer", profile words, target options, URL */
+    int argc;
+    pc_config cfg;
+    bool parsed;
+    pc_results res;
+    bool done;
+    bool slo_pass;
+} run;
+
+typedef struct suite {
+    item targets[SUITE_MAX_ITEMS], profiles[SUITE_MAX_ITEMS];
+    int ntargets, nprofiles;
+    run *runs;
+    int nruns;
+} suite;
+
+static void free_words(char **w, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(w[i]);
+}
+
+/* Split one line into words. Returns the count, or -1 with err set (and
+ * nothing left allocated). */
+static int split_words(const char *s, char **out, int max, char *err, size_t errlen)
+{
+    int n = 0;
+
+    for (;;) {
+        char *o;
+
+        while (*s == ' ' || *s == '\t' || *s == '\r')
+            s++;
+        if (!*s || *s == '#')
+            return n;
+        if (n == max) {
+            snprintf(err, errlen, "too many words (max %d)", max);
+            goto fail;
+        }
+        o = out[n] = malloc(strlen(s) + 1);
+        if (!o) {
+            snprintf(err, errlen, "out of memory");
+            goto fail;
+        }
+        n++;
+        while (*s && *s != ' ' && *s != '\t' && *s != '\r') {
+            if (*s == '\'') {
+                const char *e = strchr(s + 1, '\'');
+
+                if (!e) {
+                    snprintf(err, errlen, "unterminated ' quote");
+                    goto fail;
+                }
+                memcpy(o, s + 1, (size_t)(e - s - 1));
+                o += e - s - 1;
+                s = e + 1;
+            } else if (*s == '"') {
+                for (s++; *s && *s != '"'; s++) {
+                    if (*s == '\\' && (s[1] == '"' || s[1] == '\\'))
+                        s++;
+                    *o++ = *s;
+                }
+                if (*s != '"') {
+                    snprintf(err, errlen, "unterminated \" quote");
+                    goto fail;
+                }
+                s++;
+            } else if (*s == '\\' && s[1]) {
+                *o++ = s[1];
+                s += 2;
+            } else {
+                *o++ = *s++;
+            }
+        }
+        *o = 0;
+    }
+fail:
+    free_words(out, n);
+    return -1;
+}
+
+static void item_free(item *it)
+{
+    free(it->name);
+    free_words(it->words, it->nwords);
+    free(it->words);
+}
+
+/* One "target"/"profile" line. 0, or -1 with the reason in why. */
+static int add_item(suite *S, char **words, int n, char *why, size_t cap)
+{
+    bool is_target = strcmp(words[0], "target") == 0;
+    item *list = is_target ? S->targets : S->profiles, *it;
+    int *count = is_target ? &S->ntargets : &S->nprofiles;
+
+    if (!is_target && strcmp(words[0], "profile") != 0) {
+        snprintf(why, cap, "unknown keyword '%s' (target or profile)", words[0]);
+        return -1;
+    }
+    if (n < (is_target ? 3 : 2)) {
+        snprintf(why, cap, "%s", is_target ? "expected: target NAME URL [options]"
+                                           : "expected: profile NAME [options]");
+        return -1;
+    }
+    if (*count == SUITE_MAX_ITEMS) {
+        snprintf(why, cap, "too many %ss (max %d)", words[0], SUITE_MAX_ITEMS);
+        return -1;
+    }
+    for (int i = 0; i < *count; i++)
+        if (strcmp(list[i].name, words[1]) == 0) {
+            snprintf(why, cap, "%s '%s' is defined twice", words[0], words[1]);
+            return -1;
+        }
+    it = &list[*count];
+    it->words = calloc((size_t)n, sizeof *it->words);
+    if (!it->words) {
+        snprintf(why, cap, "out of memory");
+        return -1;
+    }
+    (*count)++;
+    it->name = words[1];
+    it->nwords = n - 2;
+    memcpy(it->words, words + 2, (size_t)(n - 2) * sizeof *words);
+    free(words[0]);
+    return 0;
+}
+
+static int load_file(const char *path, suite *S, char *err, size_t errlen)
+{
+    char *text, *next, *words[SUITE_MAX_WORDS], why[160];
+    size_t len;
+    int rc = urls_read_file(path, &text, &len), lineno = 0;
+
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot read suite '%s': %s", path, strerror(-rc));
+        return -1;
+    }
+    if (strlen(text) != len) {
+        snprintf(err, errlen, "%s: not a text file (NUL byte)", path);
+        free(text);
+        return -1;
+    }
+    for (char *p = text; p; p = next) {
+        char *nl = strchr(p, '\n');
+        int n;
+
+        next = nl ? nl + 1 : NULL;
+        if (nl)
+            *nl = 0;
+        lineno++;
+        n = split_words(p, words, SUITE_MAX_WORDS, why, sizeof why);
+        if (n == 0)
+            continue;
+        if (n < 0 || add_item(S, words, n, why, sizeof why) < 0) {
+            if (n > 0)
+                free_words(words, n);
+            snprintf(err, errlen, "%s:%d: %s", path, lineno, why);
+            free(text);
+            return -1;
+        }
+    }
+    free(text);
+    if (S->ntargets == 0 || S->nprofiles == 0) {
+        snprintf(err, errlen, "%s: needs at least one target line and one profile line", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Parse one run's command line; its error, if any, becomes one line
+ * naming the profile and target. */
+static int parse_run(run *r, FILE *err)
+{
+    char *msg = NULL, *nl;
+    size_t len = 0;
+    FILE *mem = open_memstream(&msg, &len);
+    int rc;
+
+    if (!mem)
+        return -1;
+    rc = cli_parse(r->argc, r->argv, &r->cfg, mem, mem);
+    fclose(mem);
+    if (rc != CLI_RUN) {
+        /* The parser's last line is its one-line reason ("pacer: ..."). */
+        while (len && msg[len - 1] == '\n')
+            msg[--len] = 0;
+        nl = strrchr(msg, '\n');
+        nl = nl ? nl + 1 : msg;
+        if (strncmp(nl, "pacer: ", 7) == 0)
+            nl += 7;
+        fprintf(err, "pacer: profile '%s', target '%s': %s\n", r->profile->name, r->target->name,
+                rc == CLI_EXIT ? "--help/--version do not belong in a suite" : nl);
+        cli_free(&r->cfg);
+        free(msg);
+        return -1;
+    }
+    free(msg);
+    r->parsed = true;
+    return 0;
+}
+
+/* Build and parse every run's command line. */
+static int plan(suite *S, FILE *err)
+{
+    S->runs = calloc((size_t)(S->ntargets * S->nprofiles), sizeof *S->runs);
+    if (!S->runs)
+        return -1;
+    for (int p = 0; p < S->nprofiles; p++)
+        for (int t = 0; t < S->ntargets; t++) {
+            run *r = &S->runs[S->nruns++];
+            const item *tg = &S->targets[t], *pf = &S->profiles[p];
+            int k = 0;
+            const char *bad;
+
+            r->target = tg;
+            r->profile = pf;
+            r->argv = calloc((size_t)(pf->nwords + tg->nwords + 2), sizeof *r->argv);
+            if (!r->argv)
+                return -1;
+            r->argv[k++] = "pacer";
+            for (int i = 0; i < pf->nwords; i++)
+                r->argv[k++] = pf->words[i];
+            for (int i = 1; i < tg->nwords; i++)
+                r->argv[k++] = tg->words[i];
+            r->argv[k++] = tg->words[0];
+            r->argc = k;
+            if (parse_run(r, err) < 0)
+                return -1;
+            if (r->cfg.json_path)
+                bad = "--json";
+            else if (r->cfg.html_path)
+                bad = "--html";
+            else
+                bad = wf_no_run_files(&r->cfg);
+            if (bad && strcmp(bad, "--urls") != 0) {
+                fprintf(err, "pacer: profile '%s', target '%s': %s is not allowed in a suite "
+                             "(pacer suite --json/--html write all runs)\n",
+                        pf->name, tg->name, bad);
+                return -1;
+            }
+            if (r->cfg.nscript_args) {
+                fprintf(err, "pacer: target '%s': only options may follow the URL\n", tg->name);
+                return -1;
+            }
+        }
+    return 0;
+}
+
+static double mbps(const pc_results *r)
+{
+    double secs = (double)r->duration_ns / 1e9;
+
+    return secs > 0 ? (double)r->st.bytes_read / 1e6 / secs : 0;
+}
+
+static uint64_t failures(const pc_results *r)
+{
+    return stats_outcomes(&r->st) - (r->st.completed - r->st.non2xx);
+}
+
+static void fmt_p99(const pc_results *r, char *buf, size_t cap)
+{
+    if (r->st.latency.total_count)
+        units_fmt_time_us((double)hdr_value_at_percentile(&r->st.latency, 99) / 1e3, buf, cap);
+    else
+        snprintf(buf, cap, "-");
+}
+
+static void print_table(FILE *f, const suite *S)
+{
+    enum { NC = 8 };
+    size_t nrows = 1;
+    char **cells = calloc((size_t)(S->nruns + 1) * NC, sizeof *cells);
+    static const char *const head[NC] = {"target", "profile", "duration", "req/s", "MB/s",
+                                         "failures", "p99", "SLO"};
+
+    if (!cells)
+        return;
+    for (int c = 0; c < NC; c++)
+        cells[c] = strdup(head[c]);
+    for (int i = 0; i < S->nruns; i++) {
+        const run *r = &S->runs[i];
+        char buf[8][64];
+        double secs = (double)r->res.duration_ns / 1e9;
+
+        if (!r->done)
+            continue;
+        snprintf(buf[0], 64, "%s", r->target->name);
+        snprintf(buf[1], 64, "%s", r->profile->name);
+        snprintf(buf[2], 64, "%.2fs", secs);
+        snprintf(buf[3], 64, "%.2f", secs > 0 ? (double)r->res.st.completed / secs : 0);
+        snprintf(buf[4], 64, "%.2f", mbps(&r->res));
+        snprintf(buf[5], 64, "%" PRIu64, failures(&r->res));
+        fmt_p99(&r->res, buf[6], 64);
+        snprintf(buf[7], 64, "%s", !r->cfg.slo ? "-" : r->slo_pass ? "PASS" : "FAIL");
+        for (int c = 0; c < NC; c++)
+            cells[nrows * NC + c] = strdup(buf[c]);
+        nrows++;
+    }
+    wf_table(f, NC, 2, nrows, cells);
+}
+
+static int write_json(const char *path, const char *file, const suite *S)
+{
+    wf_json o;
+
+    if (wf_json_begin(&o, path, "pacer-suite/1") < 0)
+        return -1;
+    json_w_kstr(&o.w, "suite", file);
+    json_w_key(&o.w, "runs");
+    json_w_arr_begin(&o.w);
+    for (int i = 0; i < S->nruns; i++) {
+        const run *r = &S->runs[i];
+
+        if (!r->done)
+            continue;
+        json_w_obj_begin(&o.w);
+        json_w_kstr(&o.w, "target", r->target->name);
+        json_w_kstr(&o.w, "profile", r->profile->name);
+        json_w_kstr(&o.w, "url", r->target->words[0]);
+        json_w_key(&o.w, "args");
+        json_w_arr_begin(&o.w);
+        for (int k = 1; k < r->argc; k++)
+            json_w_str(&o.w, r->argv[k]);
+        json_w_arr_end(&o.w);
+        json_w_key(&o.w, "slo_pass");
+        if (r->cfg.slo)
+            json_w_bool(&o.w, r->slo_pass);
+        else
+            json_w_null(&o.w);
+        json_w_key(&o.w, "result");
+        report_json_obj(&o.w, &r->cfg, &r->res, NULL);
+        json_w_obj_end(&o.w);
+    }
+    json_w_arr_end(&o.w);
+    return wf_json_end(&o);
+}
+
+static int write_html(const char *path, const char *file, const suite *S, const char *table)
+{
+    html_doc *d = html_doc_new("pacer suite");
+    html_chart *rps, *p99, *spec;
+    char err[256], name[300];
+    double *x = calloc((size_t)S->nprofiles, sizeof *x), *y = calloc((size_t)S->nprofiles, sizeof *y),
+           *z = calloc((size_t)S->nprofiles, sizeof *z);
+    int rc = -1;
+
+    if (!d || !x || !y || !z)
+        goto out;
+    html_doc_heading(d, "pacer suite");
+    snprintf(err, sizeof err, "%s: %d targets x %d profiles (profile numbers on the x axes follow "
+                              "the table's order)", file, S->ntargets, S->nprofiles);
+    html_doc_text(d, err);
+    html_doc_pre(d, table);
+    rps = html_doc_chart(d, "Requests/sec by profile", "Profile", HTML_LINEAR, "Requests/sec",
+                         HTML_LINEAR);
+    p99 = html_doc_chart(d, "p99 latency by profile (corrected)", "Profile", HTML_LINEAR,
+                         "Latency (ms)", HTML_LOG);
+    spec = html_doc_chart(d, "Latency by percentile, each run (corrected)", "Percentile",
+                          HTML_PERCENTILE, "Latency (ms)", HTML_LOG);
+    for (int t = 0; t < S->ntargets; t++) {
+        size_t n = 0;
+
+        for (int p = 0; p < S->nprofiles; p++) {
+            const run *r = &S->runs[p * S->ntargets + t];
+            double secs = (double)r->res.duration_ns / 1e9;
+
+            if (!r->done)
+                continue;
+            x[n] = p + 1;
+            y[n] = secs > 0 ? (double)r->res.st.completed / secs : 0;
+            z[n] = r->res.st.latency.total_count
+                       ? (double)hdr_value_at_percentile(&r->res.st.latency, 99) / 1e6
+                       : 0;
+            n++;
+            snprintf(name, sizeof name, "%s / %s", S->targets[t].name, S->profiles[p].name);
+            html_chart_spectrum(spec, name, &r->res.st.latency, 1e6);
+        }
+        html_chart_series(rps, S->targets[t].name, n, x, y);
+        html_chart_series(p99, S->targets[t].name, n, x, z);
+    }
+    rc = wf_html_write(path, d);
+    d = NULL;
+out:
+    if (d)
+        html_doc_free(d);
+    free(x);
+    free(y);
+    free(z);
+    return rc;
+}
+
+static void suite_usage(FILE *f)
+{
+    fputs("Usage: pacer suite [--json FILE] [--html FILE] [--progress|--quiet] SUITE_FILE\n"
+          "  SUITE_FILE lines (# starts a comment):\n"
+          "    target  NAME URL [options]   a server to test (options for it alone)\n"
+          "    profile NAME [options]       a load shape: any pacer run options\n"
+          "  Every profile runs against every target: pacer PROFILE-OPTIONS TARGET-OPTIONS URL\n",
+          f);
+}
+
+int suite_main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"json", required_argument, NULL, 'j'}, {"html", required_argument, NULL, 'w'},
+        {"progress", no_argument, NULL, 'P'},   {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+    };
+    const char *json_path = NULL, *html_path = NULL, *file;
+    int progress = PC_PROGRESS_AUTO, c, code = PC_EXIT_OK;
+    suite *S = calloc(1, sizeof *S);
+    char err[512], *table = NULL;
+    size_t table_len = 0;
+    FILE *text, *mem;
+    bool slo_failed = false, no_response = false;
+    int sig = 0;
+
+    if (!S)
+        return PC_EXIT_RUNTIME;
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            json_path = optarg;
+            break;
+        case 'w':
+            html_path = optarg;
+            break;
+        case 'P':
+            progress = PC_PROGRESS_ON;
+            break;
+        case 'q':
+            progress = PC_PROGRESS_OFF;
+            break;
+        case 'h':
+            suite_usage(stdout);
+            free(S);
+            return PC_EXIT_OK;
+        case ':':
+            fprintf(stderr, "pacer: option '%s' needs a value\n", argv[optind - 1]);
+            free(S);
+            return PC_EXIT_USAGE;
+        default:
+            fprintf(stderr, "pacer: unknown suite option '%s' (pacer suite --help; run options "
+                            "go into the suite file)\n", argv[optind - 1]);
+            free(S);
+            return PC_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        suite_usage(stderr);
+        fprintf(stderr, "pacer: pacer suite takes one suite file, got %d arguments\n", argc - optind);
+        free(S);
+        return PC_EXIT_USAGE;
+    }
+    file = argv[optind];
+    if (load_file(file, S, err, sizeof err) < 0) {
+        fprintf(stderr, "pacer: %s\n", err);
+        code = PC_EXIT_USAGE;
+        goto out;
+    }
+    if (plan(S, stderr) < 0) {
+        code = PC_EXIT_USAGE;
+        goto out;
+    }
+    if (json_path && html_path && strcmp(json_path, "-") == 0 && strcmp(html_path, "-") == 0) {
+        fprintf(stderr, "pacer: only one output file can be '-' (stdout)\n");
+        code = PC_EXIT_USAGE;
+        goto out;
+    }
+    text = (json_path && strcmp(json_path, "-") == 0) || (html_path && strcmp(html_path, "-") == 0)
+               ? stderr
+               : stdout;
+    wf_hold_signals();
+    fprintf(text, "Suite %s: %d targets x %d profiles = %d runs\n", file, S->ntargets,
+            S->nprofiles, S->nruns);
+    for (int i = 0; i < S->nruns && !sig; i++) {
+        run *r = &S->runs[i];
+        char label[160], p99[32], shape[160];
+        double secs;
+
+        if (i % S->ntargets == 0) {
+            wf_describe(&r->cfg, shape, sizeof shape);
+            fprintf(text, "profile %s: %s\n", r->profile->name, shape);
+        }
+        fflush(text);
+        if (progress != PC_PROGRESS_AUTO)
+            r->cfg.progress = progress;
+        snprintf(label, sizeof label, "%s / %s", r->profile->name, r->target->name);
+        code = wf_run_once(&r->cfg, label, &r->res);
+        if (code != PC_EXIT_OK)
+            break;
+        r->done = true;
+        sig = r->res.signal;
+        secs = (double)r->res.duration_ns / 1e9;
+        fmt_p99(&r->res, p99, sizeof p99);
+        fprintf(text, "  %s finished in %.2f seconds, %.2f req/s, %.2f MB/s, %" PRIu64
+                      " failures, p99 %s",
+                r->target->name, secs, secs > 0 ? (double)r->res.st.completed / secs : 0,
+                mbps(&r->res), failures(&r->res), p99);
+        if (r->cfg.slo) {
+            r->slo_pass = slo_eval(r->cfg.slo, r->cfg.rate, &r->res, NULL);
+            fprintf(text, ", SLO %s", r->slo_pass ? "PASS" : "FAIL");
+            slo_failed |= !r->slo_pass;
+        }
+        fputc('\n', text);
+        no_response |= r->res.st.completed == 0;
+    }
+    if (code != PC_EXIT_OK)
+        goto out;
+    if ((mem = open_memstream(&table, &table_len))) {
+        print_table(mem, S);
+        fclose(mem);
+    }
+    fprintf(text, "\n%s", table ? table : "");
+    fflush(text);
+    if (json_path && write_json(json_path, file, S) < 0)
+        code = PC_EXIT_RUNTIME;
+    if (html_path && write_html(html_path, file, S, table ? table : "") < 0)
+        code = PC_EXIT_RUNTIME;
+    if (code == PC_EXIT_OK)
+        code = sig == SIGINT    ? PC_EXIT_SIGINT
+               : sig            ? PC_EXIT_SIGTERM
+               : no_response    ? PC_EXIT_NO_RESPONSE
+               : slo_failed     ? PC_EXIT_SLO
+                                : PC_EXIT_OK;
+out:
+    for (int i = 0; S->runs && i < S->nruns; i++) {
+        if (S->runs[i].done)
+            engine_results_free(&S->runs[i].res);
+        if (S->runs[i].parsed)
+            cli_free(&S->runs[i].cfg);
+        free(S->runs[i].argv);
+    }
+    free(S->runs);
+    for (int i = 0; i < S->ntargets; i++)
+        item_free(&S->targets[i]);
+    for (int i = 0; i < S->nprofiles; i++)
+        item_free(&S->profiles[i]);
+    free(S);
+    free(table);
+    return code;
+}

@@ -1,0 +1,81 @@
+/*
+ * workflow.h - the seeds' workflows as subcommands, built from repeated
+ * in-process runs of the engine:
+ *
+ *   pacer compare URL_A URL_B ...   the same load, interleaved A B A B
+ *   pacer capacity URL --slo EXPR   the highest rate at which the SLO holds
+ *   pacer suite FILE                targets x profiles, one table
+ *
+ * Each run is a full engine_prepare/engine_run with its own connections;
+ * SIGINT/SIGTERM are held pending between runs and end the workflow after
+ * the run in progress (its partial result is shown).
+ */
+#ifndef PACER_WORKFLOW_WORKFLOW_H
+#define PACER_WORKFLOW_WORKFLOW_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "engine/engine.h"
+
+/* Subcommands; argv[0] is the subcommand's name. Return the exit code. */
+int compare_main(int argc, char **argv);
+int capacity_main(int argc, char **argv);
+int suite_main(int argc, char **argv);
+
+/* Hold SIGINT/SIGTERM pending from now on (engine_run takes them). */
+void wf_hold_signals(void);
+/* Sleep ns unless SIGINT/SIGTERM arrives; returns the signal or 0. */
+int wf_pause(uint64_t ns);
+
+/* Run cfg once (script included), with a progress line labelled label.
+ * Returns PC_EXIT_OK with *res filled (engine_results_free it), or an
+ * exit code with the reason printed on stderr. */
+int wf_run_once(const pc_config *cfg, const char *label, pc_results *res);
+
+/* *dst += *src (dst zeroed and stats_init'ed first by the caller, or
+ * from an earlier wf_results_add): histograms and counters add, durations
+ * add. 0 or -ENOMEM. */
+int wf_results_add(pc_results *dst, const pc_results *src);
+
+/* A copy of base aimed at one URL: the copy shares base's strings and owns
+ * only its parsed URL and request list (release with wf_target_free).
+ * 0, or -EINVAL with the reason in err. */
+int wf_target_config(const pc_config *base, const char *url, pc_config *out, char *err,
+                     size_t errlen);
+void wf_target_free(pc_config *c);
+
+/* "10.00s closed loop, 2 threads, 10 connections" / "1.00s at 500.00 req/s, ..." */
+void wf_describe(const pc_config *cfg, char *buf, size_t cap);
+
+/* Print a table: cells holds nrows*ncols heap strings (row 0: the header;
+ * NULL prints as "?"), freed here with the array. The first nleft columns
+ * are left-aligned, the others right-aligned; two spaces apart. */
+void wf_table(FILE *f, size_t ncols, size_t nleft, size_t nrows, char **cells);
+
+/* A workflow's JSON document, written to a temporary file and renamed
+ * into place when complete ("-": stdout). wf_json_begin opens it and
+ * writes {"schema": SCHEMA; the caller adds members through o->w;
+ * wf_json_end closes the object and commits. Both return 0, or -1 with the
+ * reason printed on stderr. */
+#include "util/json.h"
+typedef struct wf_json {
+    const char *path;
+    char *tmp;
+    FILE *f;
+    json_w w;
+} wf_json;
+int wf_json_begin(wf_json *o, const char *path, const char *schema);
+int wf_json_end(wf_json *o);
+
+/* Write an HTML document (report/html.h) to path atomically and free it.
+ * 0, or -1 with the reason printed. */
+struct html_doc;
+int wf_html_write(const char *path, struct html_doc *d);
+
+/* Flags that name per-run files, which a workflow does not write (it has
+ * its own --json/--html): a one-line error naming the flag, or NULL. */
+const char *wf_no_run_files(const pc_config *cfg);
+
+#endif

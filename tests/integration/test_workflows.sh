@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# pacer capacity / compare / suite against `pacer serve` (a known knee with
+# --capacity) and nginx, with their JSON and HTML outputs.
+. "$(dirname "$0")/lib.sh"
+D=$T_DIR
+HC="$(dirname "$0")/../tools/html_check.sh"
+SCHEMA="$(dirname "$0")/../../docs/pacer-result.schema.json"
+
+start_nginx || { fail nginx_start "nginx did not start"; finish; }
+NGX="http://127.0.0.1:$NGX_PORT/"
+start_serve --threads 1 || { fail serve_start "$(serve_err)"; finish; }
+PLAIN=$SERVE_URL
+CAPN=2000
+start_serve --threads 1 --capacity $CAPN || { fail serve_cap_start "$(serve_err)"; finish; }
+CAP=$SERVE_URL
+
+# html_charts FILE NAME: run the chromium check; prints "title<TAB>series" lines.
+html_charts() {
+    bash "$HC" "$1" "$D/hc.$2" >"$D/hc.$2.out" 2>"$D/hc.$2.err"
+    local rc=$?
+    if [ $rc -eq 3 ]; then skip "$2" "chromium not found"; return 1; fi
+    ok "$2" "exit $rc: $(cat "$D/hc.$2.err")" "[ $rc -eq 0 ] && [ -s '$D/hc.$2/shot.png' ]"
+    [ $rc -eq 0 ]
+}
+# series_of NAME TITLE: the series count html_check printed for a chart.
+series_of() { awk -F'\t' -v t="$2" '$2 == t { sub("series=", "", $3); print $3 }' "$D/hc.$1.out"; }
+
+# --- capacity: the knee of pacer serve --capacity N ------------------------
+start=$SECONDS
+"$PACER" capacity "$CAP" --slo 'p99<=50ms' -t1 -c20 -d2s --start-rate 250 --pause 200ms \
+    --max-time 120s --json "$D/cap.json" --html "$D/cap.html" >"$D/cap.out" 2>"$D/cap.err"
+rc=$?
+ok capacity_exit0 "exit $rc: $(tail -3 "$D/cap.err")" "[ $rc -eq 0 ]"
+ans=$(sed -nE 's/^Capacity: sustains ([0-9.]+) req\/s with p99<=50ms \(fails at [0-9.]+ req\/s: .*/\1/p' "$D/cap.out")
+ok capacity_within_10pct "answer '$ans' for a server of $CAPN/s: $(tail -4 "$D/cap.out")" \
+    "[ -n '$ans' ] && fcmp '$ans' '>=' $((CAPN * 9 / 10)) && fcmp '$ans' '<=' $((CAPN * 11 / 10))"
+# The table: passing steps below every failing one, each reaching its rate.
+awk '$1 ~ /^[0-9]+$/ && NF == 9' "$D/cap.out" >"$D/cap.rows"
+ok capacity_steps_ordered "$(cat "$D/cap.rows")" "awk '
+    \$9 == \"PASS\" && \$2 > maxpass { maxpass = \$2 }
+    \$9 == \"FAIL\" && (minfail == \"\" || \$2 < minfail) { minfail = \$2 }
+    \$9 == \"PASS\" && (\$3 < \$2 * 0.98 || \$3 > \$2 * 1.02) { bad = 1 }
+    END { exit !(maxpass > 0 && minfail > maxpass && !bad && maxpass == $ans) }' '$D/cap.rows'"
+ok capacity_grew_then_bisected "$(awk '{ print $2 }' "$D/cap.rows" | tr '\n' ' ')" \
+    "awk 'NR <= 4 { r[NR] = \$2 } END { exit !(r[1] == 250 && r[2] == 500 && r[3] == 1000 && r[4] == 2000 && NR >= 6) }' '$D/cap.rows'"
+ok capacity_json "$(head -c 300 "$D/cap.json")" \
+    "[ \"\$(json_get '$D/cap.json' \"'%.2f %d' % (d['capacity_rate'], len(d['steps']))\")\" = \"$ans \$(wc -l <'$D/cap.rows')\" ]"
+ok capacity_json_results_valid "$($PY -c "import json,jsonschema,sys
+d=json.load(open('$D/cap.json')); s=json.load(open('$SCHEMA'))
+[jsonschema.validate(x['result'], s) for x in d['steps']]" 2>&1 | tail -1)" \
+    "$PY -c \"import json,jsonschema; d=json.load(open('$D/cap.json')); s=json.load(open('$SCHEMA')); [jsonschema.validate(x['result'], s) for x in d['steps']]\""
+ok capacity_time_bounded "took $((SECONDS - start)) s" "[ $((SECONDS - start)) -lt 60 ]"
+if html_charts "$D/cap.html" capacity_html; then
+    n=$(wc -l <"$D/cap.rows")
+    ok capacity_html_series "$(cat "$D/hc.capacity_html.out")" \
+        "[ \"\$(series_of capacity_html 'Latency against requested rate (corrected)')\" = 4 ] &&
+         [ \"\$(series_of capacity_html 'Achieved against requested rate')\" = 2 ] &&
+         [ \"\$(series_of capacity_html 'Latency by percentile, each step (corrected)')\" = $n ]"
+fi
+
+# Guard rails.
+"$PACER" capacity "$CAP" --slo 'p99<=50ms' -t1 -c10 -d500ms --start-rate 250 --max-rate 400 \
+    --pause 100ms >"$D/capmax.out" 2>&1
+rc=$?
+ok capacity_max_rate "exit $rc: $(tail -3 "$D/capmax.out")" \
+    "[ $rc -eq 0 ] && grep -q '^Capacity: sustains at least 400.00 req/s with p99<=50ms (reached --max-rate)' '$D/capmax.out' && [ \$(awk '\$1 ~ /^[0-9]+\$/ && NF == 9' '$D/capmax.out' | wc -l) -eq 2 ]"
+start=$SECONDS
+"$PACER" capacity "$CAP" --slo 'p99<=50ms' -t1 -c10 -d1s --start-rate 100 --max-time 2500ms \
+    --pause 100ms >"$D/captime.out" 2>&1
+rc=$?
+ok capacity_max_time "exit $rc after $((SECONDS - start)) s: $(tail -2 "$D/captime.out")" \
+    "[ $rc -eq 0 ] && [ $((SECONDS - start)) -le 6 ] && grep -q 'search stopped by --max-time' '$D/captime.out'"
+"$PACER" capacity "$CAP" --slo 'p99<=50ms' -t1 -c20 -d1s --start-rate 8000 >"$D/capfail.out" 2>&1
+rc=$?
+ok capacity_fails_at_start_exit5 "exit $rc: $(tail -2 "$D/capfail.out")" \
+    "[ $rc -eq 5 ] && grep -q '^Capacity: the SLO fails already at 8000.00 req/s (p99<=50ms measured' '$D/capfail.out'"
+
+# SIGTERM ends the search after the step in progress, with the answer so far.
+"$PACER" capacity "$CAP" --slo 'p99<=50ms' -t1 -c10 -d1s --start-rate 250 --pause 500ms \
+    --json "$D/capsig.json" >"$D/capsig.out" 2>&1 &
+pid=$!
+sleep 2.2
+kill -TERM "$pid"
+t=$SECONDS
+wait "$pid"
+rc=$?
+ok capacity_sigterm "exit $rc after $((SECONDS - t)) s: $(cat "$D/capsig.out")" \
+    "[ $rc -eq 143 ] && [ $((SECONDS - t)) -le 4 ] && grep -q '^Capacity: sustains at least 250.00 req/s with p99<=50ms (search interrupted)' '$D/capsig.out' && [ \"\$(json_get '$D/capsig.json' 'float(d[\"capacity_rate\"])')\" = 250.0 ]"
+
+# --- compare: nginx vs pacer serve -----------------------------------------
+before=$(wc -l <"$NGX_DIR/access.log")
+"$PACER" compare -t1 -c4 -d1s -R400 --rounds 2 "$NGX" "$PLAIN" --json "$D/cmp.json" \
+    --html "$D/cmp.html" >"$D/cmp.out" 2>"$D/cmp.err"
+rc=$?
+ok compare_exit0 "exit $rc: $(tail -3 "$D/cmp.err")" "[ $rc -eq 0 ]"
+ok compare_interleaved "$(grep -o 'round [0-9]/2 [AB]' "$D/cmp.err" | tr '\n' ' ')" \
+    "[ \"\$(grep -o 'round [0-9]/2 [AB]' '$D/cmp.err' | tr '\n' ' ')\" = 'round 1/2 A round 1/2 B round 2/2 A round 2/2 B ' ]"
+reqA=$(awk '$1 == "Requests" { print $2 }' "$D/cmp.out")
+reqB=$(awk '$1 == "Requests" { print $3 }' "$D/cmp.out")
+ok compare_a_matches_nginx_log "table says $reqA, nginx logged $(( $(wc -l <"$NGX_DIR/access.log") - before ))" \
+    "[ -n '$reqA' ] && [ '$reqA' -eq \$(( \$(wc -l <'$NGX_DIR/access.log') - $before )) ]"
+ok compare_rounds_add_up "A $reqA B $reqB (2 rounds x 1 s x 400/s)" \
+    "[ '$reqA' -ge 780 ] && [ '$reqA' -le 820 ] && [ '$reqB' -ge 780 ] && [ '$reqB' -le 820 ]"
+ok compare_ratio_column "$(grep 'Requests/sec' "$D/cmp.out")" \
+    "grep -qE '^Requests/sec +[0-9.]+ +[0-9.]+ \((0\.9[5-9]|1\.0[0-5])x\)' '$D/cmp.out'"
+ok compare_latency_rows "$(grep Latency "$D/cmp.out")" \
+    "[ \$(grep -cE '^Latency (p50|p90|p99|p99.9|max) +[0-9.]+(us|ms|s) +[0-9.]+(us|ms|s) \([0-9.]+x\)' '$D/cmp.out') -eq 5 ]"
+ok compare_json "$(head -c 200 "$D/cmp.json")" \
+    "[ \"\$(json_get '$D/cmp.json' \"' '.join(str(len(t['requests_per_sec_by_round'])) + ':' + str(t['result']['requests']['completed']) for t in d['targets'])\")\" = '2:$reqA 2:$reqB' ]"
+if html_charts "$D/cmp.html" compare_html; then
+    ok compare_html_overlay "$(cat "$D/hc.compare_html.out")" \
+        "[ \"\$(series_of compare_html 'Latency by percentile (corrected)')\" = 2 ] && [ \"\$(series_of compare_html 'Requests/sec by round')\" = 2 ]"
+fi
+"$PACER" compare -t1 -c2 -d300ms -R100 --rounds 1 --slo 'p99<=1us' "$NGX" "$PLAIN" >"$D/cmpslo.out" 2>&1
+rc=$?
+ok compare_slo_exit5 "exit $rc" "[ $rc -eq 5 ] && [ \$(grep -c '^SLO for [AB] (http' '$D/cmpslo.out') -eq 2 ]"
+
+usage() { # NAME WANT ARGS...
+    local name=$1 want=$2; shift 2
+    "$PACER" "$@" >"$D/u.out" 2>"$D/u.err"
+    local rc=$?
+    ok "$name" "exit $rc: $(cat "$D/u.err")" "[ $rc -eq 2 ] && [ \$(grep -c '^pacer: ' '$D/u.err') -eq 1 ] && grep -q -- '$want' '$D/u.err'"
+}
+usage compare_needs_two 'at least two URLs' compare "$NGX"
+usage compare_no_hlog '--hlog cannot be used' compare --hlog "$D/x" "$NGX" "$PLAIN"
+usage compare_bad_url 'http' compare "$NGX" "ftp://x/"
+usage capacity_needs_slo 'needs --slo' capacity "$CAP"
+usage capacity_no_R 'chooses the rate' capacity --slo 'p99<=1ms' -R 10 "$CAP"
+usage capacity_start_above_max 'is above --max-rate' capacity --slo 'p99<=1ms' --start-rate 10k --max-rate 1k "$CAP"
+usage rounds_only_compare 'is an option of pacer compare' --rounds 2 "$CAP"
+usage max_rate_only_capacity 'is an option of pacer capacity' compare --max-rate 2 "$NGX" "$PLAIN"
+
+# --- suite: nginx and pacer serve x two profiles ---------------------------
+cat >"$D/suite.txt" <<SUITE
+# targets x profiles
+target nginx  $NGX   -H "X-Pacer: suite nginx"
+target serve  $PLAIN
+profile closed  -t1 -c4 -d1s
+profile rated   -t1 -c4 -d1s -R300 --slo 'p99<=250ms, errors<=0'
+SUITE
+before=$(grep -c 'suite nginx' "$NGX_DIR/access.log")
+"$PACER" suite --json "$D/suite.json" --html "$D/suite.html" "$D/suite.txt" >"$D/suite.out" 2>"$D/suite.err"
+rc=$?
+ok suite_exit0 "exit $rc: $(tail -3 "$D/suite.err")" "[ $rc -eq 0 ]"
+ok suite_lines "$(cat "$D/suite.out")" \
+    "[ \$(grep -cE '^  (nginx|serve) finished in 1\.[0-9]+ seconds, [0-9.]+ req/s, [0-9.]+ MB/s, 0 failures, p99 [0-9.]+(us|ms)' '$D/suite.out') -eq 4 ]"
+ok suite_table "$(tail -5 "$D/suite.out")" \
+    "grep -qE '^target +profile +duration +req/s +MB/s +failures +p99 +SLO' '$D/suite.out' && [ \$(grep -cE '^(nginx|serve) +(closed|rated) +1\.[0-9]+s ' '$D/suite.out') -eq 4 ] && [ \$(grep -cE ' rated .* PASS\$' '$D/suite.out') -eq 2 ]"
+nginx_runs=$(json_get "$D/suite.json" "sum(r['result']['requests']['completed'] for r in d['runs'] if r['target'] == 'nginx')")
+ok suite_nginx_log_matches "JSON $nginx_runs, nginx logged $(( $(grep -c 'suite nginx' "$NGX_DIR/access.log") - before ))" \
+    "[ -n '$nginx_runs' ] && [ '$nginx_runs' -eq \$(( \$(grep -c 'suite nginx' '$NGX_DIR/access.log') - $before )) ]"
+ok suite_json_valid "$($PY -c "import json,jsonschema
+d=json.load(open('$D/suite.json')); s=json.load(open('$SCHEMA'))
+[jsonschema.validate(x['result'], s) for x in d['runs']]; print(len(d['runs']))" 2>&1 | tail -1)" \
+    "[ \"\$($PY -c \"import json,jsonschema; d=json.load(open('$D/suite.json')); s=json.load(open('$SCHEMA')); [jsonschema.validate(x['result'], s) for x in d['runs']]; print(len(d['runs']), [r['slo_pass'] for r in d['runs']])\")\" = '4 [None, None, True, True]' ]"
+ok suite_rated_runs_at_rate "$(grep rated -A2 "$D/suite.out")" \
+    "[ \"\$(json_get '$D/suite.json' \"' '.join('%.0f' % (r['result']['requests']['completed'] / r['result']['duration_s']) for r in d['runs'] if r['profile'] == 'rated')\")\" = '300 300' ]"
+if html_charts "$D/suite.html" suite_html; then
+    ok suite_html_series "$(cat "$D/hc.suite_html.out")" \
+        "[ \"\$(series_of suite_html 'Requests/sec by profile')\" = 2 ] && [ \"\$(series_of suite_html 'Latency by percentile, each run (corrected)')\" = 4 ]"
+fi
+
+printf 'target a %s\nprofile strict -t1 -c2 -d300ms -R100 --slo p99<=1us\n' "$PLAIN" >"$D/s_fail.txt"
+"$PACER" suite "$D/s_fail.txt" >"$D/sf.out" 2>&1
+rc=$?
+ok suite_slo_fail_exit5 "exit $rc: $(tail -2 "$D/sf.out")" "[ $rc -eq 5 ] && grep -q 'SLO FAIL' '$D/sf.out'"
+
+bad_suite() { # NAME WANT CONTENT
+    printf '%b' "$3" >"$D/bad.txt"
+    usage "$1" "$2" suite "$D/bad.txt"
+}
+bad_suite suite_bad_keyword 'bad.txt:2: unknown keyword .host.' "target a $PLAIN\nhost b\nprofile p -d1s\n"
+bad_suite suite_bad_quote 'bad.txt:2: unterminated' "target a $PLAIN\nprofile p -H 'X: y\n"
+bad_suite suite_no_profile 'at least one target line and one profile line' "target a $PLAIN\n"
+bad_suite suite_twice "target .a. is defined twice" "target a $PLAIN\ntarget a $PLAIN\nprofile p\n"
+bad_suite suite_bad_flag "profile .p., target .a.: invalid number for -c" "target a $PLAIN\nprofile p -c lots\n"
+bad_suite suite_no_json_in_profile '--json is not allowed in a suite' "target a $PLAIN\nprofile p --json x.json\n"
+bad_suite suite_target_without_url 'expected: target NAME URL' "target a\nprofile p\n"
+usage suite_missing_file 'cannot read suite' suite "$D/nope.txt"
+usage suite_two_files 'one suite file' suite "$D/bad.txt" "$D/bad.txt"
+
+finish

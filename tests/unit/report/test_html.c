@@ -1,0 +1,513 @@
+/*
+ * test_html.c - the HTML page writer (src/report/html.c) and the run
+ * report built with it (src/report/html_run.c): escaping in every place
+ * text goes, the embedded chart data (valid JSON whatever the numbers,
+ * unable to close its <script>), percentile spectra, sticky errors.
+ * tests/integration/test_html.sh renders real pages in chromium.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/html.h"
+#include "report/series.h"
+#include "stats/interval.h"
+#include "stats/stats.h"
+#include "unit.h"
+#include "util/json.h"
+
+#define NASTY "a<b>&\"c\"'</script><!--x"
+
+/* The page as a string (heap), and html_doc_write's result in *rc. */
+static char *page(const html_doc *d, int *rc)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    if (!f)
+        return NULL;
+    *rc = html_doc_write(d, f);
+    fclose(f);
+    return buf;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+
+    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* Parse the embedded chart data; NULL if absent, not JSON, or holding a
+ * '<' (which could start "</script" or "<!--" in there). */
+static json_val *data_of(const char *html)
+{
+    static const char open[] = "<script type=\"application/json\" id=\"pacer-data\">";
+    const char *s = strstr(html, open), *e;
+    json_val *v = NULL;
+
+    if (!s)
+        return NULL;
+    s += strlen(open);
+    e = strstr(s, "</script>");
+    if (!e || memchr(s, '<', (size_t)(e - s)) || json_parse(s, (size_t)(e - s), &v, NULL, 0) < 0)
+        return NULL;
+    return v;
+}
+
+static void test_escapes_text_everywhere(void)
+{
+    const char *cells[] = {"Name", NASTY, "1", "2.50 ms"};
+    html_doc *d = html_doc_new(NASTY);
+    char *out;
+    int rc = -1;
+
+    CHECK(d != NULL);
+    html_doc_heading(d, NASTY);
+    html_doc_text(d, NASTY);
+    html_doc_pre(d, NASTY);
+    html_doc_table(d, NASTY, 2, 2, cells);
+    html_doc_chart(d, NASTY, NASTY, HTML_LINEAR, NASTY, HTML_LOG);
+    out = page(d, &rc);
+    html_doc_free(d);
+    CHECK(out != NULL);
+    CHECK_EQ_I64(rc, 0);
+#define ESC "a&lt;b&gt;&amp;&quot;c&quot;&#39;&lt;/script&gt;&lt;!--x"
+    CHECK(strstr(out, "<title>" ESC "</title>") != NULL);
+    CHECK(strstr(out, "<h1>" ESC "</h1>") != NULL);
+    CHECK(strstr(out, "<h2>" ESC "</h2>") != NULL);
+    CHECK(strstr(out, "<p>" ESC "</p>") != NULL);
+    CHECK(strstr(out, "<pre>" ESC "</pre>") != NULL);
+    CHECK(strstr(out, "<caption>" ESC "</caption>") != NULL);
+    CHECK(strstr(out, "<th>Name</th><th>" ESC "</th>") != NULL);
+    CHECK(strstr(out, "<td class=\"num\">1</td><td class=\"num\">2.50 ms</td>") != NULL);
+    CHECK(strstr(out, "<figcaption>" ESC "</figcaption>") != NULL);
+#undef ESC
+    /* The raw text appears nowhere, and only pacer's own 3 scripts end. */
+    CHECK(strstr(out, "a<b>") == NULL);
+    CHECK(strstr(out, "<!--") == NULL);
+    CHECK_EQ_I64(count(out, "</script"), 3);
+    CHECK_EQ_I64(count(out, "<script"), 3);
+    free(out);
+}
+
+static void test_page_is_self_contained(void)
+{
+    html_doc *d = html_doc_new("t");
+    double x[] = {1, 2}, y[] = {3, 4};
+    char *out;
+    int rc = -1;
+
+    html_chart_series(html_doc_chart(d, "one", "x", HTML_LINEAR, "y", HTML_LINEAR), "s", 2, x, y);
+    html_doc_chart(d, "two", "x", HTML_PERCENTILE, "y", HTML_LOG);
+    out = page(d, &rc);
+    html_doc_free(d);
+    CHECK(out != NULL);
+    CHECK_EQ_I64(rc, 0);
+    CHECK(strncmp(out, "<!DOCTYPE html>", 15) == 0);
+    CHECK(strstr(out, "<meta charset=\"utf-8\">") != NULL);
+    CHECK(strstr(out, "Content-Security-Policy\" content=\"default-src 'none';") != NULL);
+    CHECK(strstr(out, " src=") == NULL);
+    CHECK(strstr(out, " href=") == NULL);
+    CHECK(strstr(out, "url(") == NULL);
+    CHECK(strstr(out, "@import") == NULL);
+    /* Placeholders in order, and what the renderer promises to tests. */
+    CHECK(strstr(out, "id=\"pacer-chart-0\"") != NULL);
+    CHECK(strstr(out, "id=\"pacer-chart-1\"") > strstr(out, "id=\"pacer-chart-0\""));
+    CHECK(strstr(out, "'pacer-chart'") != NULL);
+    CHECK(strstr(out, "'data-series'") != NULL);
+    CHECK(strstr(out, "'data-title'") != NULL);
+    CHECK(strstr(out, "document.body.dataset.rendered") != NULL);
+    CHECK(strstr(out, "'unhandledrejection'") != NULL);
+    free(out);
+}
+
+static void test_data_cannot_close_its_script(void)
+{
+    html_doc *d = html_doc_new("t");
+    double x[] = {0}, y[] = {1};
+    html_chart *c = html_doc_chart(d, NASTY, "x " NASTY, HTML_LINEAR, "y", HTML_LINEAR);
+    json_val *v;
+    char *out;
+    int rc = -1;
+
+    html_chart_series(c, NASTY, 1, x, y);
+    out = page(d, &rc);
+    html_doc_free(d);
+    CHECK(out != NULL);
+    CHECK_EQ_I64(rc, 0);
+    CHECK_EQ_I64(count(out, "</script"), 3);
+    CHECK(strstr(out, "<!--") == NULL);
+    CHECK(strstr(out, "\\u003c/script\\u003e\\u003c!--x") != NULL);
+    v = data_of(out);
+    free(out);
+    CHECK(v != NULL);
+    /* The strings come back intact. */
+    {
+        const char *t = json_str(json_path(v, "charts.0.title"));
+        const char *n = json_str(json_path(v, "charts.0.series.0.name"));
+        const char *xl = json_str(json_path(v, "charts.0.xlabel"));
+        int ok = t && n && xl && strcmp(t, NASTY) == 0 && strcmp(n, NASTY) == 0 &&
+                 strcmp(xl, "x " NASTY) == 0;
+
+        json_free(v);
+        CHECK(ok);
+    }
+}
+
+static void test_nonfinite_numbers_are_null(void)
+{
+    double x[] = {0, 1, 2, 3, 4, 5}, y[] = {NAN, INFINITY, -INFINITY, 1.5, 1e300, -0.25};
+    html_doc *d = html_doc_new("t");
+    json_val *v;
+    char *out;
+    int rc = -1;
+
+    html_chart_series(html_doc_chart(d, "c", "x", HTML_LINEAR, "y", HTML_LINEAR), "s", 6, x, y);
+    out = page(d, &rc);
+    html_doc_free(d);
+    CHECK(out != NULL);
+    CHECK_EQ_I64(rc, 0);
+    v = data_of(out);
+    CHECK(strstr(out, "\"y\":[null,null,null,1.5,1e+300,-0.25]") != NULL ||
+          strstr(out, "\"y\":[null,null,null,1.5,1e300,-0.25]") != NULL);
+    free(out);
+    CHECK(v != NULL); /* strict RFC 8259: NaN or Infinity would not parse */
+    {
+        const json_val *ys = json_path(v, "charts.0.series.0.y");
+        int ok = json_len(ys) == 6 && json_type_of(json_at(ys, 0)) == JSON_NULL &&
+                 json_type_of(json_at(ys, 1)) == JSON_NULL &&
+                 json_type_of(json_at(ys, 2)) == JSON_NULL && json_num(json_at(ys, 3)) == 1.5 &&
+                 json_num(json_at(ys, 4)) == 1e300 && json_num(json_at(ys, 5)) == -0.25 &&
+                 json_num(json_path(v, "charts.0.series.0.x.5")) == 5;
+
+        json_free(v);
+        CHECK(ok);
+    }
+}
+
+/* 1..100 ms, one each: the spectrum must follow hdr_pct_iter step for step
+ * (without its closing 100% step), in ms. */
+static void test_spectrum_of_known_histogram(void)
+{
+    hdr_hist h, empty;
+    html_doc *d = html_doc_new("t");
+    html_chart *c = html_doc_chart(d, "spectrum", "Percentile", HTML_PERCENTILE, "ms", HTML_LOG);
+    hdr_pct_iter it;
+    const json_val *xs, *ys;
+    json_val *v;
+    char *out;
+    size_t steps = 0, i = 0;
+    int rc = -1, ok = 1;
+
+    CHECK(hdr_init(&h, 1, STATS_LAT_HIGHEST, 3) == 0);
+    CHECK(hdr_init(&empty, 1, STATS_LAT_HIGHEST, 3) == 0);
+    for (int k = 1; k <= 100; k++)
+        hdr_record(&h, (int64_t)k * 1000000);
+    html_chart_spectrum(c, "known", &h, 1e6);
+    html_chart_spectrum(c, "empty", &empty, 1e6);
+    out = page(d, &rc);
+    html_doc_free(d);
+    CHECK(out != NULL);
+    CHECK_EQ_I64(rc, 0);
+    v = data_of(out);
+    free(out);
+    CHECK(v != NULL);
+    CHECK_EQ_I64(json_num(json_path(v, "charts.0.xscale")), HTML_PERCENTILE);
+    CHECK_EQ_I64(json_num(json_path(v, "charts.0.yscale")), HTML_LOG);
+    xs = json_path(v, "charts.0.series.0.x");
+    ys = json_path(v, "charts.0.series.0.y");
+    hdr_pct_iter_init(&it, &h, 5);
+    while (hdr_pct_iter_next(&it)) {
+        if (it.is_last)
+            continue;
+        steps++;
+        if (i < json_len(xs) &&
+            (json_num(json_at(xs, i)) != it.percentile ||
+             fabs(json_num(json_at(ys, i)) - (double)it.value / 1e6) > 1e-12))
+            ok = 0;
+        i++;
+    }
+    CHECK(ok);
+    CHECK(steps > 20);
+    CHECK_EQ_I64(json_len(xs), steps);
+    CHECK_EQ_I64(json_len(ys), steps);
+    /* Known values: starts at 0% with 1 ms, ends below 100% at the max. */
+    CHECK_NEAR(json_num(json_at(xs, 0)), 0, 0);
+    CHECK_NEAR(json_num(json_at(ys, 0)), 1.0, 0.001);
+    CHECK(json_num(json_at(xs, steps - 1)) < 100);
+    CHECK_NEAR(json_num(json_at(ys, steps - 1)), (double)hdr_max(&h) / 1e6, 1e-9);
+    CHECK_NEAR(json_num(json_at(ys, steps - 1)), 100.0, 0.1);
+    for (i = 1; i < steps; i++) {
+        if (json_num(json_at(xs, i)) <= json_num(json_at(xs, i - 1)) ||
+            json_num(json_at(ys, i)) < json_num(json_at(ys, i - 1)))
+            ok = 0;
+        /* The first point at or past 50% is the median, 50 ms. */
+        if (json_num(json_at(xs, i)) >= 50 && json_num(json_at(xs, i - 1)) < 50 &&
+            fabs(json_num(json_at(ys, i)) - 50.0) > 0.05)
+            ok = 0;
+    }
+    CHECK(ok);
+    /* The empty histogram: a named series without points. */
+    CHECK_EQ_STR(json_str(json_path(v, "charts.0.series.1.name")), "empty");
+    CHECK_EQ_I64(json_len(json_path(v, "charts.0.series.1.x")), 0);
+    CHECK_EQ_I64(json_len(json_path(v, "charts.0.series.1.y")), 0);
+    json_free(v);
+    hdr_free(&h);
+    hdr_free(&empty);
+}
+
+static void test_errors_are_sticky(void)
+{
+    html_doc *d = html_doc_new("t");
+    double x[] = {1}, y[] = {2};
+    const char *cells[] = {"a"};
+    html_chart *c;
+    char *out;
+    int rc = 0;
+
+    CHECK(d != NULL);
+    c = html_doc_chart(d, "c", "x", HTML_LINEAR, "y", HTML_LINEAR);
+    CHECK(c != NULL);
+    html_chart_series(c, "ok", 1, x, y);
+    /* More than memory can hold: the series is dropped, the doc remembers. */
+    html_chart_series(c, "huge", SIZE_MAX / 8, x, y);
+    /* Later calls are harmless, and the error stays the first one. */
+    html_doc_heading(d, "after");
+    html_chart_series(c, "after", 1, x, y);
+    html_doc_table(d, NULL, 1, 1, cells);
+    out = page(d, &rc);
+    CHECK_EQ_I64(rc, -ENOMEM);
+    CHECK(out != NULL);
+    CHECK_EQ_I64(strlen(out), 0); /* nothing half-written */
+    free(out);
+    out = page(d, &rc); /* and again */
+    CHECK_EQ_I64(rc, -ENOMEM);
+    free(out);
+    html_doc_free(d);
+
+    /* A table too large to count, likewise. */
+    d = html_doc_new("t");
+    html_doc_table(d, NULL, SIZE_MAX / 2, 3, cells);
+    out = page(d, &rc);
+    CHECK_EQ_I64(rc, -ENOMEM);
+    free(out);
+    html_doc_free(d);
+
+    /* NULL docs and charts: every call is a no-op, writing says ENOMEM. */
+    html_doc_heading(NULL, "x");
+    html_doc_text(NULL, "x");
+    html_doc_pre(NULL, "x");
+    html_doc_table(NULL, "x", 1, 1, cells);
+    CHECK(html_doc_chart(NULL, "x", "x", 0, "y", 0) == NULL);
+    html_chart_series(NULL, "x", 1, x, y);
+    html_chart_spectrum(NULL, "x", NULL, 1e6);
+    html_doc_free(NULL);
+    out = page(NULL, &rc);
+    CHECK_EQ_I64(rc, -ENOMEM);
+    free(out);
+}
+
+static void test_write_error_is_eio(void)
+{
+    html_doc *d = html_doc_new("t");
+    FILE *f = fopen("/dev/full", "w");
+    int rc;
+
+    CHECK(d != NULL);
+    if (!f) { /* no /dev/full here: nothing to test */
+        html_doc_free(d);
+        return;
+    }
+    html_doc_pre(d, "some text");
+    rc = html_doc_write(d, f);
+    fclose(f);
+    html_doc_free(d);
+    CHECK_EQ_I64(rc, -EIO);
+}
+
+/* The run report: its tables say what pc_results says, and it has the
+ * charts and series the integration test expects. */
+static void test_report_html(void)
+{
+    pc_config cfg;
+    pc_results res;
+    pc_series s = {.interval_s = 1};
+    pc_interval *iv = interval_new();
+    json_val *v = NULL;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f;
+    int rc;
+
+    CHECK(iv != NULL);
+    memset(&cfg, 0, sizeof cfg);
+    memset(&res, 0, sizeof res);
+    cfg.url_text = "http://127.0.0.1:1/<x>";
+    cfg.threads = 2;
+    cfg.connections = 4;
+    cfg.rate = 100;
+    CHECK(stats_init(&res.st) == 0);
+    res.duration_ns = 2000000000ull;
+    res.start_wall_ns = 1700000000000000000ull;
+    for (int k = 1; k <= 200; k++) {
+        hdr_record(&res.st.latency, k * 10000);
+        hdr_record(&res.st.latency_u, k * 5000);
+        hdr_record(&res.st.ttfb, k * 4000);
+    }
+    for (int k = 1; k <= 4; k++)
+        hdr_record(&res.st.connect, k * 100000);
+    res.st.scheduled = 203;
+    res.st.completed = 200;
+    res.st.err[PC_ERR_TIMEOUT] = 3;
+    res.st.status[200] = 200;
+    res.st.bytes_read = 2 * 1048576;
+    for (int i = 0; i < 2; i++) {
+        interval_reset(iv);
+        iv->start_ns = (uint64_t)i * 1000000000ull;
+        iv->end_ns = iv->start_ns + 1000000000ull;
+        for (int k = 1; k <= 100; k++)
+            hdr_record(&iv->latency, k * 10000);
+        iv->completed = 100;
+        iv->errors = iv->timeouts = (uint64_t)i;
+        CHECK(series_add_interval(&s, iv, 1700000000.0 + i) == 0);
+    }
+    f = open_memstream(&out, &len);
+    CHECK(f != NULL);
+    rc = report_html(f, &cfg, &res, &s);
+    fclose(f);
+    interval_free(iv);
+    series_free(&s);
+    stats_free(&res.st);
+    CHECK_EQ_I64(rc, 0);
+    CHECK(out != NULL);
+    CHECK(strstr(out, "<title>pacer: http://127.0.0.1:1/&lt;x&gt;</title>") != NULL);
+    CHECK(strstr(out, "2 threads, 4 connections, constant rate 100.00 requests/s, 2.00 s "
+                      "measured, protocol http/1.1") != NULL);
+    CHECK(strstr(out, "<td>Completed</td><td class=\"num\">200</td>") != NULL);
+    CHECK(strstr(out, "<td>Timed out</td><td class=\"num\">3</td>") != NULL);
+    CHECK(strstr(out, "<td>Rate achieved (requests/s)</td><td class=\"num\">100.00</td>") != NULL);
+    CHECK(strstr(out, "<td>Throughput (MB/s)</td><td class=\"num\">1.00</td>") != NULL);
+    /* p50 of 10 us .. 2 ms in 10 us steps: 1.00 ms. */
+    CHECK(strstr(out, "<td class=\"num\">200</td><td class=\"num\">1.001</td>") != NULL ||
+          strstr(out, "<td class=\"num\">200</td><td class=\"num\">1.000</td>") != NULL);
+    CHECK(strstr(out, "<pre>Running ") != NULL);
+    CHECK(strstr(out, "Requests/sec:") != NULL);
+    v = data_of(out);
+    free(out);
+    CHECK(v != NULL);
+    CHECK_EQ_I64(json_len(json_get(v, "charts")), 5);
+    CHECK_EQ_STR(json_str(json_path(v, "charts.0.title")), "Latency by percentile");
+    CHECK_EQ_I64(json_len(json_path(v, "charts.0.series")), 2);
+    CHECK_EQ_I64(json_len(json_path(v, "charts.1.series")), 3);
+    CHECK_EQ_I64(json_len(json_path(v, "charts.2.series")), 1);
+    CHECK_EQ_I64(json_len(json_path(v, "charts.3.series")), 3);
+    CHECK_EQ_I64(json_len(json_path(v, "charts.4.series")), 2); /* connect, first byte: no TLS */
+    CHECK_EQ_STR(json_str(json_path(v, "charts.4.series.1.name")), "first byte");
+    /* Over time: x from the first point, throughput per second. */
+    CHECK_NEAR(json_num(json_path(v, "charts.2.series.0.x.1")), 1.0, 1e-9);
+    CHECK_NEAR(json_num(json_path(v, "charts.2.series.0.y.1")), 100.0, 1e-9);
+    CHECK_NEAR(json_num(json_path(v, "charts.3.series.1.y.1")), 1.0, 1e-9);
+    CHECK_NEAR(json_num(json_path(v, "charts.1.series.2.y.0")), 1.0, 0.001); /* max 1 ms */
+    json_free(v);
+}
+
+/* Points read back from JSON carry only histograms: the latency over time
+ * comes from them; an interval without samples is a gap (null). */
+static void test_report_html_from_histograms(void)
+{
+    pc_config cfg;
+    pc_results res;
+    pc_series s = {.interval_s = 1}, back = {.interval_s = 1};
+    pc_interval *iv = interval_new();
+    json_val *v = NULL;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f;
+    int rc;
+
+    CHECK(iv != NULL);
+    memset(&cfg, 0, sizeof cfg);
+    memset(&res, 0, sizeof res);
+    cfg.url_text = "x";
+    CHECK(stats_init(&res.st) == 0);
+    for (int i = 0; i < 2; i++) {
+        interval_reset(iv);
+        iv->end_ns = 1000000000ull;
+        if (i == 0)
+            hdr_record(&iv->latency, 3000000);
+        CHECK(series_add_interval(&s, iv, 10.0 + i) == 0);
+    }
+    for (size_t i = 0; i < s.n; i++) {
+        pc_point p = {.start_s = s.v[i].start_s, .length_s = 1, .hist = s.v[i].hist};
+
+        CHECK(series_add_point(&back, &p) == 0);
+    }
+    f = open_memstream(&out, &len);
+    rc = report_html(f, &cfg, &res, &back);
+    fclose(f);
+    interval_free(iv);
+    series_free(&s);
+    series_free(&back);
+    stats_free(&res.st);
+    CHECK_EQ_I64(rc, 0);
+    v = data_of(out);
+    free(out);
+    CHECK(v != NULL);
+    CHECK_NEAR(json_num(json_path(v, "charts.1.series.0.y.0")), 3.0, 0.01);
+    CHECK_NEAR(json_num(json_path(v, "charts.1.series.2.y.0")), 3.0, 0.01);
+    CHECK_EQ_I64(json_type_of(json_path(v, "charts.1.series.0.y.1")), JSON_NULL);
+    /* Nothing recorded at all: the spectrum series exist, without points;
+     * the breakdown chart has none. */
+    CHECK_EQ_I64(json_len(json_path(v, "charts.0.series")), 2);
+    CHECK_EQ_I64(json_len(json_path(v, "charts.0.series.0.x")), 0);
+    CHECK_EQ_I64(json_len(json_path(v, "charts.4.series")), 0);
+    json_free(v);
+}
+
+static void test_report_html_without_series(void)
+{
+    pc_config cfg;
+    pc_results res;
+    json_val *v = NULL;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f;
+    int rc;
+
+    memset(&cfg, 0, sizeof cfg);
+    memset(&res, 0, sizeof res);
+    CHECK(stats_init(&res.st) == 0);
+    f = open_memstream(&out, &len);
+    rc = report_html(f, &cfg, &res, NULL);
+    fclose(f);
+    stats_free(&res.st);
+    CHECK_EQ_I64(rc, 0);
+    CHECK(strstr(out, "No time series") != NULL);
+    v = data_of(out);
+    free(out);
+    CHECK(v != NULL);
+    CHECK_EQ_I64(json_len(json_get(v, "charts")), 2); /* spectrum, breakdown */
+    json_free(v);
+}
+
+int main(void)
+{
+    RUN(test_escapes_text_everywhere);
+    RUN(test_page_is_self_contained);
+    RUN(test_data_cannot_close_its_script);
+    RUN(test_nonfinite_numbers_are_null);
+    RUN(test_spectrum_of_known_histogram);
+    RUN(test_errors_are_sticky);
+    RUN(test_write_error_is_eio);
+    RUN(test_report_html);
+    RUN(test_report_html_from_histograms);
+    RUN(test_report_html_without_series);
+    return unit_done();
+}
