@@ -913,6 +913,10 @@ static void do_handshake(conn *c, uint64_t now)
     int rc = c->net->handshake(&c->nc, why, sizeof why);
 
     if (rc == 0) {
+        /* OpenSSL may run the whole handshake inside this one call when
+         * the server's answers are already there (loopback), so the
+         * event's time would read as 0: take the clock again. */
+        now = pc_now_ns();
         if (w->run->origins[c->origin].tls) {
             hdr_record(&w->st.tls, (int64_t)(now - c->t_tcp));
             if (net_tls_resumed(&c->nc))
