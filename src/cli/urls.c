@@ -50,10 +50,20 @@ int urls_read_file(const char *path, char **out, size_t *len)
         }
     }
     fclose(f);
+    if (rc == 0) {
+        /* A terminating NUL after the data, for callers that parse text. */
+        char *b = realloc(buf, n + 1);
+
+        if (!b)
+            rc = -ENOMEM;
+        else
+            buf = b;
+    }
     if (rc < 0) {
         free(buf);
         return rc;
     }
+    buf[n] = 0;
     *out = buf;
     *len = n;
     return 0;

@@ -23,7 +23,8 @@ int urls_load(pc_config *cfg, const char *path, const char *dflt_method, char *e
 int urls_add(pc_config *cfg, const char *method, const char *url_text, const char *body,
              size_t body_len, double weight, char *err, size_t errlen);
 
-/* Read a whole file (bodies). 0 or -errno; *out is heap. */
+/* Read a whole file (bodies, suite files). 0 or -errno; *out is heap,
+ * *len bytes followed by a NUL that *len does not count. */
 int urls_read_file(const char *path, char **out, size_t *len);
 
 void urls_free(pc_config *cfg);
