@@ -117,7 +117,7 @@ static const struct option long_opts[] = {
 void cli_usage(FILE *f)
 {
     fputs("Usage: pacer <options> <url> [--] [script args]\n"
-          "       pacer report [-U] [--json FILE] [--hgrm FILE] [--html FILE]\n"
+          "       pacer report [-U] [--json FILE] [--hgrm FILE] [--html FILE] [--slo EXPR]\n"
           "                    [--from T] [--to T] FILE...\n"
           "       pacer compare [--rounds N] <options> URL_A URL_B [URL...]\n"
           "       pacer capacity --slo EXPR [--start-rate R] [--max-rate R] [--max-time T]\n"

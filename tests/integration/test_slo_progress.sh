@@ -44,6 +44,19 @@ rc=$?
 ok slo_rate_share_needs_R "exit $rc: $(grep rate "$D/slo_cl.out")" \
     "[ $rc -eq 5 ] && grep -q 'needs -R' '$D/slo_cl.out'"
 
+# pacer report --slo judges saved results the same way.
+"$PACER" -t1 -c4 -d1s -R200 --json "$D/r.json" --slo 'p99<=500ms' "$SERVE_URL" >"$D/r.out" 2>&1
+"$PACER" report --slo 'p99<=500ms' "$D/r.json" >"$D/rep.out" 2>&1
+rc=$?
+ok report_slo_pass "exit $rc: $(tail -3 "$D/rep.out")" \
+    "[ $rc -eq 0 ] && [ \"\$(grep 'PASS  p99<=500ms' '$D/rep.out')\" = \"\$(grep 'PASS  p99<=500ms' '$D/r.out')\" ]"
+"$PACER" report --slo 'p99<=1us' "$D/r.json" >"$D/rep2.out" 2>&1
+rc=$?
+ok report_slo_fail_exit5 "exit $rc" "[ $rc -eq 5 ] && grep -q '^SLO FAILED' '$D/rep2.out'"
+"$PACER" report --slo 'p99<=1' "$D/r.json" >"$D/rep3.out" 2>&1
+rc=$?
+ok report_slo_bad_exit2 "exit $rc: $(cat "$D/rep3.out")" "[ $rc -eq 2 ] && grep -q 'latency needs a unit' '$D/rep3.out'"
+
 bad_slo() {
     local name=$1 expr=$2 want=$3
     "$PACER" --slo "$expr" "$SERVE_URL" >"$D/bad.out" 2>"$D/bad.err"
