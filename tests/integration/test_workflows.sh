@@ -5,6 +5,22 @@
 D=$T_DIR
 HC="$(dirname "$0")/../tools/html_check.sh"
 SCHEMA="$(dirname "$0")/../../docs/pacer-result.schema.json"
+WSCHEMA="$(dirname "$0")/../../docs/pacer-workflow.schema.json"
+
+# valid_workflow FILE: the document against docs/pacer-workflow.schema.json,
+# its embedded results against docs/pacer-result.schema.json. Prints the
+# error (if any) and fails.
+valid_workflow() {
+    "$PY" - "$1" "$SCHEMA" "$WSCHEMA" <<'PYEOF'
+import json, sys, jsonschema
+doc, r, w = (json.load(open(p)) for p in sys.argv[1:4])
+res = jsonschema.RefResolver.from_schema(w, store={r["$id"]: r, w["$id"]: w})
+try:
+    jsonschema.validate(doc, w, resolver=res)
+except jsonschema.ValidationError as e:
+    print(str(e).splitlines()[0], "at", list(e.absolute_path)); sys.exit(1)
+PYEOF
+}
 
 start_nginx || { fail nginx_start "nginx did not start"; finish; }
 NGX="http://127.0.0.1:$NGX_PORT/"
@@ -45,10 +61,7 @@ ok capacity_grew_then_bisected "$(awk '{ print $2 }' "$D/cap.rows" | tr '\n' ' '
     "awk 'NR <= 4 { r[NR] = \$2 } END { exit !(r[1] == 250 && r[2] == 500 && r[3] == 1000 && r[4] == 2000 && NR >= 6) }' '$D/cap.rows'"
 ok capacity_json "$(head -c 300 "$D/cap.json")" \
     "[ \"\$(json_get '$D/cap.json' \"'%.2f %d' % (d['capacity_rate'], len(d['steps']))\")\" = \"$ans \$(wc -l <'$D/cap.rows')\" ]"
-ok capacity_json_results_valid "$($PY -c "import json,jsonschema,sys
-d=json.load(open('$D/cap.json')); s=json.load(open('$SCHEMA'))
-[jsonschema.validate(x['result'], s) for x in d['steps']]" 2>&1 | tail -1)" \
-    "$PY -c \"import json,jsonschema; d=json.load(open('$D/cap.json')); s=json.load(open('$SCHEMA')); [jsonschema.validate(x['result'], s) for x in d['steps']]\""
+ok capacity_json_valid "$(valid_workflow "$D/cap.json")" "valid_workflow '$D/cap.json' >/dev/null"
 ok capacity_time_bounded "took $((SECONDS - start)) s" "[ $((SECONDS - start)) -lt 60 ]"
 if html_charts "$D/cap.html" capacity_html; then
     n=$(wc -l <"$D/cap.rows")
@@ -107,6 +120,7 @@ ok compare_latency_rows "$(grep Latency "$D/cmp.out")" \
     "[ \$(grep -cE '^Latency (p50|p90|p99|p99.9|max) +[0-9.]+(us|ms|s) +[0-9.]+(us|ms|s) \([0-9.]+x\)' '$D/cmp.out') -eq 5 ]"
 ok compare_json "$(head -c 200 "$D/cmp.json")" \
     "[ \"\$(json_get '$D/cmp.json' \"' '.join(str(len(t['requests_per_sec_by_round'])) + ':' + str(t['result']['requests']['completed']) for t in d['targets'])\")\" = '2:$reqA 2:$reqB' ]"
+ok compare_json_valid "$(valid_workflow "$D/cmp.json")" "valid_workflow '$D/cmp.json' >/dev/null"
 if html_charts "$D/cmp.html" compare_html; then
     ok compare_html_overlay "$(cat "$D/hc.compare_html.out")" \
         "[ \"\$(series_of compare_html 'Latency by percentile (corrected)')\" = 2 ] && [ \"\$(series_of compare_html 'Requests/sec by round')\" = 2 ]"
@@ -149,10 +163,8 @@ ok suite_table "$(tail -5 "$D/suite.out")" \
 nginx_runs=$(json_get "$D/suite.json" "sum(r['result']['requests']['completed'] for r in d['runs'] if r['target'] == 'nginx')")
 ok suite_nginx_log_matches "JSON $nginx_runs, nginx logged $(( $(grep -c 'suite nginx' "$NGX_DIR/access.log") - before ))" \
     "[ -n '$nginx_runs' ] && [ '$nginx_runs' -eq \$(( \$(grep -c 'suite nginx' '$NGX_DIR/access.log') - $before )) ]"
-ok suite_json_valid "$($PY -c "import json,jsonschema
-d=json.load(open('$D/suite.json')); s=json.load(open('$SCHEMA'))
-[jsonschema.validate(x['result'], s) for x in d['runs']]; print(len(d['runs']))" 2>&1 | tail -1)" \
-    "[ \"\$($PY -c \"import json,jsonschema; d=json.load(open('$D/suite.json')); s=json.load(open('$SCHEMA')); [jsonschema.validate(x['result'], s) for x in d['runs']]; print(len(d['runs']), [r['slo_pass'] for r in d['runs']])\")\" = '4 [None, None, True, True]' ]"
+ok suite_json_valid "$(valid_workflow "$D/suite.json")" \
+    "valid_workflow '$D/suite.json' >/dev/null && [ \"\$(json_get '$D/suite.json' \"len(d['runs']), [r['slo_pass'] for r in d['runs']]\")\" = '4 [None, None, True, True]' ]"
 ok suite_rated_runs_at_rate "$(grep rated -A2 "$D/suite.out")" \
     "[ \"\$(json_get '$D/suite.json' \"' '.join('%.0f' % (r['result']['requests']['completed'] / r['result']['duration_s']) for r in d['runs'] if r['profile'] == 'rated')\")\" = '300 300' ]"
 if html_charts "$D/suite.html" suite_html; then
