@@ -280,23 +280,14 @@ int capacity_main(int argc, char **argv)
     double lo = 0, hi = 0, rate;
     uint64_t t0, step_ns;
     int code = PC_EXIT_OK, rc;
-    const char *bad, *why_stop = NULL;
+    const char *why_stop = NULL;
     char answer[2048], reason[512], shape[256], *table = NULL;
     size_t table_len = 0;
     FILE *mem;
     const step *first_fail = NULL;
 
-    rc = cli_parse_mode(PC_MODE_CAPACITY, argc, argv, &cfg, stdout, stderr);
-    if (rc != CLI_RUN) {
-        cli_free(&cfg);
-        return rc == CLI_EXIT ? PC_EXIT_OK : PC_EXIT_USAGE;
-    }
-    if ((bad = wf_no_run_files(&cfg))) {
-        fprintf(stderr, "pacer: %s cannot be used with pacer capacity (it writes --json/--html)\n",
-                bad);
-        cli_free(&cfg);
-        return PC_EXIT_USAGE;
-    }
+    if ((rc = wf_parse(PC_MODE_CAPACITY, argc, argv, &cfg)) >= 0)
+        return rc;
     memset(&S, 0, sizeof S);
     S.cfg = &cfg;
     S.text = cli_text_stream(&cfg);

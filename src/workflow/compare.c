@@ -226,20 +226,10 @@ int compare_main(int argc, char **argv)
     size_t table_len = 0;
     char shape[160], err[512];
     int code = PC_EXIT_OK, rc;
-    const char *bad;
     bool slo_ok = true;
 
-    rc = cli_parse_mode(PC_MODE_COMPARE, argc, argv, &cfg, stdout, stderr);
-    if (rc != CLI_RUN) {
-        cli_free(&cfg);
-        return rc == CLI_EXIT ? PC_EXIT_OK : PC_EXIT_USAGE;
-    }
-    if ((bad = wf_no_run_files(&cfg))) {
-        fprintf(stderr, "pacer: %s cannot be used with pacer compare (it writes --json/--html)\n",
-                bad);
-        cli_free(&cfg);
-        return PC_EXIT_USAGE;
-    }
+    if ((rc = wf_parse(PC_MODE_COMPARE, argc, argv, &cfg)) >= 0)
+        return rc;
     text = cli_text_stream(&cfg);
     ts = calloc(cfg.ntargets, sizeof *ts);
     if (!ts) {

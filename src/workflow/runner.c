@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/units.h"
 #include "cli/url.h"
 #include "cli/urls.h"
@@ -18,6 +19,24 @@
 #include "report/outputs.h"
 #include "report/progress.h"
 #include "script/script.h"
+
+int wf_parse(int mode, int argc, char **argv, pc_config *cfg)
+{
+    int rc = cli_parse_mode(mode, argc, argv, cfg, stdout, stderr);
+    const char *bad;
+
+    if (rc != CLI_RUN) {
+        cli_free(cfg);
+        return rc == CLI_EXIT ? PC_EXIT_OK : PC_EXIT_USAGE;
+    }
+    if ((bad = wf_no_run_files(cfg))) {
+        fprintf(stderr, "pacer: %s cannot be used with pacer %s (it writes --json/--html)\n", bad,
+                mode == PC_MODE_COMPARE ? "compare" : "capacity");
+        cli_free(cfg);
+        return PC_EXIT_USAGE;
+    }
+    return -1;
+}
 
 void wf_hold_signals(void)
 {

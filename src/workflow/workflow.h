@@ -24,6 +24,11 @@ int compare_main(int argc, char **argv);
 int capacity_main(int argc, char **argv);
 int suite_main(int argc, char **argv);
 
+/* Parse a compare or capacity command line (PC_MODE_*) and refuse the
+ * per-run files. Returns -1 when cfg is ready to use, or else the exit
+ * code (help printed: 0, bad input: 2; cfg is then already freed). */
+int wf_parse(int mode, int argc, char **argv, pc_config *cfg);
+
 /* Hold SIGINT/SIGTERM pending from now on (engine_run takes them). */
 void wf_hold_signals(void);
 /* Sleep ns unless SIGINT/SIGTERM arrives; returns the signal or 0. */
