@@ -42,6 +42,15 @@ pc_progress *progress_new(const pc_config *cfg, const pc_results *res, const cha
     p->tty = isatty(fileno(f));
     if (label)
         snprintf(p->label, sizeof p->label, "%s ", label);
+    if (cfg->warmup_ns && p->tty) {
+        /* Intervals start with the measured period: say why nothing moves. */
+        char w[32];
+
+        units_fmt_time_us((double)cfg->warmup_ns / 1e3, w, sizeof w);
+        fprintf(f, "\r%swarming up for %s\x1b[K", p->label, w);
+        fflush(f);
+        p->shown = true;
+    }
     return p;
 }
 

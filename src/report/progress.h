@@ -7,8 +7,8 @@
  * merged intervals: elapsed against -d (or responses against -n), the
  * last interval's rate and corrected p50/p99, errors so far. On a terminal
  * the line is rewritten in place and erased before the report; otherwise
- * (--progress into a file or pipe) each update is its own line. Stdout is
- * never touched.
+ * (--progress into a file or pipe) each update is its own line. During
+ * --warmup a terminal shows "warming up for T". Stdout is never touched.
  */
 #ifndef PACER_REPORT_PROGRESS_H
 #define PACER_REPORT_PROGRESS_H

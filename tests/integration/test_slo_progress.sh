@@ -95,6 +95,10 @@ ok progress_stdout_clean "$(head -3 "$D/pty.out")" \
 ok progress_stdout_same_lines "$(diff <(cut -c1-14 "$D/plain.out") <(cut -c1-14 "$D/pty.out") | head -5)" \
     "[ \$(wc -l <'$D/plain.out') -eq \$(wc -l <'$D/pty.out') ]"
 
+run_pty "$D/warm.log" "$D/warm.out" -t1 -c2 -d1s -R100 --warmup 1s "$SERVE_URL"
+ok progress_warmup_said "$(tr '\r' '\n' <"$D/warm.log" | head -3 | cat -v)" \
+    "tr '\r' '\n' <'$D/warm.log' | grep -q '^warming up for 1.00s' && tr '\r' '\n' <'$D/warm.log' | grep -q '^\[####################\] 1.0s/1.00s'"
+
 run_pty "$D/quiet.log" "$D/quiet.out" -t1 -c2 -d1s -R100 --quiet "$SERVE_URL"
 ok progress_quiet "$(cat -v "$D/quiet.log" | head -3)" "! grep -q 'req/s' '$D/quiet.log' && grep -q '^Requests/sec' '$D/quiet.out'"
 
