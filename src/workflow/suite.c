@@ -3,18 +3,11 @@
  * of targets x profiles, run profile by profile, printed as
  * http2benchmark prints its matrices, then as one table.
  *
- * The file (docs/pacer.md, "Suite files"):
- *
- *   # comment
- *   target  NAME  URL  [pacer options for this target only]
- *   profile NAME  [pacer options: the load shape]
- *
- * Each run is the command line `pacer PROFILE-OPTIONS TARGET-OPTIONS URL`,
- * parsed by the same parser as `pacer URL`; every run is parsed before the
- * first starts, so a typo costs nothing. Words split as in a shell:
- * blanks separate, '...' is literal, "..." allows \" and \\.
+ * The file (target and profile lines) is read by suite_file.c. Each run
+ * is the command line `pacer PROFILE-OPTIONS TARGET-OPTIONS URL`, parsed
+ * by the same parser as `pacer URL`; every run is parsed before the first
+ * starts, so a typo costs nothing.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -23,26 +16,17 @@
 
 #include "cli/cli.h"
 #include "cli/units.h"
-#include "cli/urls.h"
 #include "report/html.h"
 #include "report/outputs.h"
 #include "report/report.h"
 #include "report/slo.h"
 #include "stats/hdr.h"
 #include "util/json.h"
+#include "workflow/suite_file.h"
 #include "workflow/workflow.h"
 
-#define SUITE_MAX_WORDS 256
-#define SUITE_MAX_ITEMS 256
-
-typedef struct item {
-    char *name;
-    char **words;  /* options (and for a target, the URL first) */
-    int nwords;
-} item;
-
 typedef struct run {
-    const item *target, *profile;
+    const suite_item *target, *profile;
     char **argv;   /* "pacer", profile words, target options, URL */
     int argc;
     pc_config cfg;
@@ -53,164 +37,10 @@ typedef struct run {
 } run;
 
 typedef struct suite {
-    item targets[SUITE_MAX_ITEMS], profiles[SUITE_MAX_ITEMS];
-    int ntargets, nprofiles;
+    suite_file file;
     run *runs;
     int nruns;
 } suite;
-
-static void free_words(char **w, int n)
-{
-    for (int i = 0; i < n; i++)
-        free(w[i]);
-}
-
-/* Split one line into words. Returns the count, or -1 with err set (and
- * nothing left allocated). */
-static int split_words(const char *s, char **out, int max, char *err, size_t errlen)
-{
-    int n = 0;
-
-    for (;;) {
-        char *o;
-
-        while (*s == ' ' || *s == '\t' || *s == '\r')
-            s++;
-        if (!*s || *s == '#')
-            return n;
-        if (n == max) {
-            snprintf(err, errlen, "too many words (max %d)", max);
-            goto fail;
-        }
-        o = out[n] = malloc(strlen(s) + 1);
-        if (!o) {
-            snprintf(err, errlen, "out of memory");
-            goto fail;
-        }
-        n++;
-        while (*s && *s != ' ' && *s != '\t' && *s != '\r') {
-            if (*s == '\'') {
-                const char *e = strchr(s + 1, '\'');
-
-                if (!e) {
-                    snprintf(err, errlen, "unterminated ' quote");
-                    goto fail;
-                }
-                memcpy(o, s + 1, (size_t)(e - s - 1));
-                o += e - s - 1;
-                s = e + 1;
-            } else if (*s == '"') {
-                for (s++; *s && *s != '"'; s++) {
-                    if (*s == '\\' && (s[1] == '"' || s[1] == '\\'))
-                        s++;
-                    *o++ = *s;
-                }
-                if (*s != '"') {
-                    snprintf(err, errlen, "unterminated \" quote");
-                    goto fail;
-                }
-                s++;
-            } else if (*s == '\\' && s[1]) {
-                *o++ = s[1];
-                s += 2;
-            } else {
-                *o++ = *s++;
-            }
-        }
-        *o = 0;
-    }
-fail:
-    free_words(out, n);
-    return -1;
-}
-
-static void item_free(item *it)
-{
-    free(it->name);
-    free_words(it->words, it->nwords);
-    free(it->words);
-}
-
-/* One "target"/"profile" line. 0, or -1 with the reason in why. */
-static int add_item(suite *S, char **words, int n, char *why, size_t cap)
-{
-    bool is_target = strcmp(words[0], "target") == 0;
-    item *list = is_target ? S->targets : S->profiles, *it;
-    int *count = is_target ? &S->ntargets : &S->nprofiles;
-
-    if (!is_target && strcmp(words[0], "profile") != 0) {
-        snprintf(why, cap, "unknown keyword '%s' (target or profile)", words[0]);
-        return -1;
-    }
-    if (n < (is_target ? 3 : 2)) {
-        snprintf(why, cap, "%s", is_target ? "expected: target NAME URL [options]"
-                                           : "expected: profile NAME [options]");
-        return -1;
-    }
-    if (*count == SUITE_MAX_ITEMS) {
-        snprintf(why, cap, "too many %ss (max %d)", words[0], SUITE_MAX_ITEMS);
-        return -1;
-    }
-    for (int i = 0; i < *count; i++)
-        if (strcmp(list[i].name, words[1]) == 0) {
-            snprintf(why, cap, "%s '%s' is defined twice", words[0], words[1]);
-            return -1;
-        }
-    it = &list[*count];
-    it->words = calloc((size_t)n, sizeof *it->words);
-    if (!it->words) {
-        snprintf(why, cap, "out of memory");
-        return -1;
-    }
-    (*count)++;
-    it->name = words[1];
-    it->nwords = n - 2;
-    memcpy(it->words, words + 2, (size_t)(n - 2) * sizeof *words);
-    free(words[0]);
-    return 0;
-}
-
-static int load_file(const char *path, suite *S, char *err, size_t errlen)
-{
-    char *text, *next, *words[SUITE_MAX_WORDS], why[160];
-    size_t len;
-    int rc = urls_read_file(path, &text, &len), lineno = 0;
-
-    if (rc < 0) {
-        snprintf(err, errlen, "cannot read suite '%s': %s", path, strerror(-rc));
-        return -1;
-    }
-    if (strlen(text) != len) {
-        snprintf(err, errlen, "%s: not a text file (NUL byte)", path);
-        free(text);
-        return -1;
-    }
-    for (char *p = text; p; p = next) {
-        char *nl = strchr(p, '\n');
-        int n;
-
-        next = nl ? nl + 1 : NULL;
-        if (nl)
-            *nl = 0;
-        lineno++;
-        n = split_words(p, words, SUITE_MAX_WORDS, why, sizeof why);
-        if (n == 0)
-            continue;
-        if (n < 0 || add_item(S, words, n, why, sizeof why) < 0) {
-            if (n > 0)
-                free_words(words, n);
-            snprintf(err, errlen, "%s:%d: %s", path, lineno, why);
-            free(text);
-            return -1;
-        }
-    }
-    free(text);
-    if (S->ntargets == 0 || S->nprofiles == 0) {
-        snprintf(err, errlen, "%s: needs at least one target line and one profile line", path);
-        return -1;
-    }
-    return 0;
-}
 
 /* Parse one run's command line; its error, if any, becomes one line
  * naming the profile and target. */
@@ -247,13 +77,13 @@ static int parse_run(run *r, FILE *err)
 /* Build and parse every run's command line. */
 static int plan(suite *S, FILE *err)
 {
-    S->runs = calloc((size_t)(S->ntargets * S->nprofiles), sizeof *S->runs);
+    S->runs = calloc((size_t)(S->file.ntargets * S->file.nprofiles), sizeof *S->runs);
     if (!S->runs)
         return -1;
-    for (int p = 0; p < S->nprofiles; p++)
-        for (int t = 0; t < S->ntargets; t++) {
+    for (int p = 0; p < S->file.nprofiles; p++)
+        for (int t = 0; t < S->file.ntargets; t++) {
             run *r = &S->runs[S->nruns++];
-            const item *tg = &S->targets[t], *pf = &S->profiles[p];
+            const suite_item *tg = &S->file.targets[t], *pf = &S->file.profiles[p];
             int k = 0;
             const char *bad;
 
@@ -386,15 +216,15 @@ static int write_html(const char *path, const char *file, const suite *S, const 
     html_doc *d = html_doc_new("pacer suite");
     html_chart *rps, *p99, *spec;
     char err[256], name[300];
-    double *x = calloc((size_t)S->nprofiles, sizeof *x), *y = calloc((size_t)S->nprofiles, sizeof *y),
-           *z = calloc((size_t)S->nprofiles, sizeof *z);
+    double *x = calloc((size_t)S->file.nprofiles, sizeof *x), *y = calloc((size_t)S->file.nprofiles, sizeof *y),
+           *z = calloc((size_t)S->file.nprofiles, sizeof *z);
     int rc = -1;
 
     if (!d || !x || !y || !z)
         goto out;
     html_doc_heading(d, "pacer suite");
     snprintf(err, sizeof err, "%s: %d targets x %d profiles (profile numbers on the x axes follow "
-                              "the table's order)", file, S->ntargets, S->nprofiles);
+                              "the table's order)", file, S->file.ntargets, S->file.nprofiles);
     html_doc_text(d, err);
     html_doc_pre(d, table);
     rps = html_doc_chart(d, "Requests/sec by profile", "Profile", HTML_LINEAR, "Requests/sec",
@@ -403,11 +233,11 @@ static int write_html(const char *path, const char *file, const suite *S, const 
                          "Latency (ms)", HTML_LOG);
     spec = html_doc_chart(d, "Latency by percentile, each run (corrected)", "Percentile",
                           HTML_PERCENTILE, "Latency (ms)", HTML_LOG);
-    for (int t = 0; t < S->ntargets; t++) {
+    for (int t = 0; t < S->file.ntargets; t++) {
         size_t n = 0;
 
-        for (int p = 0; p < S->nprofiles; p++) {
-            const run *r = &S->runs[p * S->ntargets + t];
+        for (int p = 0; p < S->file.nprofiles; p++) {
+            const run *r = &S->runs[p * S->file.ntargets + t];
             double secs = (double)r->res.duration_ns / 1e9;
 
             if (!r->done)
@@ -418,11 +248,11 @@ static int write_html(const char *path, const char *file, const suite *S, const 
                        ? (double)hdr_value_at_percentile(&r->res.st.latency, 99) / 1e6
                        : 0;
             n++;
-            snprintf(name, sizeof name, "%s / %s", S->targets[t].name, S->profiles[p].name);
+            snprintf(name, sizeof name, "%s / %s", S->file.targets[t].name, S->file.profiles[p].name);
             html_chart_spectrum(spec, name, &r->res.st.latency, 1e6);
         }
-        html_chart_series(rps, S->targets[t].name, n, x, y);
-        html_chart_series(p99, S->targets[t].name, n, x, z);
+        html_chart_series(rps, S->file.targets[t].name, n, x, y);
+        html_chart_series(p99, S->file.targets[t].name, n, x, z);
     }
     rc = wf_html_write(path, d);
     d = NULL;
@@ -501,7 +331,7 @@ int suite_main(int argc, char **argv)
         return PC_EXIT_USAGE;
     }
     file = argv[optind];
-    if (load_file(file, S, err, sizeof err) < 0) {
+    if (suite_file_load(file, &S->file, err, sizeof err) < 0) {
         fprintf(stderr, "pacer: %s\n", err);
         code = PC_EXIT_USAGE;
         goto out;
@@ -519,14 +349,14 @@ int suite_main(int argc, char **argv)
                ? stderr
                : stdout;
     wf_hold_signals();
-    fprintf(text, "Suite %s: %d targets x %d profiles = %d runs\n", file, S->ntargets,
-            S->nprofiles, S->nruns);
+    fprintf(text, "Suite %s: %d targets x %d profiles = %d runs\n", file, S->file.ntargets,
+            S->file.nprofiles, S->nruns);
     for (int i = 0; i < S->nruns && !sig; i++) {
         run *r = &S->runs[i];
         char label[160], p99[32], shape[160];
         double secs;
 
-        if (i % S->ntargets == 0) {
+        if (i % S->file.ntargets == 0) {
             wf_describe(&r->cfg, shape, sizeof shape);
             fprintf(text, "profile %s: %s\n", r->profile->name, shape);
         }
@@ -580,10 +410,7 @@ out:
         free(S->runs[i].argv);
     }
     free(S->runs);
-    for (int i = 0; i < S->ntargets; i++)
-        item_free(&S->targets[i]);
-    for (int i = 0; i < S->nprofiles; i++)
-        item_free(&S->profiles[i]);
+    suite_file_free(&S->file);
     free(S);
     free(table);
     return code;
