@@ -181,7 +181,6 @@ static int write_html(const search *S, const char *path, const char *table, cons
             y[k][i] = (double)pct(&sorted[i]->latency, ps[k]) / 1e6;
     }
     step_shape(cfg, shape, sizeof shape);
-    html_doc_heading(d, "pacer capacity");
     html_doc_text(d, answer);
     {
         char desc[1024];

@@ -192,7 +192,6 @@ static int write_html(const char *path, const pc_config *cfg, target *ts, size_t
     wf_describe(cfg, shape, sizeof shape);
     snprintf(title, sizeof title, "%zu targets, %u rounds of %s each, interleaved", n, cfg->rounds,
              shape);
-    html_doc_heading(d, "pacer compare");
     html_doc_text(d, title);
     html_doc_pre(d, table_text);
     spec = html_doc_chart(d, "Latency by percentile (corrected)", "Percentile", HTML_PERCENTILE,

@@ -222,7 +222,6 @@ static int write_html(const char *path, const char *file, const suite *S, const 
 
     if (!d || !x || !y || !z)
         goto out;
-    html_doc_heading(d, "pacer suite");
     snprintf(err, sizeof err, "%s: %d targets x %d profiles (profile numbers on the x axes follow "
                               "the table's order)", file, S->file.ntargets, S->file.nprofiles);
     html_doc_text(d, err);
