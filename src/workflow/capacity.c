@@ -32,7 +32,8 @@
 typedef struct step {
     double rate, achieved;
     bool pass;
-    uint64_t requests, errors;
+    uint64_t requests, errors, completed;
+    char why[STATS_WHY_LEN]; /* no response at all: the first connect error */
     hdr_hist latency;       /* corrected, kept for the plots */
     pc_verdict v[SLO_MAX];
     char *json;             /* the step's result document */
@@ -98,6 +99,8 @@ static int run_step(search *S, double rate, int *code)
     s->rate = rate;
     s->achieved = res.duration_ns ? (double)res.st.completed / ((double)res.duration_ns / 1e9) : 0;
     s->requests = stats_outcomes(&res.st);
+    s->completed = res.st.completed;
+    snprintf(s->why, sizeof s->why, "%s", res.st.why[PC_ERR_CONNECT][0] ? res.st.why[PC_ERR_CONNECT] : "no response");
     s->errors = s->requests - (res.st.completed - res.st.non2xx);
     s->pass = slo_eval(S->cfg->slo, rate, &res, s->v);
     if (hdr_init(&s->latency, 1, STATS_LAT_HIGHEST, 3) < 0) {
@@ -283,7 +286,7 @@ int capacity_main(int argc, char **argv)
     char answer[2048], reason[512], shape[256], *table = NULL;
     size_t table_len = 0;
     FILE *mem;
-    const step *first_fail = NULL;
+    const step *first_fail = NULL, *dead = NULL;
 
     if ((rc = wf_parse(PC_MODE_CAPACITY, argc, argv, &cfg)) >= 0)
         return rc;
@@ -312,6 +315,11 @@ int capacity_main(int argc, char **argv)
             break;
         if (run_step(&S, rate, &code) < 0)
             break;
+        if (S.steps[S.n - 1].completed == 0) {
+            /* A target that does not answer has no capacity to find. */
+            dead = &S.steps[S.n - 1];
+            break;
+        }
         if (S.steps[S.n - 1].pass) {
             lo = rate;
             if (hi == 0) {
@@ -341,7 +349,10 @@ int capacity_main(int argc, char **argv)
     reason[0] = 0;
     if (first_fail)
         why_failed(cfg.slo, first_fail, reason, sizeof reason);
-    if (lo == 0 && S.n)
+    if (dead)
+        snprintf(answer, sizeof answer, "Capacity: unknown: no response at %.2f req/s (%s)",
+                 dead->rate, dead->why);
+    else if (lo == 0 && S.n)
         snprintf(answer, sizeof answer,
                  "Capacity: the SLO fails already at %.2f req/s (%s); try a lower --start-rate",
                  S.steps[0].rate, reason);
@@ -373,6 +384,8 @@ int capacity_main(int argc, char **argv)
         code = PC_EXIT_RUNTIME;
     if (S.signal)
         code = S.signal == SIGINT ? PC_EXIT_SIGINT : PC_EXIT_SIGTERM;
+    else if (code == PC_EXIT_OK && dead)
+        code = PC_EXIT_NO_RESPONSE;
     else if (code == PC_EXIT_OK && lo == 0)
         code = PC_EXIT_SLO;
 out:

@@ -61,12 +61,12 @@ static void cell_ratio(char *buf, size_t cap, const char *shown, double v, doubl
         snprintf(buf, cap, "%s (%.2fx)", shown, v / base);
 }
 
-enum { ROW_REQ, ROW_RPS, ROW_SPREAD, ROW_MBS, ROW_ERR, ROW_NON2XX, ROW_P50, ROW_P90,
+enum { ROW_REQ, ROW_RPS, ROW_SPREAD, ROW_MBS, ROW_ERR, ROW_CONNERR, ROW_NON2XX, ROW_P50, ROW_P90,
        ROW_P99, ROW_P999, ROW_MAX, ROWS };
 
 static const char *const row_name[ROWS] = {
     "Requests", "Requests/sec", "  per round (min-max)", "Transfer/sec", "Errors",
-    "Non-2xx or 3xx", "Latency p50", "Latency p90", "Latency p99", "Latency p99.9", "Latency max"};
+    "Connect errors", "Non-2xx or 3xx", "Latency p50", "Latency p90", "Latency p99", "Latency p99.9", "Latency max"};
 
 /* The measured value behind each row, for ratios (NAN: no ratio). */
 static double row_value(const target *t, int row)
@@ -121,6 +121,9 @@ static void row_text(const target *t, int row, char *buf, size_t cap)
     case ROW_ERR:
         snprintf(buf, cap, "%" PRIu64, errors);
         break;
+    case ROW_CONNERR:
+        snprintf(buf, cap, "%" PRIu64, st->connect_errors);
+        break;
     case ROW_NON2XX:
         snprintf(buf, cap, "%" PRIu64, st->non2xx);
         break;
@@ -146,8 +149,13 @@ static void print_table(FILE *f, target *ts, size_t n)
         cells[(r + 1) * ncols] = strdup(row_name[r]);
         for (size_t i = 0; i < n; i++) {
             row_text(&ts[i], r, shown, sizeof shown);
+            /* A ratio needs two measured values (latency: samples on both). */
+            bool none = isnan(row_value(&ts[i], r)) ||
+                        (r >= ROW_P50 && (!ts[i].total.st.latency.total_count ||
+                                          !ts[0].total.st.latency.total_count));
+
             cell_ratio(buf, sizeof buf, shown, row_value(&ts[i], r), row_value(&ts[0], r),
-                       i == 0 || isnan(row_value(&ts[i], r)));
+                       i == 0 || none);
             cells[(r + 1) * ncols + 1 + i] = strdup(buf);
         }
     }
@@ -248,8 +256,8 @@ int compare_main(int argc, char **argv)
     }
     wf_hold_signals();
     wf_describe(&cfg, shape, sizeof shape);
-    fprintf(text, "Comparing %zu targets, %u rounds of %s each, interleaved\n", cfg.ntargets,
-            cfg.rounds, shape);
+    fprintf(text, "Comparing %zu targets, %u round%s of %s each, interleaved\n", cfg.ntargets,
+            cfg.rounds, cfg.rounds == 1 ? "" : "s", shape);
     fflush(text);
 
     for (uint32_t r = 0; r < cfg.rounds && code == PC_EXIT_OK; r++) {
@@ -266,8 +274,10 @@ int compare_main(int argc, char **argv)
             if (res.st.latency.total_count)
                 units_fmt_time_us((double)hdr_value_at_percentile(&res.st.latency, 99) / 1e3, p99,
                                   sizeof p99);
-            fprintf(stderr, "pacer: %s: %.2f req/s, p99 %s, %" PRIu64 " errors\n", label,
-                    ts[i].rps[r], p99, stats_outcomes(&res.st) - res.st.completed);
+            fprintf(stderr, "pacer: %s: %.2f req/s, p99 %s, %" PRIu64 " errors, %" PRIu64
+                            " connect errors\n",
+                    label, ts[i].rps[r], p99, stats_outcomes(&res.st) - res.st.completed,
+                    res.st.connect_errors);
             if (wf_results_add(&ts[i].total, &res) < 0) {
                 engine_results_free(&res);
                 code = PC_EXIT_RUNTIME;

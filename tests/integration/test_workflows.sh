@@ -129,6 +129,16 @@ fi
 rc=$?
 ok compare_slo_exit5 "exit $rc" "[ $rc -eq 5 ] && [ \$(grep -c '^SLO for [AB] (http' '$D/cmpslo.out') -eq 2 ]"
 
+# A target that refuses connections: no ratios against nothing, exit 3.
+"$PACER" compare -t1 -c2 -d300ms --rounds 1 "$PLAIN" "http://127.0.0.1:1/" >"$D/cmpdead.out" 2>&1
+rc=$?
+ok compare_dead_target_exit3 "exit $rc: $(grep -E 'Connect errors|Latency p99 ' "$D/cmpdead.out")" \
+    "[ $rc -eq 3 ] && grep -qE '^Connect errors +0 +[1-9][0-9]*\$' '$D/cmpdead.out' && grep -qE '^Latency p99 +[0-9.]+(us|ms) +-\$' '$D/cmpdead.out'"
+"$PACER" capacity --slo 'p99<=10ms' -t1 -c2 -d300ms --pause 0 "http://127.0.0.1:1/" >"$D/capdead.out" 2>&1
+rc=$?
+ok capacity_dead_target_exit3 "exit $rc: $(tail -1 "$D/capdead.out")" \
+    "[ $rc -eq 3 ] && grep -q '^Capacity: unknown: no response at 100.00 req/s (127.0.0.1:1: Connection refused)' '$D/capdead.out'"
+
 usage() { # NAME WANT ARGS...
     local name=$1 want=$2; shift 2
     "$PACER" "$@" >"$D/u.out" 2>"$D/u.err"
