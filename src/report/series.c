@@ -23,11 +23,6 @@ static int grow(pc_series *s)
     return 0;
 }
 
-static int64_t pct(const hdr_hist *h, double p)
-{
-    return h->total_count ? hdr_value_at_percentile(h, p) : 0;
-}
-
 int series_add_interval(pc_series *s, const pc_interval *iv, double wall_start_s)
 {
     pc_point *p;
@@ -43,13 +38,13 @@ int series_add_interval(pc_series *s, const pc_interval *iv, double wall_start_s
     p->timeouts = iv->timeouts;
     p->non2xx = iv->non2xx;
     p->bytes = iv->bytes_read;
-    p->p50 = pct(&iv->latency, 50);
-    p->p90 = pct(&iv->latency, 90);
-    p->p99 = pct(&iv->latency, 99);
-    p->p999 = pct(&iv->latency, 99.9);
-    p->max = iv->latency.total_count ? hdr_max(&iv->latency) : 0;
-    p->u_p50 = pct(&iv->latency_u, 50);
-    p->u_p99 = pct(&iv->latency_u, 99);
+    p->p50 = hdr_value_at_percentile(&iv->latency, 50);
+    p->p90 = hdr_value_at_percentile(&iv->latency, 90);
+    p->p99 = hdr_value_at_percentile(&iv->latency, 99);
+    p->p999 = hdr_value_at_percentile(&iv->latency, 99.9);
+    p->max = hdr_max(&iv->latency);
+    p->u_p50 = hdr_value_at_percentile(&iv->latency_u, 50);
+    p->u_p99 = hdr_value_at_percentile(&iv->latency_u, 99);
     if (hdrc_encode_base64(&iv->latency, &p->hist) < 0 ||
         hdrc_encode_base64(&iv->latency_u, &p->hist_u) < 0) {
         free(p->hist);

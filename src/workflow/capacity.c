@@ -47,17 +47,12 @@ typedef struct search {
     int signal;
 } search;
 
-static int64_t pct(const hdr_hist *h, double p)
-{
-    return h->total_count ? hdr_value_at_percentile(h, p) : 0;
-}
-
 static void fmt_lat(const hdr_hist *h, double p, char *buf, size_t cap)
 {
     if (!h->total_count)
         snprintf(buf, cap, "-");
     else
-        units_fmt_time_us((double)(p > 100 ? hdr_max(h) : pct(h, p)) / 1e3, buf, cap);
+        units_fmt_time_us((double)(p > 100 ? hdr_max(h) : hdr_value_at_percentile(h, p)) / 1e3, buf, cap);
 }
 
 static void print_row(FILE *f, size_t i, const step *s)
@@ -181,7 +176,7 @@ static int write_html(const search *S, const char *path, const char *table, cons
         x[i] = sorted[i]->rate;
         ach[i] = sorted[i]->achieved;
         for (int k = 0; k < 3; k++)
-            y[k][i] = (double)pct(&sorted[i]->latency, ps[k]) / 1e6;
+            y[k][i] = (double)hdr_value_at_percentile(&sorted[i]->latency, ps[k]) / 1e6;
     }
     step_shape(cfg, shape, sizeof shape);
     html_doc_text(d, answer);

@@ -47,11 +47,6 @@ static double rps_of(const pc_results *r)
     return secs > 0 ? (double)r->st.completed / secs : 0;
 }
 
-static int64_t pct_of(const hdr_hist *h, double p)
-{
-    return h->total_count ? hdr_value_at_percentile(h, p) : 0;
-}
-
 /* "1.23ms (1.90x)" beside the first target's value. */
 static void cell_ratio(char *buf, size_t cap, const char *shown, double v, double base, bool first)
 {
@@ -86,9 +81,9 @@ static double row_value(const target *t, int row)
     case ROW_P90:
     case ROW_P99:
     case ROW_P999:
-        return (double)pct_of(&st->latency, pcts[row - ROW_P50]);
+        return (double)hdr_value_at_percentile(&st->latency, pcts[row - ROW_P50]);
     case ROW_MAX:
-        return st->latency.total_count ? (double)hdr_max(&st->latency) : 0;
+        return (double)hdr_max(&st->latency);
     }
     return NAN;
 }
