@@ -122,7 +122,7 @@ static void summary(html_doc *d, const pc_config *cfg, const pc_results *res)
                                 PC_ERR_CONNECT};
     const pc_stats *st = &res->st;
     double secs = (double)res->duration_ns / 1e9;
-    double rps = secs > 0 ? (double)st->completed / secs : 0;
+    double rps = report_rate(res);
     char a[CELL], b[CELL], c[CELL], e[CELL], f[CELL], g[CELL];
     tbl tb = {.ncols = 3}, *t = &tb;
 

@@ -169,7 +169,7 @@ void report_json_obj(json_w *wp, const pc_config *cfg, const pc_results *res, co
         json_w_double(wp, cfg->rate);
     else
         json_w_null(wp);
-    json_w_kdouble(wp, "achieved", secs > 0 ? (double)st->completed / secs : 0);
+    json_w_kdouble(wp, "achieved", report_rate(res));
     json_w_obj_end(wp);
 
     json_w_key(wp, "bytes");

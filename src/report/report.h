@@ -30,6 +30,9 @@ void report_ab(FILE *f, const pc_config *cfg, const pc_results *res);
 int report_ab_gnuplot(FILE *f, const pc_results *res);
 int report_ab_csv(FILE *f, const pc_results *res);
 
+/* Responses per second of the measured period (wrk's Requests/sec). */
+double report_rate(const pc_results *res);
+
 /* The protocol(s) the connections spoke: "h2", "http/1.1", or "mixed". */
 const char *report_protocol(const pc_stats *st);
 

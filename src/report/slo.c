@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/units.h"
+#include "report/report.h"
 #include "stats/hdr.h"
 
 /* Whether s starts as a plain decimal ("12", "1.5", ".5", "+2", "1e3"):
@@ -216,8 +217,7 @@ static void eval_one(const pc_objective *o, double rate, const pc_results *res, 
 {
     const pc_stats *st = &res->st;
     const hdr_hist *h = o->uncorrected ? &st->latency_u : &st->latency;
-    double secs = (double)res->duration_ns / 1e9;
-    double achieved = secs > 0 ? (double)st->completed / secs : 0;
+    double achieved = report_rate(res);
     char num[48];
 
     memset(v, 0, sizeof *v);
@@ -239,8 +239,7 @@ static void eval_one(const pc_objective *o, double rate, const pc_results *res, 
          * loop a failed connection attempt is a request that could not be
          * made (at a rate, the requests it delayed are counted already). */
         uint64_t extra = rate > 0 ? 0 : st->connect_errors;
-        uint64_t all = stats_outcomes(st) + extra,
-                 failed = all - (st->completed - st->non2xx);
+        uint64_t all = stats_outcomes(st) + extra, failed = stats_failed(st) + extra;
         if (o->percent) {
             v->measured = all ? (double)failed / (double)all : 0;
             slo_format_value(o, v->measured, num, sizeof num);

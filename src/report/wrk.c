@@ -95,6 +95,13 @@ static void fmt_duration(uint64_t ns, char *buf, size_t cap)
         snprintf(buf, cap, "%" PRIu64 "s", (uint64_t)(ns / 1000000000ull));
 }
 
+double report_rate(const pc_results *res)
+{
+    double secs = (double)res->duration_ns / 1e9;
+
+    return secs > 0 ? (double)res->st.completed / secs : 0;
+}
+
 const char *report_protocol(const pc_stats *st)
 {
     if (st->h2_conns && st->h1_conns)
@@ -204,7 +211,7 @@ void report_wrk(FILE *f, const pc_config *cfg, const pc_results *res)
 {
     const pc_stats *st = &res->st;
     double secs = (double)res->duration_ns / 1e9;
-    double rps = secs > 0 ? (double)st->completed / secs : 0;
+    double rps = report_rate(res);
     uint64_t non2xx = st->non2xx;
     char buf[64], buf2[64];
 

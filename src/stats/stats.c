@@ -182,6 +182,11 @@ void stats_why(pc_stats *s, enum pc_err_kind k, const char *why)
     }
 }
 
+uint64_t stats_failed(const pc_stats *s)
+{
+    return stats_outcomes(s) - (s->completed - s->non2xx);
+}
+
 uint64_t stats_outcomes(const pc_stats *s)
 {
     uint64_t n = s->completed + s->never_sent + s->interrupted;

@@ -111,5 +111,9 @@ void stats_merge(pc_stats *dst, const pc_stats *src);
 void stats_why(pc_stats *s, enum pc_err_kind k, const char *why);
 /* completed + errors + never_sent + interrupted. */
 uint64_t stats_outcomes(const pc_stats *s);
+/* The requests that did not end in a 2xx/3xx response: errors, timeouts,
+ * never sent, interrupted, other statuses (--slo errors, the workflows'
+ * failures). */
+uint64_t stats_failed(const pc_stats *s);
 
 #endif

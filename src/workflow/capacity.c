@@ -32,7 +32,7 @@
 typedef struct step {
     double rate, achieved;
     bool pass;
-    uint64_t requests, errors, completed;
+    uint64_t errors, completed;
     char why[STATS_WHY_LEN]; /* no response at all: the first connect error */
     hdr_hist latency;       /* corrected, kept for the plots */
     pc_verdict v[SLO_MAX];
@@ -92,11 +92,10 @@ static int run_step(search *S, double rate, int *code)
     if (*code != PC_EXIT_OK)
         return -1;
     s->rate = rate;
-    s->achieved = res.duration_ns ? (double)res.st.completed / ((double)res.duration_ns / 1e9) : 0;
-    s->requests = stats_outcomes(&res.st);
+    s->achieved = report_rate(&res);
     s->completed = res.st.completed;
     snprintf(s->why, sizeof s->why, "%s", res.st.why[PC_ERR_CONNECT][0] ? res.st.why[PC_ERR_CONNECT] : "no response");
-    s->errors = s->requests - (res.st.completed - res.st.non2xx);
+    s->errors = stats_failed(&res.st);
     s->pass = slo_eval(S->cfg->slo, rate, &res, s->v);
     if (hdr_init(&s->latency, 1, STATS_LAT_HIGHEST, 3) < 0) {
         engine_results_free(&res);

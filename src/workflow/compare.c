@@ -40,13 +40,6 @@ static void target_label(size_t i, char *buf, size_t cap)
         snprintf(buf, cap, "T%zu", i + 1);
 }
 
-static double rps_of(const pc_results *r)
-{
-    double secs = (double)r->duration_ns / 1e9;
-
-    return secs > 0 ? (double)r->st.completed / secs : 0;
-}
-
 /* "1.23ms (1.90x)" beside the first target's value. */
 static void cell_ratio(char *buf, size_t cap, const char *shown, double v, double base, bool first)
 {
@@ -74,7 +67,7 @@ static double row_value(const target *t, int row)
     case ROW_REQ:
         return (double)st->completed;
     case ROW_RPS:
-        return rps_of(&t->total);
+        return report_rate(&t->total);
     case ROW_MBS:
         return secs > 0 ? (double)st->bytes_read / secs : 0;
     case ROW_P50:
@@ -264,7 +257,7 @@ int compare_main(int argc, char **argv)
             code = wf_run_once(&ts[i].cfg, label, &res);
             if (code != PC_EXIT_OK)
                 break;
-            ts[i].rps[r] = rps_of(&res);
+            ts[i].rps[r] = report_rate(&res);
             ts[i].rounds_run++;
             if (res.st.latency.total_count)
                 units_fmt_time_us((double)hdr_value_at_percentile(&res.st.latency, 99) / 1e3, p99,

@@ -128,11 +128,6 @@ static double mbps(const pc_results *r)
     return secs > 0 ? (double)r->st.bytes_read / 1e6 / secs : 0;
 }
 
-static uint64_t failures(const pc_results *r)
-{
-    return stats_outcomes(&r->st) - (r->st.completed - r->st.non2xx);
-}
-
 static void fmt_p99(const pc_results *r, char *buf, size_t cap)
 {
     if (r->st.latency.total_count)
@@ -163,9 +158,9 @@ static void print_table(FILE *f, const suite *S)
         snprintf(buf[0], 64, "%s", r->target->name);
         snprintf(buf[1], 64, "%s", r->profile->name);
         snprintf(buf[2], 64, "%.2fs", secs);
-        snprintf(buf[3], 64, "%.2f", secs > 0 ? (double)r->res.st.completed / secs : 0);
+        snprintf(buf[3], 64, "%.2f", report_rate(&r->res));
         snprintf(buf[4], 64, "%.2f", mbps(&r->res));
-        snprintf(buf[5], 64, "%" PRIu64, failures(&r->res));
+        snprintf(buf[5], 64, "%" PRIu64, stats_failed(&r->res.st));
         fmt_p99(&r->res, buf[6], 64);
         snprintf(buf[7], 64, "%s", !r->cfg.slo ? "-" : r->slo_pass ? "PASS" : "FAIL");
         for (int c = 0; c < NC; c++)
@@ -237,12 +232,11 @@ static int write_html(const char *path, const char *file, const suite *S, const 
 
         for (int p = 0; p < S->file.nprofiles; p++) {
             const run *r = &S->runs[p * S->file.ntargets + t];
-            double secs = (double)r->res.duration_ns / 1e9;
 
             if (!r->done)
                 continue;
             x[n] = p + 1;
-            y[n] = secs > 0 ? (double)r->res.st.completed / secs : 0;
+            y[n] = report_rate(&r->res);
             z[n] = r->res.st.latency.total_count
                        ? (double)hdr_value_at_percentile(&r->res.st.latency, 99) / 1e6
                        : 0;
@@ -372,8 +366,8 @@ int suite_main(int argc, char **argv)
         fmt_p99(&r->res, p99, sizeof p99);
         fprintf(text, "  %s finished in %.2f seconds, %.2f req/s, %.2f MB/s, %" PRIu64
                       " failures, p99 %s",
-                r->target->name, secs, secs > 0 ? (double)r->res.st.completed / secs : 0,
-                mbps(&r->res), failures(&r->res), p99);
+                r->target->name, secs, report_rate(&r->res),
+                mbps(&r->res), stats_failed(&r->res.st), p99);
         if (r->cfg.slo) {
             r->slo_pass = slo_eval(r->cfg.slo, r->cfg.rate, &r->res, NULL);
             fprintf(text, ", SLO %s", r->slo_pass ? "PASS" : "FAIL");
