@@ -270,6 +270,18 @@ static int add_header(pc_config *cfg, const char *s, FILE *err)
     return 0;
 }
 
+/* How many result files were given as "-" (stdout). */
+static int stdout_outputs(const pc_config *cfg)
+{
+    const char *outs[] = {cfg->hlog_path, cfg->hgrm_path, cfg->json_path, cfg->csv_path,
+                          cfg->html_path, cfg->gnuplot_path, cfg->csv_pct_path};
+    int n = 0;
+
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
+        n += outs[i] && strcmp(outs[i], "-") == 0;
+    return n;
+}
+
 /* compare: every positional argument is a target URL (at least two). */
 static int take_targets(pc_config *cfg, int argc, char **argv, FILE *err)
 {
@@ -282,15 +294,20 @@ static int take_targets(pc_config *cfg, int argc, char **argv, FILE *err)
     if (!cfg->targets)
         return bad(err, "out of memory");
     for (; optind < argc; optind++) {
+        /* The first is the run's URL (cfg->url); the others are checked here
+         * and parsed again per target (wf_target_config). */
+        pc_url *dst = cfg->ntargets ? &u : &cfg->url;
+
         if (strcmp(argv[optind], "--") == 0)
             return bad(err, "pacer compare takes no script arguments");
-        if (url_parse(argv[optind], &u, uerr, sizeof uerr) < 0)
+        if (url_parse(argv[optind], dst, uerr, sizeof uerr) < 0)
             return bad(err, "%s", uerr);
-        url_free(&u);
+        if (dst == &u)
+            url_free(&u);
         cfg->targets[cfg->ntargets++] = argv[optind];
     }
     cfg->url_text = cfg->targets[0];
-    return url_parse(cfg->url_text, &cfg->url, uerr, sizeof uerr) < 0 ? bad(err, "%s", uerr) : 0;
+    return 0;
 }
 
 static void print_version(FILE *out)
@@ -704,17 +721,9 @@ int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, F
     if (cfg->gnuplot_path && !cfg->requests)
         return bad(err, "-g/--gnuplot needs -n (one row per request)");
 
-    {
-        /* One file at most may go to stdout; the text report then goes to stderr. */
-        const char *outs[] = {cfg->hlog_path, cfg->hgrm_path, cfg->json_path, cfg->csv_path,
-                              cfg->html_path, cfg->gnuplot_path, cfg->csv_pct_path};
-        int dashes = 0;
-
-        for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
-            dashes += outs[i] && strcmp(outs[i], "-") == 0;
-        if (dashes > 1)
-            return bad(err, "only one output file can be '-' (stdout)");
-    }
+    /* One file at most may go to stdout; the text report then goes to stderr. */
+    if (stdout_outputs(cfg) > 1)
+        return bad(err, "only one output file can be '-' (stdout)");
     if (cfg->connections < cfg->threads)
         return bad(err, "number of connections (%u) must be >= threads (%u)", cfg->connections,
                    cfg->threads);
@@ -725,13 +734,7 @@ int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, F
 
 FILE *cli_text_stream(const pc_config *cfg)
 {
-    const char *outs[] = {cfg->hlog_path, cfg->hgrm_path, cfg->json_path, cfg->csv_path,
-                          cfg->html_path, cfg->gnuplot_path, cfg->csv_pct_path};
-
-    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
-        if (outs[i] && strcmp(outs[i], "-") == 0)
-            return stderr;
-    return stdout;
+    return stdout_outputs(cfg) ? stderr : stdout;
 }
 
 void cli_free(pc_config *cfg)
