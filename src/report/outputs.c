@@ -4,6 +4,7 @@
 #include "report/outputs.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -72,6 +73,19 @@ int outputs_tmp_commit(FILE *f, const char *path, char *tmp_path, char *err, siz
     }
     free(tmp_path);
     return rc;
+}
+
+/* Every file, for what is done to all alike (commit, discard). */
+static const size_t file_off[] = {
+    offsetof(pc_outputs, hlog),    offsetof(pc_outputs, hgrm), offsetof(pc_outputs, json),
+    offsetof(pc_outputs, csv),     offsetof(pc_outputs, gnuplot), offsetof(pc_outputs, pct),
+    offsetof(pc_outputs, html),
+};
+#define OUT_FILES (sizeof file_off / sizeof *file_off)
+
+static out_file *file_at(pc_outputs *o, size_t i)
+{
+    return (out_file *)((char *)o + file_off[i]);
 }
 
 static int open_one(out_file *o, const char *path, char *err, size_t errlen)
@@ -204,20 +218,9 @@ int outputs_finish(pc_outputs *o, const pc_config *cfg, const pc_results *res, c
         snprintf(err, errlen, "writing the result files failed");
         return o->write_err;
     }
-    if ((r = commit(&o->hlog, err, errlen)) < 0)
-        rc = r;
-    if ((r = commit(&o->hgrm, err, errlen)) < 0)
-        rc = r;
-    if ((r = commit(&o->json, err, errlen)) < 0)
-        rc = r;
-    if ((r = commit(&o->csv, err, errlen)) < 0)
-        rc = r;
-    if ((r = commit(&o->gnuplot, err, errlen)) < 0)
-        rc = r;
-    if ((r = commit(&o->pct, err, errlen)) < 0)
-        rc = r;
-    if ((r = commit(&o->html, err, errlen)) < 0)
-        rc = r;
+    for (size_t i = 0; i < OUT_FILES; i++)
+        if ((r = commit(file_at(o, i), err, errlen)) < 0)
+            rc = r;
     return rc;
 }
 
@@ -236,13 +239,8 @@ void outputs_free(pc_outputs *o)
 {
     if (!o)
         return;
-    discard(&o->hlog);
-    discard(&o->hgrm);
-    discard(&o->json);
-    discard(&o->csv);
-    discard(&o->gnuplot);
-    discard(&o->pct);
-    discard(&o->html);
+    for (size_t i = 0; i < OUT_FILES; i++)
+        discard(file_at(o, i));
     series_free(&o->series);
     free(o);
 }
