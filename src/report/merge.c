@@ -470,11 +470,7 @@ static int write_file(const char *path, const pc_loaded *m, int kind, char *err,
          : kind == OUT_HTML ? report_html(f, &m->cfg, &m->res, &m->series)
                             : report_hgrm(f, &m->res);
     if (rc < 0) {
-        if (f != stdout) {
-            fclose(f);
-            remove(tmp);
-        }
-        free(tmp);
+        outputs_tmp_abort(f, tmp);
         snprintf(err, errlen, "cannot write '%s'", path);
         return rc;
     }

@@ -224,13 +224,18 @@ int outputs_finish(pc_outputs *o, const pc_config *cfg, const pc_results *res, c
     return rc;
 }
 
+void outputs_tmp_abort(FILE *f, char *tmp_path)
+{
+    if (f && f != stdout) {
+        fclose(f);
+        unlink(tmp_path);
+    }
+    free(tmp_path);
+}
+
 static void discard(out_file *of)
 {
-    if (of->f && of->f != stdout) {
-        fclose(of->f);
-        unlink(of->tmp);
-    }
-    free(of->tmp);
+    outputs_tmp_abort(of->f, of->tmp);
     of->f = NULL;
     of->tmp = NULL;
 }

@@ -40,5 +40,7 @@ void outputs_free(pc_outputs *o);
 FILE *outputs_tmp_open(const char *path, char **tmp_path, char *err, size_t errlen);
 /* Close and rename into place; 0 or -errno with a reason. */
 int outputs_tmp_commit(FILE *f, const char *path, char *tmp_path, char *err, size_t errlen);
+/* Give up on it: close, remove the temporary file, free tmp_path. */
+void outputs_tmp_abort(FILE *f, char *tmp_path);
 
 #endif

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/units.h"
@@ -210,11 +209,7 @@ int wf_json_end(wf_json *o)
     json_w_obj_end(&o->w);
     if (json_w_finish(&o->w) < 0) {
         snprintf(err, sizeof err, "cannot write '%s'", o->path);
-        if (o->f != stdout) {
-            fclose(o->f);
-            unlink(o->tmp);
-        }
-        free(o->tmp);
+        outputs_tmp_abort(o->f, o->tmp);
     } else if (outputs_tmp_commit(o->f, o->path, o->tmp, err, sizeof err) == 0) {
         return 0;
     }
@@ -242,11 +237,7 @@ int wf_html_write(const char *path, html_doc *d)
     html_doc_free(d);
     if (rc < 0) {
         fprintf(stderr, "pacer: cannot write '%s': %s\n", path, strerror(-rc));
-        if (f != stdout) {
-            fclose(f);
-            unlink(tmp);
-        }
-        free(tmp);
+        outputs_tmp_abort(f, tmp);
         return -1;
     }
     if (outputs_tmp_commit(f, path, tmp, err, sizeof err) < 0) {
