@@ -62,6 +62,7 @@ typedef struct pc_header {
 } pc_header;
 
 typedef struct pc_config {
+    char *cmdline;         /* the command as typed, shell-quoted, "pacer ..." (heap) */
     const char *url_text;  /* as given */
     pc_url url;
     uint32_t threads;      /* -t, default 2 */

@@ -310,6 +310,41 @@ static int take_targets(pc_config *cfg, int argc, char **argv, FILE *err)
     return 0;
 }
 
+/* The command line as one shell-quoted string, for the result files: a run
+ * must say what was run. Subcommands' argv[0] is their name ("compare"). */
+static char *join_cmdline(int mode, int argc, char **argv)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    if (!f)
+        return NULL;
+    fputs("pacer", f);
+    for (int i = mode == PC_MODE_RUN ? 1 : 0; i < argc; i++) {
+        const char *a = argv[i];
+
+        fputc(' ', f);
+        if (*a && !a[strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                           "0123456789-_./:=,@%+")]) {
+            fputs(a, f);
+            continue;
+        }
+        fputc('\'', f);
+        for (; *a; a++)
+            if (*a == '\'')
+                fputs("'\\''", f);
+            else
+                fputc(*a, f);
+        fputc('\'', f);
+    }
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
 static void print_version(FILE *out)
 {
     fprintf(out, "pacer %s [epoll] HTTP load generator\n", PACER_VERSION);
@@ -344,6 +379,9 @@ int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, F
 
     memset(cfg, 0, sizeof *cfg);
     cfg->mode = mode;
+    cfg->cmdline = join_cmdline(mode, argc, argv);
+    if (!cfg->cmdline)
+        return bad(err, "out of memory");
     cfg->rounds = 3;
     cfg->start_rate = 100;
     cfg->max_rate = 1e6;
@@ -739,6 +777,8 @@ FILE *cli_text_stream(const pc_config *cfg)
 
 void cli_free(pc_config *cfg)
 {
+    free(cfg->cmdline);
+    cfg->cmdline = NULL;
     urls_free(cfg);
     free(cfg->body);
     cfg->body = NULL;
