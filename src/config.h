@@ -65,10 +65,11 @@ typedef struct pc_config {
     char *cmdline;         /* the command as typed, shell-quoted, "pacer ..." (heap) */
     const char *url_text;  /* as given */
     pc_url url;
-    uint32_t threads;      /* -t, default 2 */
+    uint32_t threads;      /* -t, default 2; at most -c (lowered, with a note) */
     uint32_t connections;  /* -c, default 10, >= threads */
     uint64_t duration_ns;  /* -d, default 10 s */
     uint64_t timeout_ns;   /* --timeout, default 2 s */
+    uint64_t connect_timeout_ns; /* --connect-timeout (TCP + TLS handshake), default 10 s */
     uint64_t warmup_ns;    /* --warmup, default 0 */
     double rate;           /* -R requests/s in total; 0 = closed loop */
     bool latency;          /* -L: print the latency distribution */

@@ -118,6 +118,10 @@ int main(int argc, char **argv)
 {
     /* A reset peer must be an error count, not a dead process. */
     signal(SIGPIPE, SIG_IGN);
+    if (argc == 2 && strcmp(argv[1], "help") == 0) {
+        cli_usage(stdout);
+        return PC_EXIT_OK;
+    }
     if (argc > 1 && strcmp(argv[1], "serve") == 0)
         return serve_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "report") == 0)

@@ -52,6 +52,7 @@ enum {
     OPT_URLS,
     OPT_MIX,
     OPT_STRICT_LENGTH,
+    OPT_CONNECT_TIMEOUT,
 };
 
 static const struct option long_opts[] = {
@@ -64,6 +65,7 @@ static const struct option long_opts[] = {
     {"batch_latency", no_argument, NULL, 'B'},
     {"header", required_argument, NULL, 'H'},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
     {"warmup", required_argument, NULL, OPT_WARMUP},
     {"pipeline", required_argument, NULL, OPT_PIPELINE},
     {"unix", required_argument, NULL, OPT_UNIX},
@@ -134,12 +136,15 @@ void cli_usage(FILE *f)
           "    -U  --u_latency        Also print uncorrected latency statistics\n"
           "    -B  --batch_latency    Measure whole pipelined batches, not each request\n"
           "    -H, --header      <H>  Add header to request (repeatable)\n"
-          "        --timeout     <T>  Request and connect timeout (default 2s)\n"
+          "        --timeout     <T>  Request timeout (default 2s)\n"
+          "        --connect-timeout <T>  TCP connect + TLS handshake timeout (default 10s:\n"
+          "                           survives the SYN retransmits of a full accept backlog)\n"
           "        --warmup      <T>  Run this long first and discard it (default 0)\n"
           "        --pipeline    <N>  HTTP/1.1 requests in flight per connection (default 1)\n"
           "        --h2               HTTP/2: ALPN h2 over TLS, prior knowledge (h2c) in clear\n"
           "        --alpn     <LIST>  Protocols to offer over TLS, e.g. h2,http/1.1\n"
-          "    -m, --streams     <N>  Concurrent HTTP/2 streams per connection (default 1)\n"
+          "    -m, --streams     <N>  Concurrent HTTP/2 streams per connection (default 1;\n"
+          "                           N > 1 implies --h2, as in h2load)\n"
           "        --window-bits <N>  HTTP/2 stream window 2^N-1 (default 30)\n"
           "        --connection-window-bits <N>  HTTP/2 connection window 2^N-1 (default 30)\n"
           "        --format <F>       Report layout: wrk (default), h2load or ab\n"
@@ -360,6 +365,40 @@ static int mode_only(const pc_config *cfg, int mode, const char *flag, FILE *err
     return bad(err, "%s is an option of %s", flag, names[mode]);
 }
 
+/* Whether NAME (len bytes, as typed after "--", perhaps abbreviated as
+ * getopt_long allows) names exactly one option, and that one takes no
+ * value: then "--NAME=x" is a misplaced value, not an unknown option. */
+static bool long_opt_takes_no_value(const char *name, size_t len)
+{
+    const struct option *hit = NULL;
+
+    for (const struct option *o = long_opts; o->name; o++) {
+        if (strncmp(o->name, name, len) != 0)
+            continue;
+        if (strlen(o->name) == len)
+            return o->has_arg == no_argument;
+        if (hit && hit->val != o->val)
+            return false; /* ambiguous */
+        hit = o;
+    }
+    return hit && hit->has_arg == no_argument;
+}
+
+/* An objective that cannot be judged for this run is a usage error before
+ * any load is sent: a share of the rate needs -R. */
+static int check_slo(const pc_config *cfg, FILE *err)
+{
+    if (!cfg->slo || cfg->rate > 0 || cfg->mode == PC_MODE_CAPACITY)
+        return 0;
+    for (size_t i = 0; i < cfg->slo->n; i++)
+        if (cfg->slo->v[i].metric == SLO_RATE && cfg->slo->v[i].percent)
+            return bad(err,
+                       "--slo '%s' is a share of the requested rate: it needs -R (or use "
+                       "rate>=N for req/s)",
+                       cfg->slo->v[i].text);
+    return 0;
+}
+
 static int parse_rate_flag(const char *flag, const char *s, double *out, FILE *err)
 {
     if (units_parse_rate(s, out) < 0 || !(*out > 0))
@@ -375,6 +414,7 @@ int cli_parse(int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
 int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, FILE *err)
 {
     char uerr[512];
+    bool version_only = false;
     int c, rc;
 
     memset(cfg, 0, sizeof *cfg);
@@ -392,6 +432,7 @@ int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, F
     cfg->connections = 10;
     cfg->duration_ns = 10ull * 1000000000ull;
     cfg->timeout_ns = 2ull * 1000000000ull;
+    cfg->connect_timeout_ns = 10ull * 1000000000ull;
     cfg->pipeline = 1;
     cfg->interval_ns = 1000000000ull;
     cfg->streams = 1;
@@ -439,6 +480,11 @@ int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, F
             rc = parse_dur("--timeout", optarg, &cfg->timeout_ns, err);
             if (rc == 0 && cfg->timeout_ns < 1000000)
                 rc = bad(err, "--timeout must be at least 1ms, got '%s'", optarg);
+            break;
+        case OPT_CONNECT_TIMEOUT:
+            rc = parse_dur("--connect-timeout", optarg, &cfg->connect_timeout_ns, err);
+            if (rc == 0 && cfg->connect_timeout_ns < 1000000)
+                rc = bad(err, "--connect-timeout must be at least 1ms, got '%s'", optarg);
             break;
         case OPT_WARMUP:
             rc = parse_dur("--warmup", optarg, &cfg->warmup_ns, err);
@@ -680,6 +726,8 @@ int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, F
             break;
         case 'v':
             cfg->version = true;
+            /* --version prints the version only; wrk's -v alone adds the usage. */
+            version_only = strcmp(argv[optind - 1], "--version") == 0;
             break;
         case 'h':
             cli_usage(out);
@@ -689,8 +737,13 @@ int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, F
         default: {
             const char *arg = argv[optind - 1];
 
-            if (strncmp(arg, "--", 2) == 0 && strchr(arg, '='))
-                return bad(err, "option '%.*s' takes no value", (int)(strchr(arg, '=') - arg), arg);
+            if (strncmp(arg, "--", 2) == 0 && strchr(arg, '=')) {
+                int n = (int)(strchr(arg, '=') - arg);
+
+                if (long_opt_takes_no_value(arg + 2, (size_t)n - 2))
+                    return bad(err, "option '%.*s' takes no value", n, arg);
+                return bad(err, "unknown option '%.*s' (see pacer --help)", n, arg);
+            }
             if (optopt > 0 && optopt < 128 && strncmp(arg, "--", 2) != 0)
                 return bad(err, "unknown option '-%c' (see pacer --help)", optopt);
             return bad(err, "unknown option '%s' (see pacer --help)", arg);
@@ -702,6 +755,8 @@ int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, F
 
     if (cfg->version) {
         print_version(out);
+        if (version_only && optind >= argc)
+            return CLI_EXIT;
         if (optind >= argc) {
             /* wrk: -v alone prints the version and the usage; with a URL it runs. */
             cli_usage(out);
@@ -762,9 +817,26 @@ int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, F
     /* One file at most may go to stdout; the text report then goes to stderr. */
     if (stdout_outputs(cfg) > 1)
         return bad(err, "only one output file can be '-' (stdout)");
-    if (cfg->connections < cfg->threads)
-        return bad(err, "number of connections (%u) must be >= threads (%u)", cfg->connections,
-                   cfg->threads);
+    if (cfg->connections < cfg->threads) {
+        /* wrk refuses; a thread without a connection would only idle. */
+        fprintf(err, "pacer: note: %u connection%s: using %u thread%s, not %u\n",
+                cfg->connections, cfg->connections == 1 ? "" : "s", cfg->connections,
+                cfg->connections == 1 ? "" : "s", cfg->threads);
+        cfg->threads = cfg->connections;
+    }
+    if (cfg->streams > 1 && !cfg->h2) {
+        /* h2load's -m: streams per HTTP/2 connection. Running HTTP/1.1
+         * instead would be another test under the same flags. */
+        cfg->h2 = true;
+        fprintf(err, "pacer: note: -m %u means %u concurrent HTTP/2 streams per connection (as in "
+                     "h2load): running HTTP/2 (%s)\n",
+                cfg->streams, cfg->streams, cfg->url.tls ? "ALPN h2" : "h2c, prior knowledge");
+    }
+    if (cfg->h2 && cfg->pipeline > 1)
+        return bad(err, "--pipeline is HTTP/1.1 pipelining; HTTP/2 multiplexes instead: use "
+                        "-m N (streams per connection)");
+    if ((rc = check_slo(cfg, err)) < 0)
+        return rc;
     if (cfg->batch_latency && cfg->pipeline < 2)
         fprintf(err, "pacer: note: -B/--batch_latency has no effect without --pipeline N > 1\n");
     return CLI_RUN;

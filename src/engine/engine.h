@@ -21,10 +21,14 @@ typedef struct pc_engine pc_engine;
 
 typedef struct pc_results {
     pc_stats st;              /* all workers merged */
-    uint64_t duration_ns;     /* length of the measured period as run */
+    uint64_t duration_ns;     /* the measured period: open loop, the schedule's (-d, or until
+                                 the stop); closed loop, until the last response (which
+                                 may come after -d: every response counted is in it) */
     uint64_t warmup_ns;       /* length of the warm-up as run */
     uint64_t warmup_outcomes; /* requests of the warm-up, not in st */
     int signal;               /* 0, or SIGINT/SIGTERM that stopped the run */
+    const char *stopped_by;   /* what ended the run: "duration" (-d), "requests" (-n done),
+                                 "script" (thread:stop()), "SIGINT", "SIGTERM" (static) */
     uint64_t start_mono_ns;   /* monotonic time the measured period began */
     uint64_t start_wall_ns;   /* the same moment, wall clock (ns since the epoch) */
     uint32_t intervals;       /* intervals delivered to the sink */

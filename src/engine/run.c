@@ -567,6 +567,7 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
     sigset_t block, old;
     uint32_t started = 0;
     uint64_t stopped = 0, start;
+    bool script_stop = false;
     collector co = {.e = e, .ws = ws, .nworkers = cfg->threads, .res = res};
     struct timespec wall;
     int rc = 0;
@@ -669,12 +670,25 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
         res->warmup_outcomes += worker_warmup_outcomes(ws[i]);
         if (worker_stopped_ns(ws[i]) > stopped)
             stopped = worker_stopped_ns(ws[i]);
+        /* Closed loop: the responses that came after the stop are counted,
+         * so the period they are divided by runs until the last of them. */
+        if (!(cfg->rate > 0) && worker_last_done_ns(ws[i]) > stopped)
+            stopped = worker_last_done_ns(ws[i]);
+        script_stop |= worker_script_stopped(ws[i]);
         if (werr && !err[0])
             snprintf(err, errlen, "%s", werr);
     }
     res->warmup_ns = cfg->warmup_ns;
     stopped = stopped > start + cfg->warmup_ns ? stopped : start + cfg->warmup_ns;
     res->duration_ns = stopped - start - cfg->warmup_ns;
+    if (res->signal)
+        res->stopped_by = res->signal == SIGINT ? "SIGINT" : "SIGTERM";
+    else if (script_stop)
+        res->stopped_by = "script";
+    else if (cfg->requests && stats_outcomes(&res->st) + res->warmup_outcomes >= cfg->requests)
+        res->stopped_by = "requests";
+    else
+        res->stopped_by = "duration";
     if (stats_outcomes(&res->st) != res->st.scheduled)
         fprintf(stderr, "pacer: internal error: %llu requests scheduled but %llu outcomes\n",
                 (unsigned long long)res->st.scheduled,

@@ -29,7 +29,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/timerfd.h>
 #include <netdb.h>
@@ -86,6 +89,8 @@ struct pc_worker {
     uint64_t tick_ns, next_tick, rps_t, rps_completed;
     uint32_t inflight, settled;
     uint64_t warm_outcomes, stopped_ns;
+    uint64_t last_done;  /* time of the last measured response */
+    bool script_stop;    /* thread:stop() or a script error ended this thread */
     uint64_t quota;   /* -n: requests this thread creates in all, 0 = no limit */
     uint64_t created; /* requests created (closed loop) */
     uint64_t rr;      /* round-robin position over the templates */
@@ -176,6 +181,7 @@ static void record_done(pc_worker *w, const slot *s, uint64_t now, int status, u
         return;
     }
     w->st.completed++;
+    w->last_done = now;
     if (w->st.doc_len < 0)
         w->st.doc_len = (int64_t)body;
     else if ((uint64_t)w->st.doc_len != body)
@@ -942,12 +948,26 @@ static void do_handshake(conn *c, uint64_t now)
     }
 }
 
+/* Whether the kernel had to retransmit our SYN (or the handshake's ACK)
+ * before this connection was established: on loopback, the sign of a full
+ * accept backlog. Unix-domain sockets have no TCP_INFO: false. */
+static bool syn_retransmitted(int fd)
+{
+    struct tcp_info ti;
+    socklen_t len = sizeof ti;
+
+    memset(&ti, 0, sizeof ti);
+    return getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 && ti.tcpi_total_retrans > 0;
+}
+
 static void on_tcp_connected(conn *c, uint64_t now)
 {
     pc_worker *w = c->w;
 
     c->t_tcp = now;
     hdr_record(&w->st.connect, (int64_t)(now - c->t_start));
+    if (syn_retransmitted(c->nc.fd))
+        w->st.connect_retrans++;
     if (w->run->origins[c->origin].tls) {
         if (net_tls_attach(&c->nc, w->run->ssl_ctx, w->run->origins[c->origin].sni, w->session,
                            &w->session) < 0) {
@@ -1170,7 +1190,8 @@ static void tick(pc_worker *w, uint64_t now)
         switch (c->state) {
         case CS_CONNECTING:
         case CS_HANDSHAKE:
-            if (now - c->t_start >= to) {
+            if (now - c->t_start >= w->cfg->connect_timeout_ns) {
+                w->st.connect_timeouts++;
                 c->tries = UINT32_MAX / 2; /* no quick retry: back off */
                 connect_failed(c, "connect timed out", now);
             }
@@ -1339,6 +1360,14 @@ static void begin_drain(pc_worker *w, uint64_t now)
 static void finish(pc_worker *w, uint64_t now, bool interrupted)
 {
     double secs = (double)(w->stopped_ns - w->measure_start) / 1e9;
+    uint64_t end = !w->open_loop && w->last_done > w->stopped_ns ? w->last_done : w->stopped_ns;
+
+    /* A run shorter than half a tick took no Req/Sec sample: its one
+     * sample is the whole period (never a 0 that was not measured). */
+    if (w->st.rps.total_count == 0 && end > w->measure_start)
+        hdr_record(&w->st.rps, (int64_t)((double)w->st.completed * 1e9 /
+                                             (double)(end - w->measure_start) +
+                                         0.5));
 
     for (uint32_t i = 0; i < w->nconns; i++) {
         conn *c = &w->conns[i];
@@ -1430,8 +1459,10 @@ static void run_loop(pc_worker *w)
                 dispatch(w, now);
             }
             /* thread:stop(), or a script error: this thread is done. */
-            if (w->ts && script_stopped(w->ts) && w->stop > now)
+            if (w->ts && script_stopped(w->ts) && w->stop > now) {
                 w->stop = now > w->measure_start ? now : w->measure_start;
+                w->script_stop = true;
+            }
             if (w->next_wake && now >= w->next_wake) {
                 w->next_wake = 0;
                 for (uint32_t i = 0; i < w->nconns; i++) {
@@ -1488,7 +1519,7 @@ static void run_loop(pc_worker *w)
 static void connect_phase(pc_worker *w)
 {
     struct epoll_event ev[MAX_EVENTS];
-    uint64_t now = pc_now_ns(), until = now + w->cfg->timeout_ns;
+    uint64_t now = pc_now_ns(), until = now + w->cfg->connect_timeout_ns;
 
     w->phase = P_CONNECT;
     w->next_tick = now + w->tick_ns;
@@ -1703,6 +1734,16 @@ uint64_t worker_warmup_outcomes(const pc_worker *w)
 uint64_t worker_stopped_ns(const pc_worker *w)
 {
     return w->stopped_ns;
+}
+
+uint64_t worker_last_done_ns(const pc_worker *w)
+{
+    return w->last_done;
+}
+
+bool worker_script_stopped(const pc_worker *w)
+{
+    return w->script_stop;
 }
 
 void worker_set_script(pc_worker *w, pc_tscript *ts)

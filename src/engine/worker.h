@@ -90,6 +90,10 @@ const pc_stats *worker_stats(const pc_worker *w);
 uint64_t worker_warmup_outcomes(const pc_worker *w);
 /* Last time the worker dispatched from its schedule (end of the measured period). */
 uint64_t worker_stopped_ns(const pc_worker *w);
+/* Time of the worker's last measured response (0: none). */
+uint64_t worker_last_done_ns(const pc_worker *w);
+/* Whether thread:stop() or a script error ended the worker's run. */
+bool worker_script_stopped(const pc_worker *w);
 /* The intervals the worker has finished since the last call, oldest
  * first (any thread; takes the worker's mailbox lock briefly). */
 pc_interval *worker_take_intervals(pc_worker *w);

@@ -103,6 +103,7 @@ void report_ab(FILE *f, const pc_config *cfg, const pc_results *res)
 
         fprintf(f, " %3d%%  %5ld%s\n", pcts[i], v, pcts[i] == 100 ? " (longest request)" : "");
     }
+    report_notes(f, cfg, res, "pacer: ");
 }
 
 static int cmp_total(const void *a, const void *b)

@@ -75,10 +75,17 @@ void report_h2load_header(FILE *f, const pc_config *cfg)
         uint32_t n = cfg->connections / cfg->threads + (i < cfg->connections % cfg->threads);
 
         fprintf(f, "spawning thread #%u: %u total client(s).", i, n);
-        if (cfg->rate > 0)
+        if (cfg->requests)
+            /* -n is split over the threads so that it adds up (run.c). */
+            fprintf(f, " %" PRIu64 " total requests\n",
+                    cfg->requests / cfg->threads + (i < cfg->requests % cfg->threads));
+        else if (cfg->rate > 0)
             fprintf(f, " %.2f requests/s\n", cfg->rate / cfg->threads);
         else
-            fprintf(f, " closed loop for %.2fs\n", (double)cfg->duration_ns / 1e9);
+            fprintf(f,
+                    " Timing-based test with %gs of warm-up time and %gs of main duration for "
+                    "measurements.\n",
+                    (double)cfg->warmup_ns / 1e9, (double)cfg->duration_ns / 1e9);
     }
     fflush(f);
 }
@@ -132,6 +139,7 @@ void report_h2load(FILE *f, const pc_config *cfg, const pc_results *res)
         fprintf(f, "pacer: %" PRIu64 " never sent, %" PRIu64 " re-sent, RST_STREAM %" PRIu64
                    ", REFUSED_STREAM %" PRIu64 ", GOAWAY %" PRIu64 "\n",
                 st->never_sent, st->resent, st->h2_rst, st->h2_refused, st->h2_goaway);
+    report_notes(f, cfg, res, "pacer: ");
     if (res->signal)
         fprintf(f, "pacer: stopped early by %s\n", res->signal == 2 ? "SIGINT" : "SIGTERM");
 }

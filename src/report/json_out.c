@@ -58,7 +58,13 @@ static void w_config(json_w *w, const pc_config *cfg)
         json_w_double(w, cfg->rate);
     else
         json_w_null(w);
+    json_w_key(w, "requests");
+    if (cfg->requests)
+        json_w_uint(w, cfg->requests);
+    else
+        json_w_null(w);
     json_w_kdouble(w, "timeout_s", (double)cfg->timeout_ns / 1e9);
+    json_w_kdouble(w, "connect_timeout_s", (double)cfg->connect_timeout_ns / 1e9);
     json_w_kdouble(w, "warmup_s", (double)cfg->warmup_ns / 1e9);
     json_w_kuint(w, "pipeline", cfg->pipeline);
     json_w_kbool(w, "batch_latency", cfg->batch_latency);
@@ -143,11 +149,7 @@ void report_json_obj(json_w *wp, const pc_config *cfg, const pc_results *res, co
     json_w_kstr(wp, "start_time", iso);
     json_w_kdouble(wp, "start_epoch_s", start);
     json_w_kdouble(wp, "duration_s", secs);
-    json_w_key(wp, "stopped_by");
-    if (res->signal)
-        json_w_str(wp, res->signal == 2 ? "SIGINT" : "SIGTERM");
-    else
-        json_w_null(wp);
+    json_w_kstr(wp, "stopped_by", res->stopped_by);
 
     json_w_key(wp, "requests");
     json_w_obj_begin(wp);
@@ -231,6 +233,8 @@ void report_json_obj(json_w *wp, const pc_config *cfg, const pc_results *res, co
     json_w_kuint(wp, "server_closes", st->server_closes);
     json_w_kuint(wp, "idle_closes", st->idle_closes);
     json_w_kuint(wp, "dropped", st->conn_drops);
+    json_w_kuint(wp, "syn_retransmitted", st->connect_retrans);
+    json_w_kuint(wp, "connect_timeouts", st->connect_timeouts);
     json_w_obj_end(wp);
 
     json_w_key(wp, "latency");

@@ -30,6 +30,11 @@ void report_ab(FILE *f, const pc_config *cfg, const pc_results *res);
 int report_ab_gnuplot(FILE *f, const pc_results *res);
 int report_ab_csv(FILE *f, const pc_results *res);
 
+/* How the run went, one line each when it matters (every layout, after
+ * its own lines; indent: "  " or "pacer: "): a -n run cut short by -d, and
+ * connects that needed SYN retransmits or timed out. */
+void report_notes(FILE *f, const pc_config *cfg, const pc_results *res, const char *indent);
+
 /* Responses per second of the measured period (wrk's Requests/sec). */
 double report_rate(const pc_results *res);
 

@@ -114,8 +114,17 @@ void report_wrk_header(FILE *f, const pc_config *cfg)
     char d[32];
 
     fmt_duration(cfg->duration_ns, d, sizeof d);
-    fprintf(f, "Running %s test @ %s\n", d, cfg->url_text);
-    fprintf(f, "  %u threads and %u connections\n", cfg->threads, cfg->connections);
+    if (!cfg->requests)
+        fprintf(f, "Running %s test @ %s\n", d, cfg->url_text);
+    else if (cfg->duration_set)
+        fprintf(f, "Running %" PRIu64 " requests (at most %s) @ %s\n", cfg->requests, d,
+                cfg->url_text);
+    else
+        fprintf(f, "Running %" PRIu64 " requests @ %s\n", cfg->requests, cfg->url_text);
+    fprintf(f, "  %u threads and %u connections", cfg->threads, cfg->connections);
+    if (cfg->h2)
+        fprintf(f, " (HTTP/2, %u stream%s each)", cfg->streams, cfg->streams == 1 ? "" : "s");
+    fputc('\n', f);
     fflush(f);
 }
 
@@ -283,6 +292,7 @@ void report_wrk(FILE *f, const pc_config *cfg, const pc_results *res)
     if (res->warmup_ns)
         fprintf(f, "  Warm-up: %.2fs first, %" PRIu64 " requests not counted above\n",
                 (double)res->warmup_ns / 1e9, res->warmup_outcomes);
+    report_notes(f, cfg, res, "  ");
     print_shortfall(f, cfg, res, rps);
     if (res->signal)
         fprintf(f, "  Stopped early by %s after %.2fs\n",

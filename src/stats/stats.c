@@ -145,6 +145,8 @@ void stats_merge(pc_stats *dst, const pc_stats *src)
             memcpy(dst->why[k], src->why[k], STATS_WHY_LEN);
     }
     dst->connect_errors += src->connect_errors;
+    dst->connect_retrans += src->connect_retrans;
+    dst->connect_timeouts += src->connect_timeouts;
     for (int i = 0; i < STATS_MAX_STATUS; i++)
         dst->status[i] += src->status[i];
     dst->status_other += src->status_other;

@@ -65,6 +65,8 @@ typedef struct pc_stats {
     uint64_t interrupted; /* in flight when the drain was cut short */
     uint64_t err[PC_ERR_KINDS];   /* request outcomes by error kind (PC_ERR_CONNECT unused) */
     uint64_t connect_errors;      /* failed connect or handshake attempts */
+    uint64_t connect_retrans;     /* TCP connects that needed a SYN retransmit (TCP_INFO) */
+    uint64_t connect_timeouts;    /* connect attempts given up after --connect-timeout */
     char why[PC_ERR_KINDS][STATS_WHY_LEN]; /* first reason seen per kind */
     uint64_t status[STATS_MAX_STATUS];     /* responses by status code */
     uint64_t status_other;                 /* codes >= 600 */

@@ -5,6 +5,7 @@
 #include "workflow/workflow.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,7 +147,10 @@ void wf_describe(const pc_config *cfg, char *buf, size_t cap)
 {
     char d[32], r[48];
 
-    units_fmt_time_us((double)cfg->duration_ns / 1e3, d, sizeof d);
+    if (cfg->requests)
+        snprintf(d, sizeof d, "%" PRIu64 " requests", cfg->requests);
+    else
+        units_fmt_time_us((double)cfg->duration_ns / 1e3, d, sizeof d);
     if (cfg->rate > 0)
         snprintf(r, sizeof r, "at %.2f req/s", cfg->rate);
     else

@@ -85,7 +85,8 @@ start_serve() {
 # The stderr of the last started serve (its totals line appears at exit).
 serve_err() { cat "$T_DIR"/serve.*.out.err 2>/dev/null; }
 
-# start_nginx [EXTRA_HTTP_CONF]: nginx with one worker on a plain port, a
+# start_nginx [EXTRA_HTTP_CONF]: nginx with one worker on a plain port
+# (with NGX_LISTEN_OPTS, e.g. " backlog=2", added to its listen line), a
 # TLS port that also speaks h2 (ALPN), an h2c (prior knowledge) port and a
 # TLS port without h2. Sets NGX_PORT, NGX_TLS_PORT, NGX_H2C_PORT,
 # NGX_TLS1_PORT, NGX_PID (master), NGX_DIR. Serves
@@ -124,7 +125,7 @@ http {
     ssl_certificate_key $NGX_DIR/key.pem;
     $extra
     server {
-        listen 127.0.0.1:$NGX_PORT;
+        listen 127.0.0.1:$NGX_PORT${NGX_LISTEN_OPTS:-};
         listen 127.0.0.1:$NGX_TLS_PORT ssl http2;
         listen 127.0.0.1:$NGX_H2C_PORT http2;
         root $NGX_DIR/www;

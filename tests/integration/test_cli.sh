@@ -20,7 +20,7 @@ usage_error bad_short_flag -Z http://127.0.0.1:1/
 usage_error missing_value -c
 usage_error bad_connections -c abc http://127.0.0.1:1/
 usage_error zero_threads -t 0 http://127.0.0.1:1/
-usage_error conns_below_threads -t4 -c2 http://127.0.0.1:1/
+
 usage_error bad_duration -d 10x http://127.0.0.1:1/
 usage_error bad_rate -R fast http://127.0.0.1:1/
 usage_error zero_rate -R 0 http://127.0.0.1:1/
