@@ -268,7 +268,9 @@ static void h1_eof_cb(conn *c, uint64_t now)
         eng_idle_closed(c);
         return;
     }
-    rc = h1_eof(&c->p);
+    /* need_begin: not one byte of the oldest request's response has come
+     * (the parser still holds the previous, already counted response). */
+    rc = c->need_begin ? H1_NEED_MORE : h1_eof(&c->p);
     if (rc == H1_DONE) {
         complete(c, false, now);
         refuse_rest(c, now);

@@ -324,8 +324,6 @@ static int build_requests(pc_engine *e)
     return 0;
 }
 
-static bool is_ip_literal(const char *host);
-
 /* The distinct origins of the requests, each resolved once; templates
  * learn which pool their requests go to. */
 static int build_origins(pc_engine *e, char *err, size_t errlen)
@@ -359,7 +357,7 @@ static int build_origins(pc_engine *e, char *err, size_t errlen)
             if ((rc = resolve(e, u, &e->origins[n], err, errlen)) < 0)
                 return rc;
             e->origins[n].tls = u->tls;
-            e->origins[n].sni = is_ip_literal(name) ? NULL : name;
+            e->origins[n].tls_name = name;
             n++;
         }
         e->origin_of[i] = (uint16_t)j;
@@ -380,13 +378,6 @@ static int build_origins(pc_engine *e, char *err, size_t errlen)
     e->run.addrs = e->origins[0].addrs;
     e->run.naddrs = e->origins[0].naddrs;
     return 0;
-}
-
-static bool is_ip_literal(const char *host)
-{
-    unsigned char buf[sizeof(struct in6_addr)];
-
-    return inet_pton(AF_INET, host, buf) == 1 || inet_pton(AF_INET6, host, buf) == 1;
 }
 
 int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errlen)

@@ -969,7 +969,7 @@ static void on_tcp_connected(conn *c, uint64_t now)
     if (syn_retransmitted(c->nc.fd))
         w->st.connect_retrans++;
     if (w->run->origins[c->origin].tls) {
-        if (net_tls_attach(&c->nc, w->run->ssl_ctx, w->run->origins[c->origin].sni, w->session,
+        if (net_tls_attach(&c->nc, w->run->ssl_ctx, w->run->origins[c->origin].tls_name, w->session,
                            &w->session) < 0) {
             connect_failed(c, "TLS: out of memory", now);
             return;

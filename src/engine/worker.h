@@ -31,7 +31,7 @@ typedef struct pc_addr {
 typedef struct pc_origin {
     pc_addr *addrs;
     uint32_t naddrs;
-    const char *sni; /* NULL for IP literals */
+    const char *tls_name; /* name or IP literal the certificate must be for */
     bool tls;
 } pc_origin;
 

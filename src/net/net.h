@@ -59,11 +59,14 @@ SSL_CTX *net_tls_ctx_new(bool verify, const char *cacert, const unsigned char *a
                          size_t alpn_len, char *err, size_t errlen);
 void net_tls_ctx_free(SSL_CTX *ctx);
 
-/* Attach a client TLS session to a connected socket. sni may be NULL (IP
- * literals get no SNI); resume, when non-NULL, is offered for resumption;
+/* Attach a client TLS session to a connected socket. peer is the name or
+ * IP literal the server's certificate must be for (checked when the
+ * context verifies: a name against its DNS SANs, an address against its IP
+ * SANs, as curl does); names are also sent as SNI, addresses are not (RFC
+ * 6066). resume, when non-NULL, is offered for resumption;
  * *store receives each new session ticket (the caller owns the reference
  * it replaces). Returns 0 or -ENOMEM. */
-int net_tls_attach(net_conn *c, SSL_CTX *ctx, const char *sni, SSL_SESSION *resume,
+int net_tls_attach(net_conn *c, SSL_CTX *ctx, const char *peer, SSL_SESSION *resume,
                    SSL_SESSION **store);
 
 /* Whether the last handshake resumed a session. */

@@ -6,7 +6,10 @@
  */
 #include "net/net.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <openssl/x509v3.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <stdio.h>
@@ -73,7 +76,14 @@ void net_tls_session_free(SSL_SESSION *s)
         SSL_SESSION_free(s);
 }
 
-int net_tls_attach(net_conn *c, SSL_CTX *ctx, const char *sni, SSL_SESSION *resume,
+static bool is_ip_literal(const char *host)
+{
+    unsigned char buf[sizeof(struct in6_addr)];
+
+    return inet_pton(AF_INET, host, buf) == 1 || inet_pton(AF_INET6, host, buf) == 1;
+}
+
+int net_tls_attach(net_conn *c, SSL_CTX *ctx, const char *peer, SSL_SESSION *resume,
                    SSL_SESSION **store)
 {
     SSL *ssl = SSL_new(ctx);
@@ -83,10 +93,16 @@ int net_tls_attach(net_conn *c, SSL_CTX *ctx, const char *sni, SSL_SESSION *resu
     SSL_set_fd(ssl, c->fd);
     SSL_set_connect_state(ssl);
     SSL_set_app_data(ssl, store);
-    if (sni) {
-        SSL_set_tlsext_host_name(ssl, sni);
-        /* With --verify the name must match too, not just the chain. */
-        SSL_set1_host(ssl, sni);
+    /* With --verify the name or address must match too, not just the
+     * chain: an address against the certificate's IP SANs. */
+    if (peer && is_ip_literal(peer)) {
+        if (X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), peer) != 1) {
+            SSL_free(ssl);
+            return -ENOMEM;
+        }
+    } else if (peer) {
+        SSL_set_tlsext_host_name(ssl, peer);
+        SSL_set1_host(ssl, peer);
     }
     if (resume)
         SSL_set_session(ssl, resume);

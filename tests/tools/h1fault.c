@@ -68,12 +68,13 @@ static const char TLS_GARBAGE[] = "h1fault: this is not a TLS ServerHello\r\n";
 enum mode {
     M_OK, M_STALL, M_SLOW_BODY, M_RESET, M_CLOSE_MID, M_GARBAGE, M_HUGE,
     M_ENDLESS, M_BAD_CHUNK, M_CL_LONG, M_CL_SHORT, M_HTTP10, M_CONN_CLOSE,
-    M_CONTINUE, M_TLS_FAIL, M_TLS_OK, M_COUNT
+    M_CONTINUE, M_TLS_FAIL, M_TLS_OK, M_SILENT_CLOSE, M_COUNT
 };
 static const char *const mode_names[M_COUNT] = {
     "ok", "stall", "slow-body", "reset-after-headers", "close-mid-body",
     "garbage-status", "huge-headers", "endless-chunked", "bad-chunk", "cl-long",
     "cl-short", "http10-close", "conn-close", "continue", "tls-fail", "tls-ok",
+    "silent-close",
 };
 
 static struct {
@@ -202,6 +203,9 @@ static void usage(FILE *f)
         "  http10-close         \"HTTP/1.0 200 OK\\r\\nContent-Type: text/plain"
         "\\r\\n\\r\\n\" + body, FIN\n"
         "  conn-close           normal response with Connection: close, FIN\n"
+        "  silent-close         normal response that does not announce a close\n"
+        "                       (no Connection: close), then FIN; pipelined\n"
+        "                       requests behind it are dropped unanswered\n"
         "  continue             \"HTTP/1.1 100 Continue\\r\\n\\r\\n\" as soon as the\n"
         "                       head is read, then the normal response\n"
         "  tls-fail             answers the ClientHello with \"h1fault: this is\n"
@@ -606,6 +610,11 @@ static void build_plan(struct conn *c, const struct req *r, bool sel)
     case M_HTTP10:
         plan_head(p, "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n");
         p->body_left = size;
+        p->after = AF_CLOSE;
+        break;
+    case M_SILENT_CLOSE:
+        plan_head(p, H200 "Content-Length: %" PRIu64 "\r\n%s\r\n", size, connhdr);
+        p->body_left = body;
         p->after = AF_CLOSE;
         break;
     case M_CONN_CLOSE:

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Hostile and broken servers (issue 13): every request has exactly one
+# outcome that matches what happened on the wire, every error is charged to
+# its cause, every run ends.
+. "$(dirname "$0")/lib.sh"
+R="$T_DIR/report"
+J="$T_DIR/run.json"
+
+# h1f_sent: the responses the fault server sent so far (silent-close sends
+# one whole response per request it reads).
+h1f_sent() { sleep 0.3; grep -oE 'requests=[0-9]+' "$H1F_STATS" | cut -d= -f2; }
+completed() { awk '/^  Outcomes:/ {print $5}' "$1"; }
+
+# --- a server that closes after each response without saying so ---------
+# The next request is already in flight; the parser still holds the previous
+# (counted) response: it must not be counted again.
+H1F_STATS="$T_DIR/h1f.stats"
+start_h1fault --mode silent-close --stats "$H1F_STATS" || fail h1fault_start "no h1fault"
+for shape in "-n 20" "-d 1s" "-d 1s --pipeline 8" "-d 1s -R 500"; do
+    name=silent_close_$(echo "$shape" | tr -c 'a-z0-9' _ | sed 's/_*$//')
+    before=$(h1f_sent)
+    # shellcheck disable=SC2086
+    "$PACER" -t1 -c1 $shape "$H1F_URL" >"$R" 2>&1
+    sent=$(( $(h1f_sent) - before ))
+    n=$(completed "$R")
+    ok "$name" "server sent $sent, pacer completed ${n:-?}: $(grep -E 'Outcomes|Errors|Server closed' "$R")" "
+        [ '${n:-x}' = '$sent' ] && outcomes_add_up '$R' &&
+        ! grep -q 'Server closed the connection after' '$R' &&
+        { [ '${n:-x}' = \"\$(awk '/^  Outcomes:/ {print \$2}' '$R')\" ] ||
+          grep -q '^  Errors: read [1-9][0-9]* (connection closed by the server before the response)' '$R'; }"
+done
+
+# --- --verify / --cacert check an IP-literal URL against the IP SANs ------
+start_nginx || { fail nginx_start "nginx did not start"; finish; }
+"$PACER" -t1 -c1 -d300ms --cacert "$NGX_DIR/cert.pem" "https://127.0.0.1:$NGX_TLS_PORT/" >"$R" 2>&1
+ok verify_ip_san_ok "$(grep -E 'Errors|Status' "$R")" "grep -q 'Status codes: 200' '$R' && ! grep -q 'Socket errors' '$R'"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+    -keyout "$T_DIR/ex.key" -out "$T_DIR/ex.pem" -subj /CN=example.com \
+    -addext subjectAltName=DNS:example.com >/dev/null 2>&1
+P=$(pick_port)
+openssl s_server -quiet -www -accept "127.0.0.1:$P" -cert "$T_DIR/ex.pem" -key "$T_DIR/ex.key" \
+    >/dev/null 2>&1 </dev/null &
+T_PIDS+=($!)
+wait_port 127.0.0.1 "$P" || fail s_server_start "openssl s_server did not start"
+"$PACER" -t1 -c1 -d300ms --cacert "$T_DIR/ex.pem" "https://127.0.0.1:$P/" >"$R" 2>&1
+rc=$?
+ok verify_ip_literal_name_mismatch "exit $rc: $(grep -E 'Errors|Status' "$R")" \
+    "[ $rc -eq 3 ] && grep -qE '^  Errors: connect [1-9][0-9]* \\(127\\.0\\.0\\.1:$P: .*certificate verify failed' '$R' && ! grep -q 'Status codes' '$R'"
+"$PACER" -t1 -c1 -d300ms --cacert "$T_DIR/ex.pem" --host example.com "https://127.0.0.1:$P/" >"$R" 2>&1
+ok verify_host_name_ok "$(grep -E 'Errors|Status' "$R")" "grep -q 'Status codes: 200' '$R'"
+finish
