@@ -81,6 +81,7 @@ struct conn {
     uint32_t events;
     uint32_t gen; /* bumped at every close: stale work can tell */
     uint64_t done_total; /* measured responses over all its reconnections */
+    uint32_t fails;      /* connections in a row that ended in an error before a response */
     uint32_t addr_idx, tries;
     uint64_t t_start; /* connect started; in CS_BACKOFF: retry time */
     uint64_t t_tcp;   /* TCP connected */

@@ -24,6 +24,9 @@ struct h2state {
     size_t out_len, out_off, out_cap;
     int32_t goaway_last; /* last stream id of a GOAWAY, -1 if none */
     uint32_t remote_max; /* the server's SETTINGS_MAX_CONCURRENT_STREAMS */
+    bool got_bytes;      /* the server has sent something on this connection */
+    char lib_why[96];    /* nghttp2's account of the last error it detected */
+    char term_why[STATS_WHY_LEN]; /* set when pacer's side ended the session on an error */
 };
 
 static slot *stream_slot(nghttp2_session *s, int32_t id)
@@ -128,6 +131,49 @@ static int on_frame_send(nghttp2_session *s, const nghttp2_frame *f, void *ud)
 
     if (f->hd.type == NGHTTP2_HEADERS && (sl = stream_slot(s, f->hd.stream_id)) && !sl->sent)
         sl->sent = h->now;
+    if (f->hd.type == NGHTTP2_GOAWAY && f->goaway.error_code != NGHTTP2_NO_ERROR) {
+        /* nghttp2 puts its reason, when it has one, in the GOAWAY's debug data. */
+        const char *why = h->lib_why;
+        int n = (int)strlen(why);
+
+        if (!n && f->goaway.opaque_data_len) {
+            why = (const char *)f->goaway.opaque_data;
+            n = (int)(f->goaway.opaque_data_len < 96 ? f->goaway.opaque_data_len : 96);
+        }
+        snprintf(h->term_why, sizeof h->term_why, "HTTP/2 connection error by the server: %.*s (%s)",
+                 n ? n : 13, n ? why : "invalid frame", nghttp2_http2_strerror(f->goaway.error_code));
+    }
+    return 0;
+}
+
+/* nghttp2 found the server at fault (a connection error it ends with its
+ * own GOAWAY): keep its words for the report. */
+static int on_error(nghttp2_session *s, int code, const char *msg, size_t len, void *ud)
+{
+    h2state *h = ud;
+
+    (void)s;
+    (void)code;
+    snprintf(h->lib_why, sizeof h->lib_why, "%.*s", (int)len, msg);
+    return 0;
+}
+
+static const char *frame_name(uint8_t type)
+{
+    static const char *const names[] = {"DATA",         "HEADERS", "PRIORITY", "RST_STREAM",
+                                        "SETTINGS",     "PUSH_PROMISE", "PING", "GOAWAY",
+                                        "WINDOW_UPDATE", "CONTINUATION"};
+
+    return type < sizeof names / sizeof names[0] ? names[type] : "unknown";
+}
+
+static int on_invalid_frame(nghttp2_session *s, const nghttp2_frame *f, int code, void *ud)
+{
+    h2state *h = ud;
+
+    (void)s;
+    snprintf(h->lib_why, sizeof h->lib_why, "invalid %s frame: %s", frame_name(f->hd.type),
+             nghttp2_strerror(code));
     return 0;
 }
 
@@ -195,6 +241,8 @@ static int h2_start(conn *c, uint64_t now)
     h->now = now;
     h->out_len = h->out_off = 0;
     h->goaway_last = -1;
+    h->got_bytes = false;
+    h->lib_why[0] = h->term_why[0] = '\0';
     /* Until the server's SETTINGS say otherwise, -m is the limit. */
     h->remote_max = UINT32_MAX;
     if (nghttp2_session_callbacks_new(&cb) != 0)
@@ -206,6 +254,8 @@ static int h2_start(conn *c, uint64_t now)
     nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
     nghttp2_session_callbacks_set_on_frame_not_send_callback(cb, on_frame_not_send);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
+    nghttp2_session_callbacks_set_error_callback2(cb, on_error);
+    nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(cb, on_invalid_frame);
     rc = nghttp2_session_client_new(&h->s, cb, h);
     nghttp2_session_callbacks_del(cb);
     if (rc != 0)
@@ -345,8 +395,15 @@ static void h2_flush(conn *c, uint64_t now)
         return;
     }
     eng_want_write(c, false);
-    if (!nghttp2_session_want_read(h->s) && !nghttp2_session_want_write(h->s))
-        eng_drain(c); /* the session is over (GOAWAY sent or received) */
+    if (!nghttp2_session_want_read(h->s) && !nghttp2_session_want_write(h->s)) {
+        /* The session is over. pacer's own GOAWAY for the server's error:
+         * nothing more will come, so the streams fail now, with the
+         * reason, instead of waiting out --timeout. */
+        if (h->term_why[0])
+            eng_conn_fail(c, PC_ERR_PROTOCOL, h->term_why, now);
+        else
+            eng_drain(c); /* GOAWAY received, nothing left in flight */
+    }
 }
 
 static void h2_input(conn *c, const char *buf, size_t len, uint64_t now)
@@ -355,6 +412,15 @@ static void h2_input(conn *c, const char *buf, size_t len, uint64_t now)
     ssize_t rc;
 
     h->now = now;
+    if (!h->got_bytes && len >= 7 && memcmp(buf, "HTTP/1.", 7) == 0) {
+        eng_conn_fail(c, PC_ERR_PROTOCOL,
+                      c->nc.ssl ? "the server answered in HTTP/1.1 after choosing h2 (ALPN)"
+                                         : "the server answered in HTTP/1.1: it does not speak "
+                                           "h2c (HTTP/2 with prior knowledge); drop --h2 / -m",
+                      now);
+        return;
+    }
+    h->got_bytes = true;
     rc = nghttp2_session_mem_recv(h->s, (const uint8_t *)buf, len);
     if (rc < 0) {
         char why[STATS_WHY_LEN];

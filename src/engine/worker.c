@@ -52,6 +52,7 @@
 #define RBUF_SIZE (256 * 1024)
 #define TICK_MAX_NS 100000000ull /* sweep and Req/Sec sample period */
 #define BACKOFF_NS 50000000ull   /* wait after a failed connect */
+#define RECONNECT_BACKOFF_NS 10000000ull /* first wait after connections fail in a row */
 #define MAX_RETRIES 3            /* re-sends of a request the server refused */
 
 enum { P_CONNECT, P_RUN, P_DRAIN, P_DONE };
@@ -534,6 +535,7 @@ void eng_done(conn *c, slot *s, int status, uint64_t body_len, uint64_t now)
     pc_worker *w = c->w;
 
     c->reused = true;
+    c->fails = 0;
     if (!warm(w, s->intended)) {
         c->done_total++;
         if (!c->draining)
@@ -909,7 +911,10 @@ static void connect_failed(conn *c, const char *why, uint64_t now)
     settle(c);
     c->tries = 0;
     c->state = CS_BACKOFF;
-    c->t_start = now + BACKOFF_NS;
+    /* 50 ms, doubling while the connects keep failing, up to 1 s. */
+    c->t_start = now + (c->fails < 5 ? BACKOFF_NS << c->fails : 1000000000ull);
+    if (c->fails++)
+        w->st.reconnect_backoffs++;
 }
 
 static void do_handshake(conn *c, uint64_t now)
@@ -1063,6 +1068,19 @@ void eng_conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now
             record_failed(c->w, &c->slots[i], kind, now);
             slot_release(c, &c->slots[i]);
         }
+    /* A server that fails every connection before answering anything is
+     * not hit thousands of times a second: the second failure in a row
+     * waits 10 ms before reopening, doubling up to 1 s. */
+    if (++c->fails >= 2 && c->w->phase == P_RUN && more_work(c->w)) {
+        uint32_t sh = c->fails - 2 < 7 ? c->fails - 2 : 7;
+        uint64_t wait = RECONNECT_BACKOFF_NS << sh;
+
+        conn_close(c);
+        c->w->st.reconnect_backoffs++;
+        c->state = CS_BACKOFF;
+        c->t_start = now + (wait < 1000000000ull ? wait : 1000000000ull);
+        return;
+    }
     eng_conn_recycle(c, now);
 }
 

@@ -2,7 +2,7 @@
  * notes.c - lines every report layout prints after its own, about how the
  * run went rather than what it measured: a -n run cut short by -d, and
  * connects that needed SYN retransmits or timed out (an accept backlog that
- * overflowed). One wording for the wrk, h2load and ab layouts.
+ * overflowed), reconnects that backed off. One wording for the wrk, h2load and ab layouts.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -27,6 +27,11 @@ void report_notes(FILE *f, const pc_config *cfg, const pc_results *res, const ch
         fprintf(f, "%sStopped by -d %s after %" PRIu64 " of %" PRIu64 " requests (-n)\n", indent,
                 d, stats_outcomes(st) + res->warmup_outcomes, cfg->requests);
     }
+    if (st->reconnect_backoffs)
+        fprintf(f,
+                "%sReconnects backed off %" PRIu64 " times: connections failed in a row before any "
+                "response (waits doubling up to 1s); %" PRIu64 " connections opened in all\n",
+                indent, st->reconnect_backoffs, st->connects);
     if (st->connect_retrans || st->connect_timeouts) {
         char p50[32], p99[32], max[32], to[32];
 

@@ -147,6 +147,7 @@ void stats_merge(pc_stats *dst, const pc_stats *src)
     dst->connect_errors += src->connect_errors;
     dst->connect_retrans += src->connect_retrans;
     dst->connect_timeouts += src->connect_timeouts;
+    dst->reconnect_backoffs += src->reconnect_backoffs;
     for (int i = 0; i < STATS_MAX_STATUS; i++)
         dst->status[i] += src->status[i];
     dst->status_other += src->status_other;

@@ -67,6 +67,7 @@ typedef struct pc_stats {
     uint64_t connect_errors;      /* failed connect or handshake attempts */
     uint64_t connect_retrans;     /* TCP connects that needed a SYN retransmit (TCP_INFO) */
     uint64_t connect_timeouts;    /* connect attempts given up after --connect-timeout */
+    uint64_t reconnect_backoffs;  /* reopens delayed: connections failed in a row before a response */
     char why[PC_ERR_KINDS][STATS_WHY_LEN]; /* first reason seen per kind */
     uint64_t status[STATS_MAX_STATUS];     /* responses by status code */
     uint64_t status_other;                 /* codes >= 600 */

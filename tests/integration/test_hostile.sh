@@ -48,4 +48,29 @@ ok verify_ip_literal_name_mismatch "exit $rc: $(grep -E 'Errors|Status' "$R")" \
     "[ $rc -eq 3 ] && grep -qE '^  Errors: connect [1-9][0-9]* \\(127\\.0\\.0\\.1:$P: .*certificate verify failed' '$R' && ! grep -q 'Status codes' '$R'"
 "$PACER" -t1 -c1 -d300ms --cacert "$T_DIR/ex.pem" --host example.com "https://127.0.0.1:$P/" >"$R" 2>&1
 ok verify_host_name_ok "$(grep -E 'Errors|Status' "$R")" "grep -q 'Status codes: 200' '$R'"
+# --- HTTP/2 connection errors that nghttp2 ends itself: at once, with why --
+# (the connection stays open and silent after the bad frame: waiting for it
+# would turn every stream into a timeout)
+h2_conn_error() { # NAME MODE PATTERN
+    local name=$1 mode=$2 pattern=$3 start
+    start_h2fault --mode "$mode" || { fail "${name}_start" "no h2fault"; return; }
+    start=$SECONDS
+    "$PACER" -t1 -c2 -d1s --h2 --json "$J" "$H2F_URL" >"$R" 2>&1
+    ok "$name" "took $((SECONDS - start)) s: $(grep -E 'Errors|Socket|Reconnects' "$R")" "
+        [ $((SECONDS - start)) -le 2 ] && outcomes_add_up '$R' &&
+        grep -qE '^  Errors: protocol [1-9][0-9]* \\($pattern' '$R' && ! grep -q 'timeout [1-9]' '$R'"
+    ok "${name}_backs_off" "$(grep -E 'Reconnects' "$R"), opened $(json_get "$J" "d['connections']['opened']")" "
+        grep -qE '^  Reconnects backed off [1-9][0-9]* times' '$R' &&
+        [ \"\$(json_get '$J' \"d['connections']['opened']\")\" -le 40 ]"
+}
+h2_conn_error h2_window_update_0 winupdate0 'HTTP/2 connection error by the server: invalid WINDOW_UPDATE frame: .*\(PROTOCOL_ERROR\)\)'
+h2_conn_error h2_frame_too_large bigframe 'HTTP/2 connection error by the server: .*\(FRAME_SIZE_ERROR\)\)'
+h2_conn_error h2c_server_speaks_http1 http1 'the server answered in HTTP/1.1: it does not speak h2c'
+
+# --- a server that refuses everything is not hammered --------------------
+P=$(pick_port)
+"$PACER" -t1 -c50 -d2s --json "$J" "http://127.0.0.1:$P/" >"$R" 2>&1
+n=$(json_get "$J" "d['errors']['connect']")
+ok refused_connects_back_off "connect errors ${n:-?} in 2 s from 50 connections: $(grep -E 'Errors|Reconnects' "$R")" "
+    [ '${n:-0}' -ge 50 ] && [ '${n:-9999}' -le 500 ] && grep -qE '^  Reconnects backed off [1-9]' '$R'"
 finish

@@ -14,7 +14,8 @@
  * rename once the server has been idle for 1 ms after a change, at least
  * every 100 ms under load, and at exit).
  *
- * Modes: ok, goaway, rst, refuse, max1, nowindow, stall (see usage()).
+ * Modes: ok, goaway, rst, refuse, max1, nowindow, stall, winupdate0, bigframe,
+ * http1 (see usage()).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -39,9 +40,11 @@
 #define OUT_HIGH (64 * 1024)    /* stop serializing / reading above this */
 #define DRAIN_MS 1000           /* linger after our FIN before close() */
 
-enum mode { M_OK, M_GOAWAY, M_RST, M_REFUSE, M_MAX1, M_NOWINDOW, M_STALL };
-static const char *const mode_names[] = {"ok", "goaway", "rst", "refuse",
-                                         "max1", "nowindow", "stall"};
+enum mode { M_OK, M_GOAWAY, M_RST, M_REFUSE, M_MAX1, M_NOWINDOW, M_STALL, M_WINUPDATE0,
+            M_BIGFRAME, M_HTTP1 };
+static const char *const mode_names[] = {"ok", "goaway", "rst", "refuse", "max1",
+                                         "nowindow", "stall", "winupdate0", "bigframe",
+                                         "http1"};
 
 static struct {
     enum mode mode;
@@ -69,6 +72,7 @@ struct stream {
 };
 struct conn {
     int fd, acked, draining, dead;
+    int hung; /* a bad frame was sent: read and discard, send nothing more */
     nghttp2_session *s;
     uint8_t *out;
     size_t outlen, outoff, outcap;
@@ -177,10 +181,38 @@ static void respond(struct conn *c, struct stream *s) {
 }
 
 /* The request on stream s is complete (END_STREAM received). */
+/* Bytes nghttp2 would never send: queued after what it already produced. */
+static void out_raw(struct conn *c, const void *p, size_t n) {
+    if (c->outlen + n > c->outcap) {
+        size_t cap = (c->outlen + n) * 2;
+        uint8_t *b = realloc(c->out, cap);
+        if (!b) return;
+        c->out = b;
+        c->outcap = cap;
+    }
+    memcpy(c->out + c->outlen, p, n);
+    c->outlen += n;
+}
+
+/* The connection errors a client must detect itself (RFC 9113): a
+ * WINDOW_UPDATE of 0 on stream 0 (6.9), a frame over SETTINGS_MAX_FRAME_SIZE
+ * (4.2). The connection then stays open and silent. */
+static void send_bad_frame(struct conn *c) {
+    static const uint8_t winupdate0[13] = {0, 0, 4, 0x8, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t bigframe[9] = {0, 0x80, 0, 0x0, 0x1, 0, 0, 0, 1}; /* DATA, 32 KiB */
+    if (cfg.mode == M_WINUPDATE0) out_raw(c, winupdate0, sizeof winupdate0);
+    else out_raw(c, bigframe, sizeof bigframe);
+    c->hung = 1;
+}
+
 static void request_done(struct conn *c, struct stream *s) {
     if (!s || s->refused || s->handled) return;
     s->handled = 1;
     c->done++;
+    if (cfg.mode == M_WINUPDATE0 || cfg.mode == M_BIGFRAME) {
+        if (!c->hung) send_bad_frame(c);
+        return;
+    }
     if (cfg.mode == M_GOAWAY) {
         if (c->goaway_sid) {
             if (s->id > c->goaway_sid) return; /* the GOAWAY refuses it */
@@ -309,7 +341,7 @@ static void conn_flush(struct conn *c) {
     if (c->dead || c->draining) return;
     for (;;) {
         if (c->outoff == c->outlen) c->outoff = c->outlen = 0;
-        while (c->outlen - c->outoff < OUT_HIGH) {
+        while (!c->hung && c->outlen - c->outoff < OUT_HIGH) {
             const uint8_t *data;
             ssize_t n = nghttp2_session_mem_send(c->s, &data);
             if (n < 0) { conn_close(c); return; }
@@ -360,7 +392,15 @@ static void conn_read(struct conn *c) {
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
         if (n < 0) { conn_close(c); return; }
-        if (c->draining) continue; /* discard */
+        if (c->draining || c->hung) continue; /* discard */
+        if (cfg.mode == M_HTTP1) {
+            /* An "h2c" server that only speaks HTTP/1.1: it answers the
+             * preface as a malformed request, and keeps the connection. */
+            static const char r400[] = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
+            out_raw(c, r400, sizeof r400 - 1);
+            c->hung = 1;
+            continue;
+        }
         if (nghttp2_session_mem_recv(c->s, buf, (size_t)n) < 0) { conn_close(c); return; }
         if ((size_t)n < sizeof buf) break;
     }
@@ -388,7 +428,7 @@ static void conn_new(int fd) {
                                              (uint32_t)cfg.max_streams};
     if (cfg.mode == M_NOWINDOW)
         iv[niv++] = (nghttp2_settings_entry){NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, 0};
-    nghttp2_submit_settings(c->s, NGHTTP2_FLAG_NONE, iv, niv);
+    if (cfg.mode != M_HTTP1) nghttp2_submit_settings(c->s, NGHTTP2_FLAG_NONE, iv, niv);
     struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
     if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e) != 0) {
         nghttp2_session_del(c->s);
@@ -425,6 +465,11 @@ static void usage(FILE *f) {
         "  nowindow  SETTINGS_INITIAL_WINDOW_SIZE=0, no WINDOW_UPDATE ever; response\n"
         "            HEADERS sent, DATA never\n"
         "  stall     wait --delay ms (default 1000) before each response\n"
+        "  winupdate0 after the first request: WINDOW_UPDATE(stream 0, increment 0)\n"
+        "            raw, then silence (the connection stays open)\n"
+        "  bigframe  after the first request: a DATA frame header of 32 KiB on stream 1,\n"
+        "            over the 16 KiB maximum frame size, then silence\n"
+        "  http1     answers the connection preface with an HTTP/1.1 400, then silence\n"
         "--max-streams N: advertise SETTINGS_MAX_CONCURRENT_STREAMS=N in any mode;\n"
         "--delay applies to any mode. Stats line to stderr at SIGTERM/SIGINT.\n");
 }
