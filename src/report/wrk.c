@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "cli/units.h"
@@ -190,30 +191,63 @@ static void print_outcomes(FILE *f, const pc_stats *st)
                 st->idle_closes);
 }
 
-/* Say when -R was not reached, and the likeliest reason. */
+/* Say when -R was not reached, and the likeliest reason (methodology.md,
+ * "Why -R was not reached"). Little's law: at the mean uncorrected latency
+ * W, the rate R needs R*W requests in flight; -c allows `slots`. When that
+ * is short, either the server answers in W whatever the load (more -c
+ * helps) or W is queueing in a saturated server (more -c only adds to it).
+ * A run tells them apart by its start: while the in-flight count climbed
+ * (at R - X, X the achieved rate) to `slots`, a queueing server answered
+ * the first requests fast; once every slot waits on it, each request waits
+ * behind the others, so only the ramp's requests are fast. Those under W/2
+ * are at most R*slots/(2(R - X)); twice that leaves room for a client
+ * stall that let the queue drain. */
 static void print_shortfall(FILE *f, const pc_config *cfg, const pc_results *res, double achieved)
 {
     const pc_stats *st = &res->st;
-    double lat_s = hdr_mean(&st->latency_u) / 1e9;
+    const hdr_hist *hu = &st->latency_u;
+    double lat_s = hdr_mean(hu) / 1e9;
     double need = cfg->rate * lat_s;
-    uint64_t slots = (uint64_t)cfg->connections * cfg->pipeline;
+    bool h2 = st->h2_conns && !st->h1_conns;
+    uint32_t depth = h2 ? cfg->streams : cfg->pipeline;
+    uint64_t slots = (uint64_t)cfg->connections * depth;
 
     if (cfg->rate <= 0 || achieved >= cfg->rate * 0.99)
         return;
     fprintf(f, "  Requested rate %.2f req/s but achieved %.2f (%.1f%%): ", cfg->rate, achieved,
             100.0 * achieved / cfg->rate);
-    if (st->completed == 0)
+    if (st->completed == 0) {
         fprintf(f, "no response was received\n");
-    else if (need > (double)slots * 0.9)
-        fprintf(f,
-                "at the observed mean latency of %.2fms, %.0f req/s needs about %.0f requests "
-                "in flight, but -c %u%s allows %" PRIu64 " (raise -c)\n",
-                lat_s * 1e3, cfg->rate, need, cfg->connections,
-                cfg->pipeline > 1 ? " with --pipeline" : "", slots);
-    else if (stats_outcomes(st) - st->completed > 0)
+    } else if (need > (double)slots * 0.9) {
+        /* Responses faster than W/2: sent while fewer than half the
+         * slots were waiting. */
+        uint64_t fast = (uint64_t)llround(hdr_fraction_within(hu, 0, lat_s * 1e9 / 2) / 100.0 *
+                                          (double)hu->total_count);
+        double ramp = (double)slots * cfg->rate / (cfg->rate - achieved);
+        double busy = achieved * lat_s; /* mean requests in flight */
+
+        if (fast > 0 && (double)fast <= ramp && busy >= (double)slots * 0.9)
+            fprintf(f,
+                    "the server is saturated at about %.0f req/s: its latency grew from %.2fms "
+                    "(the fastest, before its queue filled) to a mean of %.2fms with %.1f of "
+                    "the %" PRIu64 " requests -c allows in flight (more -c adds latency, not "
+                    "rate)\n",
+                    achieved, (double)hdr_min(hu) / 1e6, lat_s * 1e3, busy, slots);
+        else
+            fprintf(f,
+                    "at the observed mean latency of %.2fms, %.0f req/s needs about %.0f "
+                    "requests in flight, but -c %u%s allows %" PRIu64 " (raise -c%s)\n",
+                    lat_s * 1e3, cfg->rate, need, cfg->connections,
+                    depth == 1 ? "" : h2 ? " with -m" : " with --pipeline", slots,
+                    res->warmup_ns && !fast
+                        ? ", unless the server is saturated: --warmup discarded the start of "
+                          "the run, which tells the two apart"
+                        : "");
+    } else if (stats_outcomes(st) - st->completed > 0) {
         fprintf(f, "requests failed or timed out (see Errors)\n");
-    else
+    } else {
         fprintf(f, "the client could not keep up (CPU-bound? try more -t)\n");
+    }
 }
 
 void report_wrk(FILE *f, const pc_config *cfg, const pc_results *res)

@@ -9,6 +9,12 @@
  * --max-rate), then the bracket [last pass, first fail] is bisected until
  * it is within --precision. --max-time bounds the whole search; a search
  * cut short says so and gives the best rate known to pass.
+ *
+ * A percentile is only as good as the samples above it: a step lasts at
+ * least long enough for each percentile objective to rest on SAMPLES_ABOVE
+ * of them (p99: 1000 samples, p99.9: 10000), and a step that still has
+ * fewer (requests that failed leave no latency) decides nothing: it is
+ * inconclusive and ends the search.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -28,11 +34,20 @@
 #include "workflow/workflow.h"
 
 #define MAX_STEPS 64
+/* Latency samples a percentile must have above it to be used: the count
+ * above it is then within about +-60% (2 sigma, Poisson) of its true
+ * value, e.g. p99 from 1000 samples lies between the true p98.2 and p99.5
+ * (95% of the time). */
+#define SAMPLES_ABOVE 10
 
 typedef struct step {
     double rate, achieved;
     bool pass;
+    bool inconclusive;      /* an objective lacked samples and none failed */
+    uint64_t duration_ns;   /* -d, or longer for the samples a percentile needs */
     uint64_t errors, completed;
+    size_t short_obj;       /* inconclusive: the objective that lacked samples */
+    uint64_t short_have;    /* ... the samples it had */
     char why[STATS_WHY_LEN]; /* no response at all: the first connect error */
     hdr_hist latency;       /* corrected, kept for the plots */
     pc_verdict v[SLO_MAX];
@@ -46,6 +61,41 @@ typedef struct search {
     FILE *text;
     int signal;
 } search;
+
+/* The latency samples objective o needs: SAMPLES_ABOVE above its
+ * percentile, SAMPLES_ABOVE / (1 - q); 0 when any number will do (mean,
+ * max, errors, rate). */
+static uint64_t samples_needed(const pc_objective *o)
+{
+    if (o->metric != SLO_PCT || o->pct >= 100)
+        return 0;
+    /* less a hair, so that 100 - 99.9 in binary still gives 10000 */
+    return (uint64_t)ceil(SAMPLES_ABOVE * 100.0 / (100.0 - o->pct) - 1e-6);
+}
+
+/* The most samples any objective needs; *which (may be NULL) gets its index. */
+static uint64_t slo_samples(const pc_slo *slo, size_t *which)
+{
+    uint64_t most = 0;
+
+    for (size_t i = 0; i < slo->n; i++)
+        if (samples_needed(&slo->v[i]) > most) {
+            most = samples_needed(&slo->v[i]);
+            if (which)
+                *which = i;
+        }
+    return most;
+}
+
+/* How long a step at rate lasts: -d, or long enough that the schedule
+ * creates the samples the SLO needs (whole tenths of a second). */
+static uint64_t step_duration(const pc_config *cfg, double rate)
+{
+    double need_s = (double)slo_samples(cfg->slo, NULL) / rate;
+    uint64_t ns = (uint64_t)(ceil(need_s * 10 - 1e-9) * 1e8);
+
+    return ns > cfg->duration_ns ? ns : cfg->duration_ns;
+}
 
 static void fmt_lat(const hdr_hist *h, double p, char *buf, size_t cap)
 {
@@ -64,7 +114,8 @@ static void print_row(FILE *f, size_t i, const step *s)
     fmt_lat(&s->latency, 99.9, p999, sizeof p999);
     fmt_lat(&s->latency, 101, max, sizeof max);
     fprintf(f, "%4zu  %12.2f  %12.2f  %10s  %10s  %10s  %10s  %8" PRIu64 "  %s\n", i + 1, s->rate,
-            s->achieved, p50, p99, p999, max, s->errors, s->pass ? "PASS" : "FAIL");
+            s->achieved, p50, p99, p999, max, s->errors,
+            s->pass ? "PASS" : s->inconclusive ? "INCONCLUSIVE" : "FAIL");
     fflush(f);
 }
 
@@ -84,9 +135,12 @@ static int run_step(search *S, double rate, int *code)
     char *buf = NULL;
     size_t len = 0;
     FILE *mem;
+    bool decided_fail = false;
 
     c.rate = rate;
+    c.duration_ns = step_duration(S->cfg, rate);
     memset(s, 0, sizeof *s);
+    s->duration_ns = c.duration_ns;
     snprintf(label, sizeof label, "step %zu, %.2f req/s", S->n + 1, rate);
     *code = wf_run_once(&c, label, &res);
     if (*code != PC_EXIT_OK)
@@ -97,6 +151,25 @@ static int run_step(search *S, double rate, int *code)
     snprintf(s->why, sizeof s->why, "%s", res.st.why[PC_ERR_CONNECT][0] ? res.st.why[PC_ERR_CONNECT] : "no response");
     s->errors = stats_failed(&res.st);
     s->pass = slo_eval(S->cfg->slo, rate, &res, s->v);
+    /* An objective short of samples decides nothing: the step fails on
+     * the others, or else is inconclusive. */
+    for (size_t i = 0; i < S->cfg->slo->n; i++) {
+        const pc_objective *o = &S->cfg->slo->v[i];
+        const hdr_hist *h = o->uncorrected ? &res.st.latency_u : &res.st.latency;
+        uint64_t have = (uint64_t)h->total_count;
+
+        if (have >= samples_needed(o)) {
+            decided_fail = decided_fail || !s->v[i].pass;
+        } else if (!s->inconclusive) {
+            s->inconclusive = true;
+            s->short_obj = i;
+            s->short_have = have;
+        }
+    }
+    if (decided_fail)
+        s->inconclusive = false;
+    if (s->inconclusive)
+        s->pass = false;
     if (hdr_init(&s->latency, 1, STATS_LAT_HIGHEST, 3) < 0) {
         engine_results_free(&res);
         *code = PC_EXIT_RUNTIME;
@@ -118,6 +191,23 @@ static int run_step(search *S, double rate, int *code)
         return -1;
     }
     print_row(S->text, S->n, s);
+    if (s->duration_ns > S->cfg->duration_ns) {
+        char d[32], d0[32];
+        size_t w = 0;
+        uint64_t need = slo_samples(S->cfg->slo, &w);
+
+        units_fmt_time_us((double)s->duration_ns / 1e3, d, sizeof d);
+        units_fmt_time_us((double)S->cfg->duration_ns / 1e3, d0, sizeof d0);
+        fprintf(S->text, "      (step %zu ran %s, not -d %s: %s needs %" PRIu64
+                         " latency samples)\n",
+                S->n + 1, d, d0, S->cfg->slo->v[w].text, need);
+    }
+    if (s->inconclusive)
+        fprintf(S->text, "      (step %zu is inconclusive: %s needs %" PRIu64
+                         " latency samples, it had %" PRIu64 ")\n",
+                S->n + 1, S->cfg->slo->v[s->short_obj].text,
+                samples_needed(&S->cfg->slo->v[s->short_obj]), s->short_have);
+    fflush(S->text);
     S->n++;
     return 0;
 }
@@ -144,13 +234,19 @@ static int cmp_rate(const void *a, const void *b)
 /* "steps of 2.00s, 1 thread, 20 connections, from 250.00 req/s ..." */
 static void step_shape(const pc_config *cfg, char *buf, size_t cap)
 {
-    char d[32];
+    char d[32], longer[160] = "";
+    size_t w = 0;
+    uint64_t need = slo_samples(cfg->slo, &w);
 
     units_fmt_time_us((double)cfg->duration_ns / 1e3, d, sizeof d);
+    if (need)
+        snprintf(longer, sizeof longer, " (longer below %.2f req/s: %s needs %" PRIu64
+                                        " latency samples)",
+                 (double)need / ((double)cfg->duration_ns / 1e9), cfg->slo->v[w].text, need);
     snprintf(buf, cap,
-             "steps of %s, %u thread%s, %u connection%s, from %.2f req/s (max %.2f), "
+             "steps of %s%s, %u thread%s, %u connection%s, from %.2f req/s (max %.2f), "
              "x2 then bisect to %.3g%%",
-             d, cfg->threads, cfg->threads == 1 ? "" : "s", cfg->connections,
+             d, longer, cfg->threads, cfg->threads == 1 ? "" : "s", cfg->connections,
              cfg->connections == 1 ? "" : "s", cfg->start_rate, cfg->max_rate,
              cfg->precision * 100);
 }
@@ -164,7 +260,7 @@ static int write_html(const search *S, const char *path, const char *table, cons
     static const double ps[3] = {50, 99, 99.9};
     static const char *const names[3] = {"p50", "p99", "p99.9"};
     html_chart *lat, *thr, *spec;
-    char err[256], shape[256];
+    char err[256], shape[512];
 
     if (!d)
         return wf_html_write(path, d);
@@ -180,7 +276,7 @@ static int write_html(const search *S, const char *path, const char *table, cons
     step_shape(cfg, shape, sizeof shape);
     html_doc_text(d, answer);
     {
-        char desc[1024];
+        char desc[2048];
 
         snprintf(desc, sizeof desc, "%s; SLO %s; %s", cfg->url_text, cfg->slo->text, shape);
         html_doc_text(d, desc);
@@ -206,7 +302,8 @@ static int write_html(const search *S, const char *path, const char *table, cons
     spec = html_doc_chart(d, "Latency by percentile, each step (corrected)", "Percentile",
                           HTML_PERCENTILE, "Latency (ms)", HTML_LOG);
     for (size_t i = 0; i < S->n; i++) {
-        snprintf(err, sizeof err, "%.2f req/s %s", sorted[i]->rate, sorted[i]->pass ? "PASS" : "FAIL");
+        snprintf(err, sizeof err, "%.2f req/s %s", sorted[i]->rate,
+                 sorted[i]->pass ? "PASS" : sorted[i]->inconclusive ? "INCONCLUSIVE" : "FAIL");
         html_chart_spectrum(spec, err, &sorted[i]->latency, 1e6);
     }
     return wf_html_write(path, d);
@@ -238,6 +335,7 @@ static int write_json(const search *S, const char *path, double answer, const ch
         json_w_kdouble(&o.w, "rate", s->rate);
         json_w_kdouble(&o.w, "achieved_rate", s->achieved);
         json_w_kbool(&o.w, "pass", s->pass);
+        json_w_kbool(&o.w, "inconclusive", s->inconclusive);
         json_w_key(&o.w, "objectives");
         json_w_arr_begin(&o.w);
         for (size_t k = 0; k < cfg->slo->n; k++) {
@@ -277,13 +375,28 @@ int capacity_main(int argc, char **argv)
     uint64_t t0, step_ns;
     int code = PC_EXIT_OK, rc;
     const char *why_stop = NULL;
-    char answer[2048], reason[512], shape[256], *table = NULL;
+    char answer[2048], reason[512], shape[512], stop[384], *table = NULL;
     size_t table_len = 0;
     FILE *mem;
-    const step *first_fail = NULL, *dead = NULL;
+    const step *first_fail = NULL, *dead = NULL, *vague = NULL;
 
     if ((rc = wf_parse(PC_MODE_CAPACITY, argc, argv, &cfg)) >= 0)
         return rc;
+    step_ns = cfg.warmup_ns + step_duration(&cfg, cfg.start_rate);
+    if (step_duration(&cfg, cfg.start_rate) > cfg.duration_ns && step_ns > cfg.max_time_ns) {
+        char d[32], m[32];
+        size_t w = 0;
+        uint64_t need = slo_samples(cfg.slo, &w);
+
+        units_fmt_time_us((double)step_ns / 1e3, d, sizeof d);
+        units_fmt_time_us((double)cfg.max_time_ns / 1e3, m, sizeof m);
+        fprintf(stderr,
+                "pacer: %s needs %" PRIu64 " latency samples a step: %s at --start-rate %.2f, "
+                "more than --max-time %s (raise --start-rate or --max-time)\n",
+                cfg.slo->v[w].text, need, d, cfg.start_rate, m);
+        cli_free(&cfg);
+        return PC_EXIT_USAGE;
+    }
     memset(&S, 0, sizeof S);
     S.cfg = &cfg;
     S.text = cli_text_stream(&cfg);
@@ -293,10 +406,10 @@ int capacity_main(int argc, char **argv)
     print_head(S.text);
 
     /* Every step runs warm-up + duration, then drains for at most --timeout. */
-    step_ns = cfg.warmup_ns + cfg.duration_ns;
     t0 = pc_now_ns();
     rate = cfg.start_rate;
     for (;;) {
+        step_ns = cfg.warmup_ns + step_duration(&cfg, rate);
         if (S.n == MAX_STEPS) {
             why_stop = "the step limit";
             break;
@@ -312,6 +425,18 @@ int capacity_main(int argc, char **argv)
         if (S.steps[S.n - 1].completed == 0) {
             /* A target that does not answer has no capacity to find. */
             dead = &S.steps[S.n - 1];
+            break;
+        }
+        if (S.steps[S.n - 1].inconclusive) {
+            /* Too few samples to say either way: going on would guess. */
+            const step *v = vague = &S.steps[S.n - 1];
+
+            snprintf(stop, sizeof stop,
+                     "an inconclusive step at %.2f req/s (%s needs %" PRIu64
+                     " latency samples, it had %" PRIu64 ", %" PRIu64 " requests failed)",
+                     v->rate, cfg.slo->v[v->short_obj].text,
+                     samples_needed(&cfg.slo->v[v->short_obj]), v->short_have, v->errors);
+            why_stop = stop;
             break;
         }
         if (S.steps[S.n - 1].pass) {
@@ -338,7 +463,8 @@ int capacity_main(int argc, char **argv)
         goto out;
     /* The lowest failing rate explains the answer. */
     for (size_t i = 0; i < S.n; i++)
-        if (!S.steps[i].pass && (!first_fail || S.steps[i].rate <= first_fail->rate))
+        if (!S.steps[i].pass && !S.steps[i].inconclusive &&
+            (!first_fail || S.steps[i].rate <= first_fail->rate))
             first_fail = &S.steps[i];
     reason[0] = 0;
     if (first_fail)
@@ -346,18 +472,39 @@ int capacity_main(int argc, char **argv)
     if (dead)
         snprintf(answer, sizeof answer, "Capacity: unknown: no response at %.2f req/s (%s)",
                  dead->rate, dead->why);
+    else if (lo == 0 && vague) {
+        /* At the yield of samples this step had, the -d that would do. */
+        double need = (double)samples_needed(&cfg.slo->v[vague->short_obj]);
+        double d = vague->short_have ? (double)vague->duration_ns / 1e9 * need /
+                                           (double)vague->short_have
+                                     : 0;
+        char dd[32];
+
+        units_fmt_time_us(ceil(d * 10) * 1e5, dd, sizeof dd);
+        snprintf(answer, sizeof answer, "Capacity: unknown: stopped by %s; try %s%s%s", stop,
+                 d > 0 ? "-d " : "a longer -d", d > 0 ? dd : "", d > 0 ? " or longer" : "");
+    }
     else if (lo == 0 && S.n)
-        snprintf(answer, sizeof answer,
-                 "Capacity: the SLO fails already at %.2f req/s (%s); try a lower --start-rate",
-                 S.steps[0].rate, reason);
+        /* A lower rate helps a server that could not keep up; one that did
+         * was slow for another reason. */
+        snprintf(answer, sizeof answer, "Capacity: the SLO fails already at %.2f req/s (%s); %s",
+                 S.steps[0].rate, reason,
+                 S.steps[0].achieved < 0.99 * S.steps[0].rate
+                     ? "try a lower --start-rate"
+                 : cfg.warmup_ns ? "the server kept up with that rate, so its latency there is "
+                                   "not from overload: a lower --start-rate is unlikely to help"
+                                 : "the server kept up with that rate, so its latency there is "
+                                   "not from overload: try --warmup (if the first requests were "
+                                   "slow) rather than a lower --start-rate");
     else if (lo == 0)
         snprintf(answer, sizeof answer, "Capacity: unknown (stopped before the first step ended)");
     else if (hi == 0)
-        snprintf(answer, sizeof answer, "Capacity: sustains at least %.2f req/s with %s (%s)", lo,
+        snprintf(answer, sizeof answer, "Capacity: sustains at least %.2f req/s with %s (%s%s)", lo,
                  cfg.slo->text,
                  why_stop ? (strcmp(why_stop, "--max-rate") == 0 ? "reached --max-rate"
-                                                                  : "search stopped by --max-time")
-                          : "search interrupted");
+                                                                  : "search stopped by ")
+                          : "search interrupted",
+                 why_stop && strcmp(why_stop, "--max-rate") ? why_stop : "");
     else
         snprintf(answer, sizeof answer, "Capacity: sustains %.2f req/s with %s (fails at %.2f req/s: %s)%s%s",
                  lo, cfg.slo->text, hi, reason,

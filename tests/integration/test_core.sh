@@ -110,6 +110,20 @@ start_serve --delay 20ms || fail serve_start "pacer serve did not start"
 "$PACER" -t1 -c2 -d1s -R1000 "$SERVE_URL" >"$R" 2>&1
 ok shortfall_explained "$(grep -E 'Requested|Outcomes' "$R")" "grep -qE '^  Requested rate 1000.00 req/s but achieved [0-9.]+ \([0-9.]+%\): at the observed mean latency of 2[0-9].[0-9]+ms, 1000 req/s needs about 2[0-9] requests in flight, but -c 2 allows 2 \(raise -c\)' '$R' && grep -qE 'never sent' '$R' && outcomes_add_up '$R'"
 
+# A server at its capacity: more -c only adds latency, so the shortfall is the
+# server's (about its knee whatever -c), while a server slow at any load
+# still needs more connections.
+start_serve --threads 1 --capacity 3000 || fail serve_start "pacer serve did not start"
+for c in 50 150; do
+    "$PACER" -t2 -c$c -d2s -R4000 "$SERVE_URL" >"$R.sat$c" 2>&1
+    sat=$(sed -nE 's/^  Requested rate 4000.00 req\/s but achieved [0-9.]+ \([0-9.]+%\): the server is saturated at about ([0-9]+) req\/s: its latency grew from [0-9.]+ms \(the fastest, before its queue filled\) to a mean of [0-9.]+ms with [0-9.]+ of the '$c' requests -c allows in flight \(more -c adds latency, not rate\)$/\1/p' "$R.sat$c")
+    ok shortfall_saturated_c$c "$(grep -E 'Requested|Outcomes' "$R.sat$c")" \
+        "[ -n '$sat' ] && [ '$sat' -ge 2700 ] && [ '$sat' -le 3300 ] && outcomes_add_up '$R.sat$c'"
+done
+start_serve --delay 50ms || fail serve_start "pacer serve did not start"
+"$PACER" -t1 -c10 -d1s -R2000 "$SERVE_URL" >"$R" 2>&1
+ok shortfall_slow_server_raise_c "$(grep -E 'Requested' "$R")" "grep -qE '^  Requested rate 2000.00 req/s but achieved [0-9.]+ \([0-9.]+%\): at the observed mean latency of 5[0-9].[0-9]+ms, 2000 req/s needs about 1[01][0-9] requests in flight, but -c 10 allows 10 \(raise -c\)\$' '$R'"
+
 # --- timeouts --------------------------------------------------------------------
 start_serve --delay 3s || fail serve_start "pacer serve did not start"
 start=$SECONDS

@@ -71,14 +71,14 @@ if html_charts "$D/cap.html" capacity_html; then
          [ \"\$(series_of capacity_html 'Latency by percentile, each step (corrected)')\" = $n ]"
 fi
 
-# Guard rails.
-"$PACER" capacity "$CAP" --slo 'p99<=50ms' -t1 -c10 -d500ms --start-rate 250 --max-rate 400 \
+# Guard rails (p90: 100 samples a step, so that these steps last -d).
+"$PACER" capacity "$CAP" --slo 'p90<=50ms' -t1 -c10 -d500ms --start-rate 250 --max-rate 400 \
     --pause 100ms >"$D/capmax.out" 2>&1
 rc=$?
 ok capacity_max_rate "exit $rc: $(tail -3 "$D/capmax.out")" \
-    "[ $rc -eq 0 ] && grep -q '^Capacity: sustains at least 400.00 req/s with p99<=50ms (reached --max-rate)' '$D/capmax.out' && [ \$(awk '\$1 ~ /^[0-9]+\$/ && NF == 9' '$D/capmax.out' | wc -l) -eq 2 ]"
+    "[ $rc -eq 0 ] && grep -q '^Capacity: sustains at least 400.00 req/s with p90<=50ms (reached --max-rate)' '$D/capmax.out' && [ \$(awk '\$1 ~ /^[0-9]+\$/ && NF == 9' '$D/capmax.out' | wc -l) -eq 2 ]"
 start=$SECONDS
-"$PACER" capacity "$CAP" --slo 'p99<=50ms' -t1 -c10 -d1s --start-rate 100 --max-time 2500ms \
+"$PACER" capacity "$CAP" --slo 'p90<=50ms' -t1 -c10 -d1s --start-rate 100 --max-time 2500ms \
     --pause 100ms >"$D/captime.out" 2>&1
 rc=$?
 ok capacity_max_time "exit $rc after $((SECONDS - start)) s: $(tail -2 "$D/captime.out")" \
@@ -88,8 +88,37 @@ rc=$?
 ok capacity_fails_at_start_exit5 "exit $rc: $(tail -2 "$D/capfail.out")" \
     "[ $rc -eq 5 ] && grep -q '^Capacity: the SLO fails already at 8000.00 req/s (p99<=50ms measured' '$D/capfail.out'"
 
+# A percentile rests on the samples above it: a step lasts until p95 has 200
+# (10 above it), 1 s at 200 req/s rather than -d 200ms, and says so.
+"$PACER" capacity "$CAP" --slo 'p95<=50ms' -t1 -c10 -d200ms --start-rate 200 --max-rate 200 \
+    --pause 0 --json "$D/capext.json" >"$D/capext.out" 2>&1
+rc=$?
+ok capacity_step_extended "exit $rc: $(cat "$D/capext.out")" \
+    "[ $rc -eq 0 ] && grep -q 'steps of 200.00ms (longer below 1000.00 req/s: p95<=50ms needs 200 latency samples)' '$D/capext.out' &&
+     grep -q '^      (step 1 ran 1.00s, not -d 200.00ms: p95<=50ms needs 200 latency samples)\$' '$D/capext.out' &&
+     [ \"\$(json_get '$D/capext.json' \"'%d %s' % (d['steps'][0]['result']['requests']['completed'], d['steps'][0]['inconclusive'])\")\" = '200 False' ]"
+# A step whose requests failed too often to leave the samples decides nothing.
+if start_h1fault --mode reset-after-headers --every 2; then
+    "$PACER" capacity "$H1F_URL" --slo 'p90<=50ms' -t1 -c4 -d1s --start-rate 100 --max-rate 100 \
+        --pause 0 --json "$D/capinc.json" >"$D/capinc.out" 2>&1
+    rc=$?
+    ok capacity_inconclusive "exit $rc: $(tail -3 "$D/capinc.out")" \
+        "[ $rc -eq 5 ] && grep -qE '^   1 +100.00 .* INCONCLUSIVE\$' '$D/capinc.out' &&
+         grep -qE '^Capacity: unknown: stopped by an inconclusive step at 100.00 req/s \(p90<=50ms needs 100 latency samples, it had [0-9]+, [0-9]+ requests failed\); try -d [0-9.]+s or longer\$' '$D/capinc.out' &&
+         [ \"\$(json_get '$D/capinc.json' \"'%s %s %s' % (d['capacity_rate'], d['steps'][0]['pass'], d['steps'][0]['inconclusive'])\")\" = 'None False True' ]"
+    ok capacity_inconclusive_json_valid "$(valid_workflow "$D/capinc.json")" "valid_workflow '$D/capinc.json' >/dev/null"
+else
+    fail capacity_inconclusive "h1fault did not start"
+fi
+# Failing at the start rate although the server kept up: not a rate problem.
+start_serve --threads 1 --delay 20ms || fail serve_delay_start "$(serve_err)"
+"$PACER" capacity "$SERVE_URL" --slo 'p90<=10ms' -t1 -c4 -d1s --start-rate 100 >"$D/capslow.out" 2>&1
+rc=$?
+ok capacity_fails_at_start_kept_up "exit $rc: $(tail -1 "$D/capslow.out")" \
+    "[ $rc -eq 5 ] && grep -q '^Capacity: the SLO fails already at 100.00 req/s (p90<=10ms measured [0-9.]*ms); the server kept up with that rate, so its latency there is not from overload: try --warmup (if the first requests were slow) rather than a lower --start-rate\$' '$D/capslow.out'"
+
 # SIGTERM ends the search after the step in progress, with the answer so far.
-"$PACER" capacity "$CAP" --slo 'p99<=50ms' -t1 -c10 -d1s --start-rate 250 --pause 500ms \
+"$PACER" capacity "$CAP" --slo 'p90<=50ms' -t1 -c10 -d1s --start-rate 250 --pause 500ms \
     --json "$D/capsig.json" >"$D/capsig.out" 2>&1 &
 pid=$!
 sleep 2.2
@@ -98,7 +127,7 @@ t=$SECONDS
 wait "$pid"
 rc=$?
 ok capacity_sigterm "exit $rc after $((SECONDS - t)) s: $(cat "$D/capsig.out")" \
-    "[ $rc -eq 143 ] && [ $((SECONDS - t)) -le 4 ] && grep -q '^Capacity: sustains at least 250.00 req/s with p99<=50ms (search interrupted)' '$D/capsig.out' && [ \"\$(json_get '$D/capsig.json' 'float(d[\"capacity_rate\"])')\" = 250.0 ]"
+    "[ $rc -eq 143 ] && [ $((SECONDS - t)) -le 4 ] && grep -q '^Capacity: sustains at least 250.00 req/s with p90<=50ms (search interrupted)' '$D/capsig.out' && [ \"\$(json_get '$D/capsig.json' 'float(d[\"capacity_rate\"])')\" = 250.0 ]"
 
 # --- compare: nginx vs pacer serve -----------------------------------------
 before=$(wc -l <"$NGX_DIR/access.log")
@@ -134,7 +163,7 @@ ok compare_slo_exit5 "exit $rc" "[ $rc -eq 5 ] && [ \$(grep -c '^SLO for [AB] (h
 rc=$?
 ok compare_dead_target_exit3 "exit $rc: $(grep -E 'Connect errors|Latency p99 ' "$D/cmpdead.out")" \
     "[ $rc -eq 3 ] && grep -qE '^Connect errors +0 +[1-9][0-9]*\$' '$D/cmpdead.out' && grep -qE '^Latency p99 +[0-9.]+(us|ms) +-\$' '$D/cmpdead.out'"
-"$PACER" capacity --slo 'p99<=10ms' -t1 -c2 -d300ms --pause 0 "http://127.0.0.1:1/" >"$D/capdead.out" 2>&1
+"$PACER" capacity --slo 'p50<=10ms' -t1 -c2 -d300ms --pause 0 "http://127.0.0.1:1/" >"$D/capdead.out" 2>&1
 rc=$?
 ok capacity_dead_target_exit3 "exit $rc: $(tail -1 "$D/capdead.out")" \
     "[ $rc -eq 3 ] && grep -q '^Capacity: unknown: no response at 100.00 req/s (127.0.0.1:1: Connection refused)' '$D/capdead.out'"
@@ -151,6 +180,8 @@ usage compare_bad_url 'http' compare "$NGX" "ftp://x/"
 usage capacity_needs_slo 'needs --slo' capacity "$CAP"
 usage capacity_no_R 'chooses the rate' capacity --slo 'p99<=1ms' -R 10 "$CAP"
 usage capacity_start_above_max 'is above --max-rate' capacity --slo 'p99<=1ms' --start-rate 10k --max-rate 1k "$CAP"
+usage capacity_samples_over_max_time 'p99.9<=1s needs 10000 latency samples a step: 1.67m at --start-rate 100.00, more than --max-time 10.00s' \
+    capacity --slo 'p99.9<=1s' -d1s --max-time 10s "$CAP"
 usage rounds_only_compare 'is an option of pacer compare' --rounds 2 "$CAP"
 usage max_rate_only_capacity 'is an option of pacer capacity' compare --max-rate 2 "$NGX" "$PLAIN"
 
