@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <openssl/evp.h>
+
 #include "report/report.h"
 #include "stats/hdr_codec.h"
 #include "util/json.h"
@@ -42,13 +44,67 @@ static void w_hist(json_w *w, const char *key, const hdr_hist *h)
     json_w_obj_end(w);
 }
 
+/* The body's SHA-256 in hex ("" without a body): two runs with different
+ * bodies must not read the same. */
+static void body_sha256(const pc_reqspec *r, char hex[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+
+    hex[0] = 0;
+    if (r->body_sha256[0]) {
+        memcpy(hex, r->body_sha256, 65);
+        return;
+    }
+    if (!r->body_len || !r->body || EVP_Digest(r->body, r->body_len, md, &n, EVP_sha256(), NULL) != 1)
+        return;
+    for (unsigned int i = 0; i < n && i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+}
+
+/* What identifies a request: method, URL, body size and hash. */
+static void w_request(json_w *w, const pc_reqspec *r)
+{
+    char hex[65];
+
+    body_sha256(r, hex);
+    json_w_kstr(w, "method", r->method);
+    json_w_kstr(w, "url", r->url_text);
+    json_w_kuint(w, "body_bytes", r->body_len);
+    json_w_kstr(w, "body_sha256", hex[0] ? hex : NULL);
+}
+
 static void w_config(json_w *w, const pc_config *cfg)
 {
+    const pc_reqspec *one = cfg->nreqs == 1 ? &cfg->reqs[0] : NULL;
+    char hex[65] = "";
+
     json_w_key(w, "config");
     json_w_obj_begin(w);
+    json_w_kstr(w, "cmdline", cfg->cmdline);
     json_w_kstr(w, "url", cfg->url_text);
+    /* The request, when there is one; config.requests lists them all. */
+    if (one)
+        body_sha256(one, hex);
+    json_w_kstr(w, "method", one ? one->method : NULL);
+    json_w_key(w, "body_bytes");
+    if (one)
+        json_w_uint(w, one->body_len);
+    else
+        json_w_null(w);
+    json_w_kstr(w, "body_sha256", hex[0] ? hex : NULL);
+    json_w_key(w, "requests");
+    json_w_arr_begin(w);
+    for (size_t i = 0; i < cfg->nreqs; i++) {
+        json_w_obj_begin(w);
+        w_request(w, &cfg->reqs[i]);
+        json_w_obj_end(w);
+    }
+    json_w_arr_end(w);
     json_w_kstr(w, "mode", cfg->rate > 0 ? "constant-rate" : "closed-loop");
     json_w_kstr(w, "protocol", cfg->h2 ? "h2" : "http/1.1");
+    json_w_kstr(w, "alpn", cfg->alpn);
+    json_w_kstr(w, "script", cfg->script_path);
     json_w_kuint(w, "streams", cfg->streams);
     json_w_kuint(w, "threads", cfg->threads);
     json_w_kuint(w, "connections", cfg->connections);
@@ -68,6 +124,11 @@ static void w_config(json_w *w, const pc_config *cfg)
         json_w_arr_begin(w);
         for (size_t i = 0; i < cfg->nsources; i++)
             json_w_str(w, cfg->sources[i]);
+        json_w_arr_end(w);
+        json_w_key(w, "source_cmdlines");
+        json_w_arr_begin(w);
+        for (size_t i = 0; i < cfg->nsource_cmdlines; i++)
+            json_w_str(w, cfg->source_cmdlines[i]);
         json_w_arr_end(w);
     }
     json_w_key(w, "headers");
@@ -266,8 +327,7 @@ void report_json_obj(json_w *wp, const pc_config *cfg, const pc_results *res, co
         json_w_arr_begin(wp);
         for (uint32_t i = 0; i < st->nurls; i++) {
             json_w_obj_begin(wp);
-            json_w_kstr(wp, "method", cfg->reqs[i].method);
-            json_w_kstr(wp, "url", cfg->reqs[i].url_text);
+            w_request(wp, &cfg->reqs[i]);
             json_w_kdouble(wp, "weight", cfg->reqs[i].weight);
             json_w_kuint(wp, "requests", st->urls[i].completed);
             json_w_kuint(wp, "errors", st->urls[i].errors);

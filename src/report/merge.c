@@ -40,6 +40,20 @@ static int loaded_init(pc_loaded *l)
 void merge_free(pc_loaded *l)
 {
     free((char *)l->cfg.url_text);
+    free((char *)l->cfg.alpn);
+    for (size_t i = 0; i < l->cfg.nreqs; i++) {
+        free(l->cfg.reqs[i].method);
+        free(l->cfg.reqs[i].url_text);
+    }
+    free(l->cfg.reqs);
+    for (size_t i = 0; i < l->cfg.nheaders; i++) {
+        free(l->cfg.headers[i].name);
+        free(l->cfg.headers[i].value);
+    }
+    free(l->cfg.headers);
+    for (size_t i = 0; i < l->cfg.nsource_cmdlines; i++)
+        free(l->cfg.source_cmdlines[i]);
+    free(l->cfg.source_cmdlines);
     stats_free(&l->res.st);
     series_free(&l->series);
     memset(l, 0, sizeof *l);
@@ -60,6 +74,109 @@ static double jd(const json_val *root, const char *path)
     double v = json_num(json_path(root, path));
 
     return isnan(v) ? 0 : v;
+}
+
+/* Append a request unless an equal one is there (method NULL: unknown, an
+ * older file). 0 or -ENOMEM. */
+static int add_request(pc_config *c, const char *method, const char *url, uint64_t body_bytes,
+                       const char *sha256)
+{
+    pc_reqspec *r;
+
+    for (size_t i = 0; i < c->nreqs; i++) {
+        r = &c->reqs[i];
+        if (strcmp(r->url_text, url) == 0 && (r->method ? method && !strcmp(r->method, method) : !method) &&
+            r->body_len == body_bytes && strcmp(r->body_sha256, sha256 ? sha256 : "") == 0)
+            return 0;
+    }
+    r = realloc(c->reqs, (c->nreqs + 1) * sizeof *r);
+    if (!r)
+        return -ENOMEM;
+    c->reqs = r;
+    r = &r[c->nreqs];
+    memset(r, 0, sizeof *r);
+    r->url_text = strdup(url);
+    r->method = method ? strdup(method) : NULL;
+    r->body_len = body_bytes;
+    snprintf(r->body_sha256, sizeof r->body_sha256, "%s", sha256 ? sha256 : "");
+    r->weight = 1;
+    if (!r->url_text || (method && !r->method)) {
+        free(r->url_text);
+        free(r->method);
+        return -ENOMEM;
+    }
+    c->nreqs++;
+    return 0;
+}
+
+static int add_cmdline(pc_config *c, const char *s)
+{
+    char **v = realloc(c->source_cmdlines, (c->nsource_cmdlines + 1) * sizeof *v);
+
+    if (!v)
+        return -ENOMEM;
+    c->source_cmdlines = v;
+    if (!(v[c->nsource_cmdlines] = strdup(s)))
+        return -ENOMEM;
+    c->nsource_cmdlines++;
+    return 0;
+}
+
+/* What was run, as the file recorded it: the requests (config.requests;
+ * older files: urls[], or config.url), the command line(s), the protocol
+ * asked for, the -H headers. */
+static int load_what_ran(const json_val *root, pc_loaded *l)
+{
+    const json_val *reqs = json_path(root, "config.requests"), *v;
+    const char *s;
+    uint64_t n;
+    int rc = 0;
+
+    if (!reqs || !json_len(reqs))
+        reqs = json_get(root, "urls");
+    for (size_t i = 0; rc == 0 && i < json_len(reqs); i++) {
+        const json_val *e = json_at(reqs, i);
+
+        n = 0;
+        json_uint64(json_get(e, "body_bytes"), &n);
+        if ((s = json_str(json_get(e, "url"))))
+            rc = add_request(&l->cfg, json_str(json_get(e, "method")), s, n,
+                             json_str(json_get(e, "body_sha256")));
+    }
+    if (rc == 0 && !l->cfg.nreqs)
+        rc = add_request(&l->cfg, json_str(json_path(root, "config.method")), l->cfg.url_text, 0,
+                         NULL);
+    if (rc == 0 && (s = json_str(json_path(root, "config.cmdline"))))
+        rc = add_cmdline(&l->cfg, s);
+    v = json_path(root, "config.source_cmdlines");
+    for (size_t i = 0; rc == 0 && i < json_len(v); i++)
+        if ((s = json_str(json_at(v, i))))
+            rc = add_cmdline(&l->cfg, s);
+    s = json_str(json_path(root, "config.protocol"));
+    l->cfg.h2 = s && strcmp(s, "h2") == 0;
+    if (rc == 0 && (s = json_str(json_path(root, "config.alpn"))) && !(l->cfg.alpn = strdup(s)))
+        rc = -ENOMEM;
+    l->cfg.streams = (uint32_t)ju(root, "config.streams");
+    if (l->cfg.streams == 0)
+        l->cfg.streams = 1;
+    l->cfg.warmup_ns = (uint64_t)(jd(root, "config.warmup_s") * 1e9);
+    l->cfg.batch_latency = json_bool(json_path(root, "config.batch_latency"));
+    v = json_path(root, "config.headers");
+    if (rc == 0 && json_len(v) && !(l->cfg.headers = calloc(json_len(v), sizeof *l->cfg.headers)))
+        rc = -ENOMEM;
+    for (size_t i = 0; rc == 0 && i < json_len(v); i++) {
+        const char *colon;
+        pc_header *h = &l->cfg.headers[l->cfg.nheaders];
+
+        if (!(s = json_str(json_at(v, i))) || !(colon = strchr(s, ':')))
+            continue;
+        h->name = strndup(s, (size_t)(colon - s));
+        h->value = strdup(colon + 1 + strspn(colon + 1, " "));
+        l->cfg.nheaders++;
+        if (!h->name || !h->value)
+            rc = -ENOMEM;
+    }
+    return rc;
 }
 
 /* Add the base64 histogram at path (if any) into h. */
@@ -107,6 +224,8 @@ static int load_json(const char *path, const json_val *root, pc_loaded *l, char 
     if (jd(root, "config.interval_s") > 0)
         l->cfg.interval_ns = (uint64_t)(jd(root, "config.interval_s") * 1e9);
     l->have_config = l->have_outcomes = true;
+    if (load_what_ran(root, l) < 0)
+        return fail(err, errlen, -ENOMEM, "out of memory%s%s", "", "");
 
     l->res.start_wall_ns = (uint64_t)(jd(root, "start_epoch_s") * 1e9);
     l->res.duration_ns = (uint64_t)(jd(root, "duration_s") * 1e9);
@@ -364,6 +483,17 @@ int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen)
     dst->cfg.rate += src->cfg.rate;
     if (src->cfg.duration_ns > dst->cfg.duration_ns)
         dst->cfg.duration_ns = src->cfg.duration_ns;
+    if (src->cfg.warmup_ns > dst->cfg.warmup_ns)
+        dst->cfg.warmup_ns = src->cfg.warmup_ns;
+    for (size_t i = 0; i < src->cfg.nreqs; i++) {
+        const pc_reqspec *r = &src->cfg.reqs[i];
+
+        if (add_request(&dst->cfg, r->method, r->url_text, r->body_len, r->body_sha256) < 0)
+            return fail(err, errlen, -ENOMEM, "out of memory%s%s", "", "");
+    }
+    for (size_t i = 0; i < src->cfg.nsource_cmdlines; i++)
+        if (add_cmdline(&dst->cfg, src->cfg.source_cmdlines[i]) < 0)
+            return fail(err, errlen, -ENOMEM, "out of memory%s%s", "", "");
     dst->have_config = dst->have_config && src->have_config;
     dst->have_outcomes = dst->have_outcomes && src->have_outcomes;
 

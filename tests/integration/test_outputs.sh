@@ -4,6 +4,18 @@
 SCHEMA="$(cd "$(dirname "$0")/../.." && pwd)/docs/pacer-result.schema.json"
 
 start_serve --threads 1 || { fail serve_start "pacer serve did not start"; finish; }
+# valid FILE...: each file against the schema; prints the first error.
+valid() {
+    "$PY" - "$SCHEMA" "$@" <<'PYEOF'
+import json, sys, jsonschema
+s = json.load(open(sys.argv[1]))
+for p in sys.argv[2:]:
+    try:
+        jsonschema.validate(json.load(open(p)), s)
+    except jsonschema.ValidationError as e:
+        print(p, str(e).splitlines()[0], "at", list(e.absolute_path)); sys.exit(1)
+PYEOF
+}
 D="$T_DIR/out"; mkdir -p "$D"
 R="$D/run.txt"
 
@@ -96,6 +108,34 @@ ok sigint_files_complete "exit $rc; $(ls "$D" | grep '^i\.')" \
     "[ $rc -eq 130 ] && '$PY' -c \"import json; d=json.load(open('$D/i.json')); assert d['stopped_by']=='SIGINT'\" && tail -c 1 '$D/i.hlog' | od -c | grep -q '\\\\n' && ! ls '$D' | grep -q tmp"
 "$PACER" report "$D/i.hlog" >/dev/null 2>&1
 ok sigint_hlog_readable "pacer report failed on the interrupted log" "[ \$? -eq 0 ]"
+
+# What was run: the command line, method, body (size and SHA-256), headers,
+# protocol; runs that differ only in method or body do not read the same.
+printf 'hello' >"$D/body.txt"
+"$PACER" -t1 -c1 -d200ms -X PUT -p "$D/body.txt" -H 'X-A: b c' --json "$D/put.json" "$SERVE_URL" >/dev/null 2>&1
+"$PACER" -t1 -c1 -d200ms -X POST -p "$D/body.txt" -H 'X-A: b c' --json "$D/post.json" "$SERVE_URL" >/dev/null 2>&1
+"$PACER" -t1 -c1 -d200ms -X POST --body 'hellO' -H 'X-A: b c' --json "$D/post2.json" "$SERVE_URL" >/dev/null 2>&1
+sha=$(sha256sum <"$D/body.txt" | cut -d' ' -f1)
+ok json_what_ran_valid "$(valid "$D/put.json" "$D/post.json" "$D/post2.json")" \
+    "valid '$D/put.json' '$D/post.json' '$D/post2.json' >/dev/null"
+ok json_cmdline "$(json_get "$D/put.json" "d['config']['cmdline']")" \
+    "[ \"\$(json_get '$D/put.json' \"d['config']['cmdline']\")\" = \"pacer -t1 -c1 -d200ms -X PUT -p $D/body.txt -H 'X-A: b c' --json $D/put.json $SERVE_URL\" ]"
+ok json_method_body "$(json_get "$D/put.json" "d['config']")" \
+    "[ \"\$(json_get '$D/put.json' \"[d['config'][k] for k in ('method', 'body_bytes', 'body_sha256', 'protocol', 'headers')] + [d['pacer_version'] > '', d['config']['requests'] == [{'method': 'PUT', 'url': '$SERVE_URL', 'body_bytes': 5, 'body_sha256': '$sha'}]]\")\" = \"['PUT', 5, '$sha', 'http/1.1', ['X-A: b c'], True, True]\" ]"
+what() { json_get "$1" "[d['config'][k] for k in ('method', 'body_bytes', 'body_sha256')]"; }
+ok json_methods_differ "$(what "$D/put.json") vs $(what "$D/post.json")" \
+    "[ \"\$(what '$D/put.json')\" != \"\$(what '$D/post.json')\" ] && [ \"\$(json_get '$D/post.json' \"d['config']['method']\")\" = POST ]"
+ok json_bodies_differ "$(what "$D/post.json") vs $(what "$D/post2.json")" \
+    "[ \"\$(what '$D/post.json')\" != \"\$(what '$D/post2.json')\" ]"
+# --urls: each request's method, URL and body.
+printf 'GET %sa\nPOST %sb @%s\n' "$SERVE_URL" "$SERVE_URL" "$D/body.txt" >"$D/urls.txt"
+"$PACER" -t1 -c2 -d200ms --urls "$D/urls.txt" --json "$D/urls.json" >/dev/null 2>&1
+ok json_urls_requests "$(json_get "$D/urls.json" "d['config']['requests']")" \
+    "valid '$D/urls.json' >/dev/null && [ \"\$(json_get '$D/urls.json' \"[(r['method'], r['url'], r['body_bytes'], r['body_sha256']) for r in d['config']['requests']] == [('GET', '${SERVE_URL}a', 0, None), ('POST', '${SERVE_URL}b', 5, '$sha')] and [(u['method'], u['body_sha256']) for u in d['urls']] == [('GET', None), ('POST', '$sha')] and d['config']['method'] is None\")\" = True ]"
+# A merge says what its sources ran.
+"$PACER" report --json "$D/mput.json" "$D/put.json" "$D/put.json" >/dev/null 2>&1
+ok report_json_source_cmdlines "$(json_get "$D/mput.json" "d['config']")" \
+    "valid '$D/mput.json' >/dev/null && [ \"\$(json_get '$D/mput.json' \"d['config']['cmdline'] is None and d['config']['source_cmdlines'] == 2 * [json.load(open('$D/put.json'))['config']['cmdline']] and d['config']['requests'] == json.load(open('$D/put.json'))['config']['requests'] and d['config']['headers'] == ['X-A: b c']\")\" = True ]"
 
 # Bad paths fail before any load is sent.
 "$PACER" -t1 -c1 -d1s --json /nonexistent/dir/x.json "$SERVE_URL" >"$D/bad.txt" 2>"$D/bad.err"
