@@ -12,6 +12,7 @@
 #include <openssl/evp.h>
 
 #include "report/report.h"
+#include "report/slo.h"
 #include "stats/hdr_codec.h"
 #include "util/json.h"
 
@@ -181,6 +182,84 @@ static void w_series(json_w *w, const pc_series *s, double interval_s)
     json_w_obj_end(w);
 }
 
+/* An objective's metric as written ("p99.9", "umax"), and its unit in the
+ * document: latency in us like every latency here, errors a count of
+ * requests, rate requests/s; with % both are a fraction (0..1). */
+static const char *objective_unit(const pc_objective *o, char *metric, size_t cap)
+{
+    const char *u = o->uncorrected ? "u" : "";
+
+    switch (o->metric) {
+    case SLO_PCT:
+        snprintf(metric, cap, "%sp%.10g", u, o->pct);
+        return "us";
+    case SLO_MEAN:
+        snprintf(metric, cap, "%smean", u);
+        return "us";
+    case SLO_MAX_LAT:
+        snprintf(metric, cap, "%smax", u);
+        return "us";
+    case SLO_ERRORS:
+        snprintf(metric, cap, "errors");
+        return o->percent ? "fraction" : "requests";
+    case SLO_RATE:
+        snprintf(metric, cap, "rate");
+        return o->percent ? "fraction" : "requests/s";
+    }
+    return "";
+}
+
+void report_json_objectives(json_w *w, const pc_slo *s, const pc_verdict *v)
+{
+    static const char *const ops[] = {[SLO_LE] = "<=", [SLO_LT] = "<", [SLO_GE] = ">=",
+                                      [SLO_GT] = ">"};
+
+    json_w_arr_begin(w);
+    for (size_t i = 0; i < s->n; i++) {
+        const pc_objective *o = &s->v[i];
+        char metric[32];
+        const char *unit = objective_unit(o, metric, sizeof metric);
+        double scale = strcmp(unit, "us") == 0 ? 1e3 : 1; /* pc_objective keeps ns */
+
+        json_w_obj_begin(w);
+        json_w_kstr(w, "objective", o->text);
+        json_w_kstr(w, "metric", metric);
+        json_w_kstr(w, "op", ops[o->op]);
+        json_w_kstr(w, "unit", unit);
+        json_w_kdouble(w, "limit", o->value / scale);
+        json_w_key(w, "measured");
+        if (v[i].none)
+            json_w_null(w);
+        else
+            json_w_double(w, v[i].measured / scale);
+        json_w_kstr(w, "shown", v[i].shown);
+        json_w_kbool(w, "pass", v[i].pass);
+        json_w_kstr(w, "verdict", v[i].pass ? "PASS" : "FAIL");
+        json_w_obj_end(w);
+    }
+    json_w_arr_end(w);
+}
+
+/* The --slo verdict, as the report prints it. */
+static void w_slo(json_w *w, const pc_config *cfg, const pc_results *res)
+{
+    pc_verdict v[SLO_MAX];
+    bool all = slo_eval(cfg->slo, cfg->rate, res, v);
+    size_t failed = 0;
+
+    for (size_t i = 0; i < cfg->slo->n; i++)
+        failed += !v[i].pass;
+    json_w_key(w, "slo");
+    json_w_obj_begin(w);
+    json_w_kstr(w, "expression", cfg->slo->text);
+    json_w_key(w, "objectives");
+    report_json_objectives(w, cfg->slo, v);
+    json_w_kuint(w, "failed", failed);
+    json_w_kbool(w, "pass", all);
+    json_w_kstr(w, "verdict", all ? "PASS" : "FAIL");
+    json_w_obj_end(w);
+}
+
 void report_json_obj(json_w *wp, const pc_config *cfg, const pc_results *res, const pc_series *series)
 {
     const pc_stats *st = &res->st;
@@ -336,6 +415,8 @@ void report_json_obj(json_w *wp, const pc_config *cfg, const pc_results *res, co
         }
         json_w_arr_end(wp);
     }
+    if (cfg->slo)
+        w_slo(wp, cfg, res);
     w_series(wp, series, (double)cfg->interval_ns / 1e9);
     json_w_obj_end(wp);
 }

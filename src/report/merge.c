@@ -703,6 +703,7 @@ int report_main(int argc, char **argv)
     m.cfg.latency = true;
     m.cfg.u_latency = u_latency;
     m.cfg.hdr_layout = true;
+    m.cfg.slo = have_slo ? &slo : NULL;
     m.cfg.sources = (const char **)(argv + optind);
     m.cfg.nsources = (size_t)(argc - optind);
     if ((json_path && strcmp(json_path, "-") == 0) ||

@@ -239,16 +239,7 @@ static int write_json(const search *S, const char *path, double answer, const ch
         json_w_kdouble(&o.w, "achieved_rate", s->achieved);
         json_w_kbool(&o.w, "pass", s->pass);
         json_w_key(&o.w, "objectives");
-        json_w_arr_begin(&o.w);
-        for (size_t k = 0; k < cfg->slo->n; k++) {
-            json_w_obj_begin(&o.w);
-            json_w_kstr(&o.w, "objective", cfg->slo->v[k].text);
-            json_w_kbool(&o.w, "pass", s->v[k].pass);
-            json_w_kdouble(&o.w, "measured", s->v[k].measured);
-            json_w_kstr(&o.w, "shown", s->v[k].shown);
-            json_w_obj_end(&o.w);
-        }
-        json_w_arr_end(&o.w);
+        report_json_objectives(&o.w, cfg->slo, s->v);
         json_w_key(&o.w, "result");
         if (s->json && json_parse(s->json, strlen(s->json), &doc, err, sizeof err) == 0)
             json_w_value(&o.w, doc);

@@ -137,6 +137,23 @@ ok json_urls_requests "$(json_get "$D/urls.json" "d['config']['requests']")" \
 ok report_json_source_cmdlines "$(json_get "$D/mput.json" "d['config']")" \
     "valid '$D/mput.json' >/dev/null && [ \"\$(json_get '$D/mput.json' \"d['config']['cmdline'] is None and d['config']['source_cmdlines'] == 2 * [json.load(open('$D/put.json'))['config']['cmdline']] and d['config']['requests'] == json.load(open('$D/put.json'))['config']['requests'] and d['config']['headers'] == ['X-A: b c']\")\" = True ]"
 
+# The --slo verdict is in the JSON: each objective with its measured value
+# in its unit, and the whole; the same from pacer report --slo --json.
+"$PACER" -t1 -c2 -d1s -R200 --slo 'p99<=10s, errors<=0, rate>=90%, p50<1ns' --json "$D/slo.json" "$SERVE_URL" >"$D/slo.txt" 2>&1
+rc=$?
+ok json_slo "exit $rc: $(json_get "$D/slo.json" "d.get('slo')")" \
+    "[ $rc -eq 5 ] && grep -q '^SLO FAILED: 1 of 4' '$D/slo.txt' && valid '$D/slo.json' >/dev/null && [ \"\$(json_get '$D/slo.json' \"[(o['objective'], o['metric'], o['op'], o['unit'], o['verdict']) for o in d['slo']['objectives']] + [d['slo'][k] for k in ('expression', 'failed', 'pass', 'verdict')]\")\" = \"[('p99<=10s', 'p99', '<=', 'us', 'PASS'), ('errors<=0', 'errors', '<=', 'requests', 'PASS'), ('rate>=90%', 'rate', '>=', 'fraction', 'PASS'), ('p50<1ns', 'p50', '<', 'us', 'FAIL'), 'p99<=10s,errors<=0,rate>=90%,p50<1ns', 1, False, 'FAIL']\" ]"
+ok json_slo_measured "$(json_get "$D/slo.json" "[(o['limit'], o['measured']) for o in d['slo']['objectives']]")" \
+    "[ \"\$(json_get '$D/slo.json' \"[o['measured'] for o in d['slo']['objectives']] == [d['latency']['corrected']['percentiles']['99'], 0, d['rate']['achieved'] / 200, d['latency']['corrected']['percentiles']['50']] and [o['limit'] for o in d['slo']['objectives']] == [1e7, 0, 0.9, 0.001]\")\" = True ]"
+"$PACER" report --slo 'p99<=10s,rate>=90%' --json "$D/slo_rep.json" "$D/slo.json" >"$D/slo_rep.txt" 2>&1
+rc1=$?
+"$PACER" report --slo 'p99<=10s,rate>=50%' --json "$D/slo_cl.json" "$D/post.json" >/dev/null 2>&1
+rc2=$?
+ok report_json_slo "exit $rc1 $rc2: $(json_get "$D/slo_rep.json" "d.get('slo')")" \
+    "[ $rc1 -eq 0 ] && [ $rc2 -eq 5 ] && valid '$D/slo_rep.json' '$D/slo_cl.json' >/dev/null && [ \"\$(json_get '$D/slo_rep.json' \"(d['slo']['verdict'], d['slo']['objectives'][0]['measured'] == json.load(open('$D/slo.json'))['slo']['objectives'][0]['measured'])\")\" = \"('PASS', True)\" ] && [ \"\$(json_get '$D/slo_cl.json' \"([(o['verdict'], o['measured']) for o in d['slo']['objectives']][1], d['slo']['verdict'])\")\" = \"(('FAIL', None), 'FAIL')\" ]"
+"$PACER" report --json "$D/noslo.json" "$D/slo.json" >/dev/null 2>&1
+ok report_json_no_slo "a merge without --slo has no verdict" "[ \"\$(json_get '$D/noslo.json' \"'slo' in d\")\" = False ]"
+
 # Bad paths fail before any load is sent.
 "$PACER" -t1 -c1 -d1s --json /nonexistent/dir/x.json "$SERVE_URL" >"$D/bad.txt" 2>"$D/bad.err"
 rc=$?

@@ -62,6 +62,9 @@ ok capacity_grew_then_bisected "$(awk '{ print $2 }' "$D/cap.rows" | tr '\n' ' '
 ok capacity_json "$(head -c 300 "$D/cap.json")" \
     "[ \"\$(json_get '$D/cap.json' \"'%.2f %d' % (d['capacity_rate'], len(d['steps']))\")\" = \"$ans \$(wc -l <'$D/cap.rows')\" ]"
 ok capacity_json_valid "$(valid_workflow "$D/cap.json")" "valid_workflow '$D/cap.json' >/dev/null"
+# A step's verdicts are its result's, latency in us as in the rest of the JSON.
+ok capacity_json_objectives "$(json_get "$D/cap.json" "d['steps'][0]['objectives']")" \
+    "[ \"\$(json_get '$D/cap.json' \"all(s['objectives'] == s['result']['slo']['objectives'] and s['objectives'][0]['unit'] == 'us' and s['objectives'][0]['measured'] == s['result']['latency']['corrected']['percentiles']['99'] and s['pass'] == s['result']['slo']['pass'] for s in d['steps'])\")\" = True ]"
 ok capacity_time_bounded "took $((SECONDS - start)) s" "[ $((SECONDS - start)) -lt 60 ]"
 if html_charts "$D/cap.html" capacity_html; then
     n=$(wc -l <"$D/cap.rows")
