@@ -54,6 +54,9 @@ void merge_free(pc_loaded *l)
     for (size_t i = 0; i < l->cfg.nsource_cmdlines; i++)
         free(l->cfg.source_cmdlines[i]);
     free(l->cfg.source_cmdlines);
+    for (size_t i = 0; i < l->ntargets; i++)
+        free(l->targets[i]);
+    free(l->targets);
     stats_free(&l->res.st);
     series_free(&l->series);
     memset(l, 0, sizeof *l);
@@ -122,6 +125,33 @@ static int add_cmdline(pc_config *c, const char *s)
     return 0;
 }
 
+static int add_target(pc_loaded *l, const char *t)
+{
+    char **v;
+
+    for (size_t i = 0; i < l->ntargets; i++)
+        if (strcmp(l->targets[i], t) == 0)
+            return 0;
+    if (!(v = realloc(l->targets, (l->ntargets + 1) * sizeof *v)))
+        return -ENOMEM;
+    l->targets = v;
+    if (!(v[l->ntargets] = strdup(t)))
+        return -ENOMEM;
+    l->ntargets++;
+    return 0;
+}
+
+/* "POST http://host/b (http/1.1, body 5 bytes, sha256 2cf24dba5fb0a30e)" */
+static void describe_request(const pc_reqspec *r, const char *protocol, char *buf, size_t cap)
+{
+    char body[96] = "";
+
+    if (r->body_len)
+        snprintf(body, sizeof body, ", body %zu bytes, sha256 %.16s", r->body_len, r->body_sha256);
+    snprintf(buf, cap, "%s%s%s (%s%s)", r->method ? r->method : "", r->method ? " " : "",
+             r->url_text, protocol, body);
+}
+
 /* What was run, as the file recorded it: the requests (config.requests;
  * older files: urls[], or config.url), the command line(s), the protocol
  * asked for, the -H headers. */
@@ -154,8 +184,19 @@ static int load_what_ran(const json_val *root, pc_loaded *l)
             rc = add_cmdline(&l->cfg, s);
     s = json_str(json_path(root, "config.protocol"));
     l->cfg.h2 = s && strcmp(s, "h2") == 0;
-    if (rc == 0 && (s = json_str(json_path(root, "config.alpn"))) && !(l->cfg.alpn = strdup(s)))
-        rc = -ENOMEM;
+    snprintf(l->protocol, sizeof l->protocol, "%s", s ? s : "http/1.1");
+    if (rc == 0 && (s = json_str(json_path(root, "config.alpn")))) {
+        if (!(l->cfg.alpn = strdup(s)))
+            rc = -ENOMEM;
+        snprintf(l->protocol + strlen(l->protocol), sizeof l->protocol - strlen(l->protocol),
+                 ", alpn %s", s);
+    }
+    for (size_t i = 0; rc == 0 && i < l->cfg.nreqs; i++) {
+        char t[1024];
+
+        describe_request(&l->cfg.reqs[i], l->protocol, t, sizeof t);
+        rc = add_target(l, t);
+    }
     l->cfg.streams = (uint32_t)ju(root, "config.streams");
     if (l->cfg.streams == 0)
         l->cfg.streams = 1;
@@ -224,6 +265,7 @@ static int load_json(const char *path, const json_val *root, pc_loaded *l, char 
     if (jd(root, "config.interval_s") > 0)
         l->cfg.interval_ns = (uint64_t)(jd(root, "config.interval_s") * 1e9);
     l->have_config = l->have_outcomes = true;
+    l->test_file = path;
     if (load_what_ran(root, l) < 0)
         return fail(err, errlen, -ENOMEM, "out of memory%s%s", "", "");
 
@@ -467,6 +509,49 @@ static int cmp_point(const void *x, const void *y)
     return (a->start_s > b->start_s) - (a->start_s < b->start_s);
 }
 
+int merge_same_test(const pc_loaded *a, const pc_loaded *b, char *err, size_t errlen)
+{
+    const char *field = NULL;
+    char va[512] = "", vb[512] = "";
+
+    if (!a->test_file || !b->test_file)
+        return 0;
+    if (a->cfg.nreqs != b->cfg.nreqs) {
+        field = "URLs";
+        snprintf(va, sizeof va, "%zu", a->cfg.nreqs);
+        snprintf(vb, sizeof vb, "%zu", b->cfg.nreqs);
+    }
+    for (size_t i = 0; !field && i < a->cfg.nreqs; i++) {
+        const pc_reqspec *x = &a->cfg.reqs[i], *y = &b->cfg.reqs[i];
+
+        if (strcmp(x->url_text, y->url_text) != 0) {
+            field = "URL";
+            snprintf(va, sizeof va, "%s", x->url_text);
+            snprintf(vb, sizeof vb, "%s", y->url_text);
+        } else if (x->method && y->method && strcmp(x->method, y->method) != 0) {
+            field = "method";
+            snprintf(va, sizeof va, "%s", x->method);
+            snprintf(vb, sizeof vb, "%s", y->method);
+        } else if (x->body_len != y->body_len || strcmp(x->body_sha256, y->body_sha256) != 0) {
+            field = "body";
+            snprintf(va, sizeof va, "%zu bytes, sha256 %.16s", x->body_len, x->body_sha256);
+            snprintf(vb, sizeof vb, "%zu bytes, sha256 %.16s", y->body_len, y->body_sha256);
+        }
+    }
+    if (!field && strcmp(a->protocol, b->protocol) != 0) {
+        field = "protocol";
+        snprintf(va, sizeof va, "%s", a->protocol);
+        snprintf(vb, sizeof vb, "%s", b->protocol);
+    }
+    if (!field)
+        return 0;
+    snprintf(err, errlen,
+             "%s and %s differ in their %s (%.200s vs %.200s): not the same test "
+             "(--force merges them anyway)",
+             a->test_file, b->test_file, field, va, vb);
+    return -EINVAL;
+}
+
 int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen)
 {
     uint64_t dend = dst->res.start_wall_ns + dst->res.duration_ns;
@@ -494,6 +579,16 @@ int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen)
     for (size_t i = 0; i < src->cfg.nsource_cmdlines; i++)
         if (add_cmdline(&dst->cfg, src->cfg.source_cmdlines[i]) < 0)
             return fail(err, errlen, -ENOMEM, "out of memory%s%s", "", "");
+    for (size_t i = 0; i < src->ntargets; i++)
+        if (add_target(dst, src->targets[i]) < 0)
+            return fail(err, errlen, -ENOMEM, "out of memory%s%s", "", "");
+    if (!dst->test_file && src->test_file) {
+        /* dst was an interval log: the test is the first JSON file's. */
+        dst->test_file = src->test_file;
+        memcpy(dst->protocol, src->protocol, sizeof dst->protocol);
+        dst->cfg.h2 = src->cfg.h2;
+        dst->cfg.streams = src->cfg.streams;
+    }
     dst->have_config = dst->have_config && src->have_config;
     dst->have_outcomes = dst->have_outcomes && src->have_outcomes;
 
@@ -582,6 +677,8 @@ static void report_usage(FILE *f)
           "        --slo   <EXPR>   Check objectives on the merged result (exit 5 if one fails)\n"
           "        --from  <T>      Keep intervals starting at least T after the start\n"
           "        --to    <T>      ... and before T after the start\n"
+          "        --force          Merge files of different tests (URLs, methods, bodies,\n"
+          "                         protocols); the header then lists every target\n"
           "    -h, --help           Print this help\n",
           f);
 }
@@ -614,11 +711,12 @@ int report_main(int argc, char **argv)
         {"json", required_argument, NULL, 'j'}, {"hgrm", required_argument, NULL, 'g'},
         {"html", required_argument, NULL, 'H'}, {"slo", required_argument, NULL, 's'},
         {"from", required_argument, NULL, 'f'}, {"to", required_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
+        {"force", no_argument, NULL, 'F'},     {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     const char *json_path = NULL, *hgrm_path = NULL, *html_path = NULL;
     uint64_t from = 0, to = UINT64_MAX;
-    bool u_latency = false, window = false;
+    bool u_latency = false, window = false, force = false;
     pc_loaded m, one;
     char err[512] = "";
     FILE *text = stdout;
@@ -660,6 +758,9 @@ int report_main(int argc, char **argv)
             }
             window = true;
             break;
+        case 'F':
+            force = true;
+            break;
         case 'h':
             report_usage(stdout);
             return PC_EXIT_OK;
@@ -686,6 +787,7 @@ int report_main(int argc, char **argv)
     }
     for (int i = optind + 1; i < argc; i++) {
         if ((rc = merge_load(argv[i], &one, err, sizeof err)) < 0 ||
+            (!force && (rc = merge_same_test(&m, &one, err, sizeof err)) < 0) ||
             (rc = merge_add(&m, &one, err, sizeof err)) < 0) {
             merge_free(&one);
             merge_free(&m);
@@ -709,7 +811,14 @@ int report_main(int argc, char **argv)
     if ((json_path && strcmp(json_path, "-") == 0) ||
         (html_path && strcmp(html_path, "-") == 0))
         text = stderr;
-    if (m.have_config) {
+    if (m.have_config && m.ntargets > 1) {
+        /* Several targets (--urls, or --force): name them all. */
+        fprintf(text, "Report of %zu file%s, %zu targets:\n", m.cfg.nsources,
+                m.cfg.nsources > 1 ? "s" : "", m.ntargets);
+        for (size_t i = 0; i < m.ntargets; i++)
+            fprintf(text, "  %s\n", m.targets[i]);
+        fprintf(text, "  %u threads and %u connections\n", m.cfg.threads, m.cfg.connections);
+    } else if (m.have_config) {
         fprintf(text, "Report of %zu file%s: %s\n", m.cfg.nsources, m.cfg.nsources > 1 ? "s" : "",
                 m.cfg.url_text);
         fprintf(text, "  %u threads and %u connections\n", m.cfg.threads, m.cfg.connections);

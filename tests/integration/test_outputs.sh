@@ -137,6 +137,34 @@ ok json_urls_requests "$(json_get "$D/urls.json" "d['config']['requests']")" \
 ok report_json_source_cmdlines "$(json_get "$D/mput.json" "d['config']")" \
     "valid '$D/mput.json' >/dev/null && [ \"\$(json_get '$D/mput.json' \"d['config']['cmdline'] is None and d['config']['source_cmdlines'] == 2 * [json.load(open('$D/put.json'))['config']['cmdline']] and d['config']['requests'] == json.load(open('$D/put.json'))['config']['requests'] and d['config']['headers'] == ['X-A: b c']\")\" = True ]"
 
+# pacer report refuses to merge different tests (one line naming both files
+# and the field, exit 2) unless --force; the header then lists every target.
+"$PACER" -t1 -c1 -d200ms -X PUT -p "$D/body.txt" --json "$D/urlx.json" "${SERVE_URL}x" >/dev/null 2>&1
+"$PY" -c "import json; d = json.load(open('$D/put.json')); d['config']['protocol'] = 'h2'; json.dump(d, open('$D/put_h2.json', 'w'))"
+refuse() { # NAME FIELD FILE_A FILE_B
+    "$PACER" report "$3" "$4" >"$D/refuse.out" 2>"$D/refuse.err"
+    local rc=$?
+    ok "$1" "exit $rc: $(cat "$D/refuse.err")" \
+        "[ $rc -eq 2 ] && [ \$(wc -l <'$D/refuse.err') -eq 1 ] && grep -q '^pacer report: $3 and $4 differ in their $2 (.* vs .*): not the same test (--force merges them anyway)\$' '$D/refuse.err' && [ ! -s '$D/refuse.out' ]"
+}
+refuse report_refuses_methods method "$D/put.json" "$D/post.json"
+refuse report_refuses_bodies body "$D/post.json" "$D/post2.json"
+refuse report_refuses_urls URL "$D/put.json" "$D/urlx.json"
+refuse report_refuses_protocols protocol "$D/put.json" "$D/put_h2.json"
+"$PACER" report --force --json "$D/forced.json" "$D/put.json" "$D/post.json" "$D/urlx.json" >"$D/forced.txt" 2>&1
+rc=$?
+ok report_force_lists_targets "exit $rc: $(head -5 "$D/forced.txt")" \
+    "[ $rc -eq 0 ] && head -1 '$D/forced.txt' | grep -q '^Report of 3 files, 3 targets:\$' && sed -n 2,4p '$D/forced.txt' | grep -q '^  PUT $SERVE_URL (http/1.1, body 5 bytes, sha256 ${sha:0:16})\$' && sed -n 2,4p '$D/forced.txt' | grep -q '^  POST $SERVE_URL (http/1.1, body 5 bytes' && sed -n 2,4p '$D/forced.txt' | grep -q '^  PUT ${SERVE_URL}x (' && sed -n 5p '$D/forced.txt' | grep -q '^  3 threads and 3 connections'"
+ok report_force_json "$(json_get "$D/forced.json" "d['config']['requests']")" \
+    "valid '$D/forced.json' >/dev/null && [ \"\$(json_get '$D/forced.json' \"(len(d['config']['requests']), d['config']['method'], len(d['config']['source_cmdlines']))\")\" = '(3, None, 3)' ]"
+"$PACER" report "$D/urls.json" >"$D/rep_urls.txt" 2>&1
+ok report_lists_urls_targets "$(head -3 "$D/rep_urls.txt")" \
+    "head -1 '$D/rep_urls.txt' | grep -q '^Report of 1 file, 2 targets:\$' && sed -n 2p '$D/rep_urls.txt' | grep -q '^  GET ${SERVE_URL}a (http/1.1)\$' && sed -n 3p '$D/rep_urls.txt' | grep -q '^  POST ${SERVE_URL}b (http/1.1, body 5 bytes'"
+# The same test from an interval log and a JSON file still merges.
+"$PACER" report "$D/a.hlog" "$D/a.json" "$D/b.json" >/dev/null 2>"$D/same.err"
+rc=$?
+ok report_same_test_merges "exit $rc: $(cat "$D/same.err")" "[ $rc -eq 0 ]"
+
 # The --slo verdict is in the JSON: each objective with its measured value
 # in its unit, and the whole; the same from pacer report --slo --json.
 "$PACER" -t1 -c2 -d1s -R200 --slo 'p99<=10s, errors<=0, rate>=90%, p50<1ns' --json "$D/slo.json" "$SERVE_URL" >"$D/slo.txt" 2>&1
