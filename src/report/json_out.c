@@ -167,13 +167,14 @@ static void w_series(json_w *w, const pc_series *s, double interval_s)
         json_w_kuint(w, "timeouts", p->timeouts);
         json_w_kuint(w, "non2xx", p->non2xx);
         json_w_kuint(w, "bytes", p->bytes);
-        json_w_kdouble(w, "p50", (double)p->p50 / 1e3);
-        json_w_kdouble(w, "p90", (double)p->p90 / 1e3);
-        json_w_kdouble(w, "p99", (double)p->p99 / 1e3);
-        json_w_kdouble(w, "p99.9", (double)p->p999 / 1e3);
-        json_w_kdouble(w, "max", (double)p->max / 1e3);
-        json_w_kdouble(w, "uncorrected_p50", (double)p->u_p50 / 1e3);
-        json_w_kdouble(w, "uncorrected_p99", (double)p->u_p99 / 1e3);
+        /* The keys name their unit, as the --csv columns do. */
+        json_w_kdouble(w, "p50_us", (double)p->p50 / 1e3);
+        json_w_kdouble(w, "p90_us", (double)p->p90 / 1e3);
+        json_w_kdouble(w, "p99_us", (double)p->p99 / 1e3);
+        json_w_kdouble(w, "p99.9_us", (double)p->p999 / 1e3);
+        json_w_kdouble(w, "max_us", (double)p->max / 1e3);
+        json_w_kdouble(w, "uncorrected_p50_us", (double)p->u_p50 / 1e3);
+        json_w_kdouble(w, "uncorrected_p99_us", (double)p->u_p99 / 1e3);
         json_w_kstr(w, "histogram", p->hist);
         json_w_kstr(w, "histogram_uncorrected", p->hist_u);
         json_w_obj_end(w);

@@ -220,6 +220,41 @@ static int load_what_ran(const json_val *root, pc_loaded *l)
     return rc;
 }
 
+/* A point's percentiles from its histograms, which is what they were
+ * computed from when written and what a merge adds up. */
+static void point_percentiles(pc_point *p)
+{
+    hdr_hist h;
+
+    if (p->hist && hdrc_decode_base64(p->hist, strlen(p->hist), &h) == 0) {
+        p->p50 = hdr_value_at_percentile(&h, 50);
+        p->p90 = hdr_value_at_percentile(&h, 90);
+        p->p99 = hdr_value_at_percentile(&h, 99);
+        p->p999 = hdr_value_at_percentile(&h, 99.9);
+        p->max = h.total_count ? hdr_max(&h) : 0;
+        hdr_free(&h);
+    }
+    if (p->hist_u && hdrc_decode_base64(p->hist_u, strlen(p->hist_u), &h) == 0) {
+        p->u_p50 = hdr_value_at_percentile(&h, 50);
+        p->u_p99 = hdr_value_at_percentile(&h, 99);
+        hdr_free(&h);
+    }
+}
+
+/* An interval's latency in ns from its key: "p99_us", or "p99" as files
+ * written before the keys named their unit (us either way). */
+static int64_t point_us(const json_val *e, const char *key)
+{
+    char k[48];
+    double v;
+
+    snprintf(k, sizeof k, "%s_us", key);
+    v = json_num(json_get(e, k));
+    if (isnan(v))
+        v = json_num(json_get(e, key));
+    return isnan(v) || v < 0 ? 0 : (int64_t)llround(v * 1e3);
+}
+
 /* Add the base64 histogram at path (if any) into h. */
 static int add_b64(hdr_hist *h, const json_val *v, const char *what, char *err, size_t errlen)
 {
@@ -348,6 +383,14 @@ static int load_json(const char *path, const json_val *root, pc_loaded *l, char 
         p.bytes = ju(e, "bytes");
         p.hist = (char *)json_str(json_get(e, "histogram"));
         p.hist_u = (char *)json_str(json_get(e, "histogram_uncorrected"));
+        p.p50 = point_us(e, "p50");
+        p.p90 = point_us(e, "p90");
+        p.p99 = point_us(e, "p99");
+        p.p999 = point_us(e, "p99.9");
+        p.max = point_us(e, "max");
+        p.u_p50 = point_us(e, "uncorrected_p50");
+        p.u_p99 = point_us(e, "uncorrected_p99");
+        point_percentiles(&p);
         if (series_add_point(&l->series, &p) < 0)
             return -ENOMEM;
     }
@@ -426,6 +469,8 @@ static int load_hlog(const char *path, pc_loaded *l, char *err, size_t errlen)
     hlog_reader_close(r);
     if (first < 0)
         return fail(err, errlen, -EINVAL, "%s: no histogram in this file%s", path, "");
+    for (size_t i = 0; i < l->series.n; i++)
+        point_percentiles(&l->series.v[i]);
     l->res.start_wall_ns = (uint64_t)(first * 1e9);
     l->res.duration_ns = (uint64_t)((end - first) * 1e9);
     l->res.st.scheduled = l->res.st.completed;
@@ -499,6 +544,7 @@ static int merge_points(pc_point *a, const pc_point *b)
         hdr_free(&ha);
         hdr_free(&hb);
     }
+    point_percentiles(a);
     return rc;
 }
 

@@ -48,6 +48,30 @@ ok json_p99_matches_text "text vs json p99" \
 ok csv_rows "$(wc -l <"$D/r.csv") lines" "[ \$(wc -l <'$D/r.csv') -eq 7 ] && head -1 '$D/r.csv' | grep -q '^start_epoch_s,start_s,length_s,requests,rate,'"
 ok csv_sum "csv vs $completed" "[ \"\$(awk -F, 'NR > 1 {s += \$4} END {print s}' '$D/r.csv')\" = '$completed' ]"
 
+# Interval latencies name their unit as the CSV columns do (p99_us), agree
+# with the CSV, and survive pacer report (recomputed from the interval
+# histograms; files with the older keys without _us still read).
+keys="['p50_us', 'p90_us', 'p99_us', 'p99.9_us', 'max_us', 'uncorrected_p50_us', 'uncorrected_p99_us']"
+ok json_interval_keys_unit "$(json_get "$D/r.json" "sorted(d['intervals']['series'][0])")" \
+    "[ \"\$(json_get '$D/r.json' \"all(k in p for p in d['intervals']['series'] for k in $keys)\")\" = True ]"
+ok json_intervals_match_csv "$(json_get "$D/r.json" "[p['p99_us'] for p in d['intervals']['series']]") vs $(awk -F, 'NR > 1 {printf "%s ", $12}' "$D/r.csv")" \
+    "[ \"\$(json_get '$D/r.json' \"' '.join('%.1f' % p['p99_us'] for p in d['intervals']['series'])\")\" = \"\$(awk -F, 'NR > 1 {printf \"%s%s\", s, \$12; s = \" \"}' '$D/r.csv')\" ]"
+"$PACER" report --json "$D/r_again.json" "$D/r.json" >/dev/null 2>&1
+ok report_json_intervals_kept "$(json_get "$D/r_again.json" "[p['p99_us'] for p in d['intervals']['series']]")" \
+    "valid '$D/r_again.json' >/dev/null && [ \"\$(json_get '$D/r_again.json' \"[[p[k] for k in $keys] for p in d['intervals']['series']] == [[p[k] for k in $keys] for p in json.load(open('$D/r.json'))['intervals']['series']] and all(p['p99_us'] > 0 for p in d['intervals']['series'])\")\" = True ]"
+"$PY" - "$D/r.json" "$D/old_keys.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d['intervals']['series']:
+    for k in [k for k in p if k.endswith('_us')]:
+        p[k[:-3]] = p.pop(k)
+    p['histogram'] = p['histogram_uncorrected'] = None
+json.dump(d, open(sys.argv[2], 'w'))
+PYEOF
+"$PACER" report --json "$D/old_again.json" "$D/old_keys.json" >/dev/null 2>&1
+ok report_reads_old_interval_keys "$(json_get "$D/old_again.json" "[p['p99_us'] for p in d['intervals']['series']]")" \
+    "[ \"\$(json_get '$D/old_again.json' \"[[p[k] for k in $keys] for p in d['intervals']['series']] == [[p[k] for k in $keys] for p in json.load(open('$D/r.json'))['intervals']['series']] and all(p['p99_us'] > 0 for p in d['intervals']['series'])\")\" = True ]"
+
 # The interval log is read by HdrHistogram's own HistogramLogProcessor, and
 # its percentile table equals pacer's --hgrm, row for row.
 hlp -i "$D/r.hlog" -tag corrected -outputValueUnitRatio 1e6 -o "$D/hlp" >/dev/null 2>"$D/hlp.err"
