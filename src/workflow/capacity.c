@@ -47,12 +47,13 @@ typedef struct search {
     int signal;
 } search;
 
+/* Latency columns in ms (one unit per column, rows printed as they come). */
 static void fmt_lat(const hdr_hist *h, double p, char *buf, size_t cap)
 {
     if (!h->total_count)
         snprintf(buf, cap, "-");
     else
-        units_fmt_time_us((double)(p > 100 ? hdr_max(h) : hdr_value_at_percentile(h, p)) / 1e3, buf, cap);
+        snprintf(buf, cap, "%.3f", (double)(p > 100 ? hdr_max(h) : hdr_value_at_percentile(h, p)) / 1e6);
 }
 
 static void print_row(FILE *f, size_t i, const step *s)
@@ -71,7 +72,7 @@ static void print_row(FILE *f, size_t i, const step *s)
 static void print_head(FILE *f)
 {
     fprintf(f, "%4s  %12s  %12s  %10s  %10s  %10s  %10s  %8s  %s\n", "Step", "Rate", "Achieved",
-            "p50", "p99", "p99.9", "Max", "Errors", "SLO");
+            "p50(ms)", "p99(ms)", "p99.9(ms)", "Max(ms)", "Errors", "SLO");
 }
 
 /* Run one step at rate; -1 when the search must stop (error or signal). */
