@@ -634,6 +634,9 @@ int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen)
         memcpy(dst->protocol, src->protocol, sizeof dst->protocol);
         dst->cfg.h2 = src->cfg.h2;
         dst->cfg.streams = src->cfg.streams;
+        dst->cfg.timeout_ns = src->cfg.timeout_ns;
+        dst->cfg.pipeline = src->cfg.pipeline;
+        dst->cfg.batch_latency = src->cfg.batch_latency;
     }
     dst->have_config = dst->have_config && src->have_config;
     dst->have_outcomes = dst->have_outcomes && src->have_outcomes;

@@ -185,9 +185,10 @@ ok report_force_json "$(json_get "$D/forced.json" "d['config']['requests']")" \
 ok report_lists_urls_targets "$(head -3 "$D/rep_urls.txt")" \
     "head -1 '$D/rep_urls.txt' | grep -q '^Report of 1 file, 2 targets:\$' && sed -n 2p '$D/rep_urls.txt' | grep -q '^  GET ${SERVE_URL}a (http/1.1)\$' && sed -n 3p '$D/rep_urls.txt' | grep -q '^  POST ${SERVE_URL}b (http/1.1, body 5 bytes'"
 # The same test from an interval log and a JSON file still merges.
-"$PACER" report "$D/a.hlog" "$D/a.json" "$D/b.json" >/dev/null 2>"$D/same.err"
+"$PACER" report --json "$D/same.json" "$D/a.hlog" "$D/a.json" "$D/b.json" >/dev/null 2>"$D/same.err"
 rc=$?
-ok report_same_test_merges "exit $rc: $(cat "$D/same.err")" "[ $rc -eq 0 ]"
+ok report_same_test_merges "exit $rc: $(cat "$D/same.err") $(valid "$D/same.json")" \
+    "[ $rc -eq 0 ] && valid '$D/same.json' >/dev/null && [ \"\$(json_get '$D/same.json' \"d['config']['timeout_s'], d['config']['requests'] == json.load(open('$D/a.json'))['config']['requests']\")\" = '2 True' ]"
 
 # The --slo verdict is in the JSON: each objective with its measured value
 # in its unit, and the whole; the same from pacer report --slo --json.
