@@ -57,7 +57,8 @@ static void body_sha256(const pc_reqspec *r, char hex[65])
         memcpy(hex, r->body_sha256, 65);
         return;
     }
-    if (!r->body_len || !r->body || EVP_Digest(r->body, r->body_len, md, &n, EVP_sha256(), NULL) != 1)
+    if (!r->body_len || !r->body ||
+        EVP_Digest(r->body, r->body_len, md, &n, EVP_sha256(), NULL) != 1)
         return;
     for (unsigned int i = 0; i < n && i < 32; i++)
         snprintf(hex + 2 * i, 3, "%02x", md[i]);

@@ -88,8 +88,10 @@ static int add_request(pc_config *c, const char *method, const char *url, uint64
 
     for (size_t i = 0; i < c->nreqs; i++) {
         r = &c->reqs[i];
-        if (strcmp(r->url_text, url) == 0 && (r->method ? method && !strcmp(r->method, method) : !method) &&
-            r->body_len == body_bytes && strcmp(r->body_sha256, sha256 ? sha256 : "") == 0)
+        bool same_method = r->method ? method && !strcmp(r->method, method) : !method;
+
+        if (same_method && strcmp(r->url_text, url) == 0 && r->body_len == body_bytes &&
+            strcmp(r->body_sha256, sha256 ? sha256 : "") == 0)
             return 0;
     }
     r = realloc(c->reqs, (c->nreqs + 1) * sizeof *r);
