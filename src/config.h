@@ -54,6 +54,8 @@ typedef struct pc_reqspec {
     char *body;       /* heap, may be NULL */
     size_t body_len;
     double weight;    /* --mix random: relative weight (default 1) */
+    char body_sha256[65]; /* hex; "" = computed from body when written (pacer report
+                             fills it in from a result file, which has no body) */
 } pc_reqspec;
 
 typedef struct pc_header {
@@ -131,6 +133,8 @@ typedef struct pc_config {
     bool hdr_layout;       /* wrk2's latency block even without -R */
     const char **sources;  /* the files merged */
     size_t nsources;
+    char **source_cmdlines; /* the command lines of the runs merged */
+    size_t nsource_cmdlines;
     const char *script_path; /* -s/--script: a wrk Lua script */
     char **script_args;    /* everything after the URL / after "--" */
     int nscript_args;

@@ -120,7 +120,7 @@ void cli_usage(FILE *f)
 {
     fputs("Usage: pacer <options> <url> [--] [script args]\n"
           "       pacer report [-U] [--json FILE] [--hgrm FILE] [--html FILE] [--slo EXPR]\n"
-          "                    [--from T] [--to T] FILE...\n"
+          "                    [--from T] [--to T] [--force] FILE...\n"
           "       pacer compare [--rounds N] <options> URL_A URL_B [URL...]\n"
           "       pacer capacity --slo EXPR [--start-rate R] [--max-rate R] [--max-time T]\n"
           "                      <options> URL\n"

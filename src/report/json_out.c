@@ -9,7 +9,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <openssl/evp.h>
+
 #include "report/report.h"
+#include "report/slo.h"
 #include "stats/hdr_codec.h"
 #include "util/json.h"
 
@@ -42,13 +45,68 @@ static void w_hist(json_w *w, const char *key, const hdr_hist *h)
     json_w_obj_end(w);
 }
 
+/* The body's SHA-256 in hex ("" without a body): two runs with different
+ * bodies must not read the same. */
+static void body_sha256(const pc_reqspec *r, char hex[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+
+    hex[0] = 0;
+    if (r->body_sha256[0]) {
+        memcpy(hex, r->body_sha256, 65);
+        return;
+    }
+    if (!r->body_len || !r->body ||
+        EVP_Digest(r->body, r->body_len, md, &n, EVP_sha256(), NULL) != 1)
+        return;
+    for (unsigned int i = 0; i < n && i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+}
+
+/* What identifies a request: method, URL, body size and hash. */
+static void w_request(json_w *w, const pc_reqspec *r)
+{
+    char hex[65];
+
+    body_sha256(r, hex);
+    json_w_kstr(w, "method", r->method);
+    json_w_kstr(w, "url", r->url_text);
+    json_w_kuint(w, "body_bytes", r->body_len);
+    json_w_kstr(w, "body_sha256", hex[0] ? hex : NULL);
+}
+
 static void w_config(json_w *w, const pc_config *cfg)
 {
+    const pc_reqspec *one = cfg->nreqs == 1 ? &cfg->reqs[0] : NULL;
+    char hex[65] = "";
+
     json_w_key(w, "config");
     json_w_obj_begin(w);
+    json_w_kstr(w, "cmdline", cfg->cmdline);
     json_w_kstr(w, "url", cfg->url_text);
+    /* The request, when there is one; config.requests lists them all. */
+    if (one)
+        body_sha256(one, hex);
+    json_w_kstr(w, "method", one ? one->method : NULL);
+    json_w_key(w, "body_bytes");
+    if (one)
+        json_w_uint(w, one->body_len);
+    else
+        json_w_null(w);
+    json_w_kstr(w, "body_sha256", hex[0] ? hex : NULL);
+    json_w_key(w, "requests");
+    json_w_arr_begin(w);
+    for (size_t i = 0; i < cfg->nreqs; i++) {
+        json_w_obj_begin(w);
+        w_request(w, &cfg->reqs[i]);
+        json_w_obj_end(w);
+    }
+    json_w_arr_end(w);
     json_w_kstr(w, "mode", cfg->rate > 0 ? "constant-rate" : "closed-loop");
     json_w_kstr(w, "protocol", cfg->h2 ? "h2" : "http/1.1");
+    json_w_kstr(w, "alpn", cfg->alpn);
+    json_w_kstr(w, "script", cfg->script_path);
     json_w_kuint(w, "streams", cfg->streams);
     json_w_kuint(w, "threads", cfg->threads);
     json_w_kuint(w, "connections", cfg->connections);
@@ -74,6 +132,11 @@ static void w_config(json_w *w, const pc_config *cfg)
         json_w_arr_begin(w);
         for (size_t i = 0; i < cfg->nsources; i++)
             json_w_str(w, cfg->sources[i]);
+        json_w_arr_end(w);
+        json_w_key(w, "source_cmdlines");
+        json_w_arr_begin(w);
+        for (size_t i = 0; i < cfg->nsource_cmdlines; i++)
+            json_w_str(w, cfg->source_cmdlines[i]);
         json_w_arr_end(w);
     }
     json_w_key(w, "headers");
@@ -111,18 +174,97 @@ static void w_series(json_w *w, const pc_series *s, double interval_s)
         json_w_kuint(w, "timeouts", p->timeouts);
         json_w_kuint(w, "non2xx", p->non2xx);
         json_w_kuint(w, "bytes", p->bytes);
-        json_w_kdouble(w, "p50", (double)p->p50 / 1e3);
-        json_w_kdouble(w, "p90", (double)p->p90 / 1e3);
-        json_w_kdouble(w, "p99", (double)p->p99 / 1e3);
-        json_w_kdouble(w, "p99.9", (double)p->p999 / 1e3);
-        json_w_kdouble(w, "max", (double)p->max / 1e3);
-        json_w_kdouble(w, "uncorrected_p50", (double)p->u_p50 / 1e3);
-        json_w_kdouble(w, "uncorrected_p99", (double)p->u_p99 / 1e3);
+        /* The keys name their unit, as the --csv columns do. */
+        json_w_kdouble(w, "p50_us", (double)p->p50 / 1e3);
+        json_w_kdouble(w, "p90_us", (double)p->p90 / 1e3);
+        json_w_kdouble(w, "p99_us", (double)p->p99 / 1e3);
+        json_w_kdouble(w, "p99.9_us", (double)p->p999 / 1e3);
+        json_w_kdouble(w, "max_us", (double)p->max / 1e3);
+        json_w_kdouble(w, "uncorrected_p50_us", (double)p->u_p50 / 1e3);
+        json_w_kdouble(w, "uncorrected_p99_us", (double)p->u_p99 / 1e3);
         json_w_kstr(w, "histogram", p->hist);
         json_w_kstr(w, "histogram_uncorrected", p->hist_u);
         json_w_obj_end(w);
     }
     json_w_arr_end(w);
+    json_w_obj_end(w);
+}
+
+/* An objective's metric as written ("p99.9", "umax"), and its unit in the
+ * document: latency in us like every latency here, errors a count of
+ * requests, rate requests/s; with % both are a fraction (0..1). */
+static const char *objective_unit(const pc_objective *o, char *metric, size_t cap)
+{
+    const char *u = o->uncorrected ? "u" : "";
+
+    switch (o->metric) {
+    case SLO_PCT:
+        snprintf(metric, cap, "%sp%.10g", u, o->pct);
+        return "us";
+    case SLO_MEAN:
+        snprintf(metric, cap, "%smean", u);
+        return "us";
+    case SLO_MAX_LAT:
+        snprintf(metric, cap, "%smax", u);
+        return "us";
+    case SLO_ERRORS:
+        snprintf(metric, cap, "errors");
+        return o->percent ? "fraction" : "requests";
+    case SLO_RATE:
+        snprintf(metric, cap, "rate");
+        return o->percent ? "fraction" : "requests/s";
+    }
+    return "";
+}
+
+void report_json_objectives(json_w *w, const pc_slo *s, const pc_verdict *v)
+{
+    static const char *const ops[] = {[SLO_LE] = "<=", [SLO_LT] = "<", [SLO_GE] = ">=",
+                                      [SLO_GT] = ">"};
+
+    json_w_arr_begin(w);
+    for (size_t i = 0; i < s->n; i++) {
+        const pc_objective *o = &s->v[i];
+        char metric[32];
+        const char *unit = objective_unit(o, metric, sizeof metric);
+        double scale = strcmp(unit, "us") == 0 ? 1e3 : 1; /* pc_objective keeps ns */
+
+        json_w_obj_begin(w);
+        json_w_kstr(w, "objective", o->text);
+        json_w_kstr(w, "metric", metric);
+        json_w_kstr(w, "op", ops[o->op]);
+        json_w_kstr(w, "unit", unit);
+        json_w_kdouble(w, "limit", o->value / scale);
+        json_w_key(w, "measured");
+        if (v[i].none)
+            json_w_null(w);
+        else
+            json_w_double(w, v[i].measured / scale);
+        json_w_kstr(w, "shown", v[i].shown);
+        json_w_kbool(w, "pass", v[i].pass);
+        json_w_kstr(w, "verdict", v[i].pass ? "PASS" : "FAIL");
+        json_w_obj_end(w);
+    }
+    json_w_arr_end(w);
+}
+
+/* The --slo verdict, as the report prints it. */
+static void w_slo(json_w *w, const pc_config *cfg, const pc_results *res)
+{
+    pc_verdict v[SLO_MAX];
+    bool all = slo_eval(cfg->slo, cfg->rate, res, v);
+    size_t failed = 0;
+
+    for (size_t i = 0; i < cfg->slo->n; i++)
+        failed += !v[i].pass;
+    json_w_key(w, "slo");
+    json_w_obj_begin(w);
+    json_w_kstr(w, "expression", cfg->slo->text);
+    json_w_key(w, "objectives");
+    report_json_objectives(w, cfg->slo, v);
+    json_w_kuint(w, "failed", failed);
+    json_w_kbool(w, "pass", all);
+    json_w_kstr(w, "verdict", all ? "PASS" : "FAIL");
     json_w_obj_end(w);
 }
 
@@ -271,8 +413,7 @@ void report_json_obj(json_w *wp, const pc_config *cfg, const pc_results *res, co
         json_w_arr_begin(wp);
         for (uint32_t i = 0; i < st->nurls; i++) {
             json_w_obj_begin(wp);
-            json_w_kstr(wp, "method", cfg->reqs[i].method);
-            json_w_kstr(wp, "url", cfg->reqs[i].url_text);
+            w_request(wp, &cfg->reqs[i]);
             json_w_kdouble(wp, "weight", cfg->reqs[i].weight);
             json_w_kuint(wp, "requests", st->urls[i].completed);
             json_w_kuint(wp, "errors", st->urls[i].errors);
@@ -281,6 +422,8 @@ void report_json_obj(json_w *wp, const pc_config *cfg, const pc_results *res, co
         }
         json_w_arr_end(wp);
     }
+    if (cfg->slo)
+        w_slo(wp, cfg, res);
     w_series(wp, series, (double)cfg->interval_ns / 1e9);
     json_w_obj_end(wp);
 }

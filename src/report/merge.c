@@ -40,6 +40,23 @@ static int loaded_init(pc_loaded *l)
 void merge_free(pc_loaded *l)
 {
     free((char *)l->cfg.url_text);
+    free((char *)l->cfg.alpn);
+    for (size_t i = 0; i < l->cfg.nreqs; i++) {
+        free(l->cfg.reqs[i].method);
+        free(l->cfg.reqs[i].url_text);
+    }
+    free(l->cfg.reqs);
+    for (size_t i = 0; i < l->cfg.nheaders; i++) {
+        free(l->cfg.headers[i].name);
+        free(l->cfg.headers[i].value);
+    }
+    free(l->cfg.headers);
+    for (size_t i = 0; i < l->cfg.nsource_cmdlines; i++)
+        free(l->cfg.source_cmdlines[i]);
+    free(l->cfg.source_cmdlines);
+    for (size_t i = 0; i < l->ntargets; i++)
+        free(l->targets[i]);
+    free(l->targets);
     stats_free(&l->res.st);
     series_free(&l->series);
     memset(l, 0, sizeof *l);
@@ -60,6 +77,184 @@ static double jd(const json_val *root, const char *path)
     double v = json_num(json_path(root, path));
 
     return isnan(v) ? 0 : v;
+}
+
+/* Append a request unless an equal one is there (method NULL: unknown, an
+ * older file). 0 or -ENOMEM. */
+static int add_request(pc_config *c, const char *method, const char *url, uint64_t body_bytes,
+                       const char *sha256)
+{
+    pc_reqspec *r;
+
+    for (size_t i = 0; i < c->nreqs; i++) {
+        r = &c->reqs[i];
+        bool same_method = r->method ? method && !strcmp(r->method, method) : !method;
+
+        if (same_method && strcmp(r->url_text, url) == 0 && r->body_len == body_bytes &&
+            strcmp(r->body_sha256, sha256 ? sha256 : "") == 0)
+            return 0;
+    }
+    r = realloc(c->reqs, (c->nreqs + 1) * sizeof *r);
+    if (!r)
+        return -ENOMEM;
+    c->reqs = r;
+    r = &r[c->nreqs];
+    memset(r, 0, sizeof *r);
+    r->url_text = strdup(url);
+    r->method = method ? strdup(method) : NULL;
+    r->body_len = body_bytes;
+    snprintf(r->body_sha256, sizeof r->body_sha256, "%s", sha256 ? sha256 : "");
+    r->weight = 1;
+    if (!r->url_text || (method && !r->method)) {
+        free(r->url_text);
+        free(r->method);
+        return -ENOMEM;
+    }
+    c->nreqs++;
+    return 0;
+}
+
+static int add_cmdline(pc_config *c, const char *s)
+{
+    char **v = realloc(c->source_cmdlines, (c->nsource_cmdlines + 1) * sizeof *v);
+
+    if (!v)
+        return -ENOMEM;
+    c->source_cmdlines = v;
+    if (!(v[c->nsource_cmdlines] = strdup(s)))
+        return -ENOMEM;
+    c->nsource_cmdlines++;
+    return 0;
+}
+
+static int add_target(pc_loaded *l, const char *t)
+{
+    char **v;
+
+    for (size_t i = 0; i < l->ntargets; i++)
+        if (strcmp(l->targets[i], t) == 0)
+            return 0;
+    if (!(v = realloc(l->targets, (l->ntargets + 1) * sizeof *v)))
+        return -ENOMEM;
+    l->targets = v;
+    if (!(v[l->ntargets] = strdup(t)))
+        return -ENOMEM;
+    l->ntargets++;
+    return 0;
+}
+
+/* "POST http://host/b (http/1.1, body 5 bytes, sha256 2cf24dba5fb0a30e)" */
+static void describe_request(const pc_reqspec *r, const char *protocol, char *buf, size_t cap)
+{
+    char body[96] = "";
+
+    if (r->body_len)
+        snprintf(body, sizeof body, ", body %zu bytes, sha256 %.16s", r->body_len, r->body_sha256);
+    snprintf(buf, cap, "%s%s%s (%s%s)", r->method ? r->method : "", r->method ? " " : "",
+             r->url_text, protocol, body);
+}
+
+/* What was run, as the file recorded it: the requests (config.requests;
+ * older files: urls[], or config.url), the command line(s), the protocol
+ * asked for, the -H headers. */
+static int load_what_ran(const json_val *root, pc_loaded *l)
+{
+    const json_val *reqs = json_path(root, "config.requests"), *v;
+    const char *s;
+    uint64_t n;
+    int rc = 0;
+
+    if (!reqs || !json_len(reqs))
+        reqs = json_get(root, "urls");
+    for (size_t i = 0; rc == 0 && i < json_len(reqs); i++) {
+        const json_val *e = json_at(reqs, i);
+
+        n = 0;
+        json_uint64(json_get(e, "body_bytes"), &n);
+        if ((s = json_str(json_get(e, "url"))))
+            rc = add_request(&l->cfg, json_str(json_get(e, "method")), s, n,
+                             json_str(json_get(e, "body_sha256")));
+    }
+    if (rc == 0 && !l->cfg.nreqs)
+        rc = add_request(&l->cfg, json_str(json_path(root, "config.method")), l->cfg.url_text, 0,
+                         NULL);
+    if (rc == 0 && (s = json_str(json_path(root, "config.cmdline"))))
+        rc = add_cmdline(&l->cfg, s);
+    v = json_path(root, "config.source_cmdlines");
+    for (size_t i = 0; rc == 0 && i < json_len(v); i++)
+        if ((s = json_str(json_at(v, i))))
+            rc = add_cmdline(&l->cfg, s);
+    s = json_str(json_path(root, "config.protocol"));
+    l->cfg.h2 = s && strcmp(s, "h2") == 0;
+    snprintf(l->protocol, sizeof l->protocol, "%s", s ? s : "http/1.1");
+    if (rc == 0 && (s = json_str(json_path(root, "config.alpn")))) {
+        if (!(l->cfg.alpn = strdup(s)))
+            rc = -ENOMEM;
+        snprintf(l->protocol + strlen(l->protocol), sizeof l->protocol - strlen(l->protocol),
+                 ", alpn %s", s);
+    }
+    for (size_t i = 0; rc == 0 && i < l->cfg.nreqs; i++) {
+        char t[1024];
+
+        describe_request(&l->cfg.reqs[i], l->protocol, t, sizeof t);
+        rc = add_target(l, t);
+    }
+    l->cfg.streams = (uint32_t)ju(root, "config.streams");
+    if (l->cfg.streams == 0)
+        l->cfg.streams = 1;
+    l->cfg.warmup_ns = (uint64_t)(jd(root, "config.warmup_s") * 1e9);
+    l->cfg.batch_latency = json_bool(json_path(root, "config.batch_latency"));
+    v = json_path(root, "config.headers");
+    if (rc == 0 && json_len(v) && !(l->cfg.headers = calloc(json_len(v), sizeof *l->cfg.headers)))
+        rc = -ENOMEM;
+    for (size_t i = 0; rc == 0 && i < json_len(v); i++) {
+        const char *colon;
+        pc_header *h = &l->cfg.headers[l->cfg.nheaders];
+
+        if (!(s = json_str(json_at(v, i))) || !(colon = strchr(s, ':')))
+            continue;
+        h->name = strndup(s, (size_t)(colon - s));
+        h->value = strdup(colon + 1 + strspn(colon + 1, " "));
+        l->cfg.nheaders++;
+        if (!h->name || !h->value)
+            rc = -ENOMEM;
+    }
+    return rc;
+}
+
+/* A point's percentiles from its histograms, which is what they were
+ * computed from when written and what a merge adds up. */
+static void point_percentiles(pc_point *p)
+{
+    hdr_hist h;
+
+    if (p->hist && hdrc_decode_base64(p->hist, strlen(p->hist), &h) == 0) {
+        p->p50 = hdr_value_at_percentile(&h, 50);
+        p->p90 = hdr_value_at_percentile(&h, 90);
+        p->p99 = hdr_value_at_percentile(&h, 99);
+        p->p999 = hdr_value_at_percentile(&h, 99.9);
+        p->max = h.total_count ? hdr_max(&h) : 0;
+        hdr_free(&h);
+    }
+    if (p->hist_u && hdrc_decode_base64(p->hist_u, strlen(p->hist_u), &h) == 0) {
+        p->u_p50 = hdr_value_at_percentile(&h, 50);
+        p->u_p99 = hdr_value_at_percentile(&h, 99);
+        hdr_free(&h);
+    }
+}
+
+/* An interval's latency in ns from its key: "p99_us", or "p99" as files
+ * written before the keys named their unit (us either way). */
+static int64_t point_us(const json_val *e, const char *key)
+{
+    char k[48];
+    double v;
+
+    snprintf(k, sizeof k, "%s_us", key);
+    v = json_num(json_get(e, k));
+    if (isnan(v))
+        v = json_num(json_get(e, key));
+    return isnan(v) || v < 0 ? 0 : (int64_t)llround(v * 1e3);
 }
 
 /* Add the base64 histogram at path (if any) into h. */
@@ -107,6 +302,9 @@ static int load_json(const char *path, const json_val *root, pc_loaded *l, char 
     if (jd(root, "config.interval_s") > 0)
         l->cfg.interval_ns = (uint64_t)(jd(root, "config.interval_s") * 1e9);
     l->have_config = l->have_outcomes = true;
+    l->test_file = path;
+    if (load_what_ran(root, l) < 0)
+        return fail(err, errlen, -ENOMEM, "out of memory%s%s", "", "");
 
     l->res.start_wall_ns = (uint64_t)(jd(root, "start_epoch_s") * 1e9);
     l->res.duration_ns = (uint64_t)(jd(root, "duration_s") * 1e9);
@@ -190,6 +388,14 @@ static int load_json(const char *path, const json_val *root, pc_loaded *l, char 
         p.bytes = ju(e, "bytes");
         p.hist = (char *)json_str(json_get(e, "histogram"));
         p.hist_u = (char *)json_str(json_get(e, "histogram_uncorrected"));
+        p.p50 = point_us(e, "p50");
+        p.p90 = point_us(e, "p90");
+        p.p99 = point_us(e, "p99");
+        p.p999 = point_us(e, "p99.9");
+        p.max = point_us(e, "max");
+        p.u_p50 = point_us(e, "uncorrected_p50");
+        p.u_p99 = point_us(e, "uncorrected_p99");
+        point_percentiles(&p);
         if (series_add_point(&l->series, &p) < 0)
             return -ENOMEM;
     }
@@ -268,6 +474,8 @@ static int load_hlog(const char *path, pc_loaded *l, char *err, size_t errlen)
     hlog_reader_close(r);
     if (first < 0)
         return fail(err, errlen, -EINVAL, "%s: no histogram in this file%s", path, "");
+    for (size_t i = 0; i < l->series.n; i++)
+        point_percentiles(&l->series.v[i]);
     l->res.start_wall_ns = (uint64_t)(first * 1e9);
     l->res.duration_ns = (uint64_t)((end - first) * 1e9);
     l->res.st.scheduled = l->res.st.completed;
@@ -341,6 +549,7 @@ static int merge_points(pc_point *a, const pc_point *b)
         hdr_free(&ha);
         hdr_free(&hb);
     }
+    point_percentiles(a);
     return rc;
 }
 
@@ -349,6 +558,49 @@ static int cmp_point(const void *x, const void *y)
     const pc_point *a = x, *b = y;
 
     return (a->start_s > b->start_s) - (a->start_s < b->start_s);
+}
+
+int merge_same_test(const pc_loaded *a, const pc_loaded *b, char *err, size_t errlen)
+{
+    const char *field = NULL;
+    char va[512] = "", vb[512] = "";
+
+    if (!a->test_file || !b->test_file)
+        return 0;
+    if (a->cfg.nreqs != b->cfg.nreqs) {
+        field = "URLs";
+        snprintf(va, sizeof va, "%zu", a->cfg.nreqs);
+        snprintf(vb, sizeof vb, "%zu", b->cfg.nreqs);
+    }
+    for (size_t i = 0; !field && i < a->cfg.nreqs; i++) {
+        const pc_reqspec *x = &a->cfg.reqs[i], *y = &b->cfg.reqs[i];
+
+        if (strcmp(x->url_text, y->url_text) != 0) {
+            field = "URL";
+            snprintf(va, sizeof va, "%s", x->url_text);
+            snprintf(vb, sizeof vb, "%s", y->url_text);
+        } else if (x->method && y->method && strcmp(x->method, y->method) != 0) {
+            field = "method";
+            snprintf(va, sizeof va, "%s", x->method);
+            snprintf(vb, sizeof vb, "%s", y->method);
+        } else if (x->body_len != y->body_len || strcmp(x->body_sha256, y->body_sha256) != 0) {
+            field = "body";
+            snprintf(va, sizeof va, "%zu bytes, sha256 %.16s", x->body_len, x->body_sha256);
+            snprintf(vb, sizeof vb, "%zu bytes, sha256 %.16s", y->body_len, y->body_sha256);
+        }
+    }
+    if (!field && strcmp(a->protocol, b->protocol) != 0) {
+        field = "protocol";
+        snprintf(va, sizeof va, "%s", a->protocol);
+        snprintf(vb, sizeof vb, "%s", b->protocol);
+    }
+    if (!field)
+        return 0;
+    snprintf(err, errlen,
+             "%s and %s differ in their %s (%.200s vs %.200s): not the same test "
+             "(--force merges them anyway)",
+             a->test_file, b->test_file, field, va, vb);
+    return -EINVAL;
 }
 
 int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen)
@@ -367,6 +619,30 @@ int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen)
     dst->cfg.rate += src->cfg.rate;
     if (src->cfg.duration_ns > dst->cfg.duration_ns)
         dst->cfg.duration_ns = src->cfg.duration_ns;
+    if (src->cfg.warmup_ns > dst->cfg.warmup_ns)
+        dst->cfg.warmup_ns = src->cfg.warmup_ns;
+    for (size_t i = 0; i < src->cfg.nreqs; i++) {
+        const pc_reqspec *r = &src->cfg.reqs[i];
+
+        if (add_request(&dst->cfg, r->method, r->url_text, r->body_len, r->body_sha256) < 0)
+            return fail(err, errlen, -ENOMEM, "out of memory%s%s", "", "");
+    }
+    for (size_t i = 0; i < src->cfg.nsource_cmdlines; i++)
+        if (add_cmdline(&dst->cfg, src->cfg.source_cmdlines[i]) < 0)
+            return fail(err, errlen, -ENOMEM, "out of memory%s%s", "", "");
+    for (size_t i = 0; i < src->ntargets; i++)
+        if (add_target(dst, src->targets[i]) < 0)
+            return fail(err, errlen, -ENOMEM, "out of memory%s%s", "", "");
+    if (!dst->test_file && src->test_file) {
+        /* dst was an interval log: the test is the first JSON file's. */
+        dst->test_file = src->test_file;
+        memcpy(dst->protocol, src->protocol, sizeof dst->protocol);
+        dst->cfg.h2 = src->cfg.h2;
+        dst->cfg.streams = src->cfg.streams;
+        dst->cfg.timeout_ns = src->cfg.timeout_ns;
+        dst->cfg.pipeline = src->cfg.pipeline;
+        dst->cfg.batch_latency = src->cfg.batch_latency;
+    }
     dst->have_config = dst->have_config && src->have_config;
     dst->have_outcomes = dst->have_outcomes && src->have_outcomes;
 
@@ -455,6 +731,8 @@ static void report_usage(FILE *f)
           "        --slo   <EXPR>   Check objectives on the merged result (exit 5 if one fails)\n"
           "        --from  <T>      Keep intervals starting at least T after the start\n"
           "        --to    <T>      ... and before T after the start\n"
+          "        --force          Merge files of different tests (URLs, methods, bodies,\n"
+          "                         protocols); the header then lists every target\n"
           "    -h, --help           Print this help\n",
           f);
 }
@@ -487,11 +765,12 @@ int report_main(int argc, char **argv)
         {"json", required_argument, NULL, 'j'}, {"hgrm", required_argument, NULL, 'g'},
         {"html", required_argument, NULL, 'H'}, {"slo", required_argument, NULL, 's'},
         {"from", required_argument, NULL, 'f'}, {"to", required_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
+        {"force", no_argument, NULL, 'F'},     {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     const char *json_path = NULL, *hgrm_path = NULL, *html_path = NULL;
     uint64_t from = 0, to = UINT64_MAX;
-    bool u_latency = false, window = false;
+    bool u_latency = false, window = false, force = false;
     pc_loaded m, one;
     char err[512] = "";
     FILE *text = stdout;
@@ -533,6 +812,9 @@ int report_main(int argc, char **argv)
             }
             window = true;
             break;
+        case 'F':
+            force = true;
+            break;
         case 'h':
             report_usage(stdout);
             return PC_EXIT_OK;
@@ -559,6 +841,7 @@ int report_main(int argc, char **argv)
     }
     for (int i = optind + 1; i < argc; i++) {
         if ((rc = merge_load(argv[i], &one, err, sizeof err)) < 0 ||
+            (!force && (rc = merge_same_test(&m, &one, err, sizeof err)) < 0) ||
             (rc = merge_add(&m, &one, err, sizeof err)) < 0) {
             merge_free(&one);
             merge_free(&m);
@@ -576,12 +859,20 @@ int report_main(int argc, char **argv)
     m.cfg.latency = true;
     m.cfg.u_latency = u_latency;
     m.cfg.hdr_layout = true;
+    m.cfg.slo = have_slo ? &slo : NULL;
     m.cfg.sources = (const char **)(argv + optind);
     m.cfg.nsources = (size_t)(argc - optind);
     if ((json_path && strcmp(json_path, "-") == 0) ||
         (html_path && strcmp(html_path, "-") == 0))
         text = stderr;
-    if (m.have_config) {
+    if (m.have_config && m.ntargets > 1) {
+        /* Several targets (--urls, or --force): name them all. */
+        fprintf(text, "Report of %zu file%s, %zu targets:\n", m.cfg.nsources,
+                m.cfg.nsources > 1 ? "s" : "", m.ntargets);
+        for (size_t i = 0; i < m.ntargets; i++)
+            fprintf(text, "  %s\n", m.targets[i]);
+        fprintf(text, "  %u threads and %u connections\n", m.cfg.threads, m.cfg.connections);
+    } else if (m.have_config) {
         fprintf(text, "Report of %zu file%s: %s\n", m.cfg.nsources, m.cfg.nsources > 1 ? "s" : "",
                 m.cfg.url_text);
         fprintf(text, "  %u threads and %u connections\n", m.cfg.threads, m.cfg.connections);

@@ -18,11 +18,22 @@ typedef struct pc_loaded {
     pc_series series;  /* per-interval points, wall-clock ordered */
     bool have_config;  /* came from JSON (threads, connections... known) */
     bool have_outcomes;/* counters beyond histogram counts are known */
+    const char *test_file; /* the file whose test (requests, protocol) this is;
+                              NULL: unknown (interval logs) */
+    char protocol[96];     /* asked for: config.protocol, and config.alpn if given */
+    char **targets;        /* every distinct request with its protocol, as the
+                              report header lists them (heap) */
+    size_t ntargets;
 } pc_loaded;
 
 /* Read one file (JSON result or interval log, told apart by content).
  * 0, or a negative errno with a one-line reason in err. */
 int merge_load(const char *path, pc_loaded *out, char *err, size_t errlen);
+
+/* Whether a and b ran the same test: the same requests (URLs, methods,
+ * bodies) over the same protocol (files that do not say are not compared).
+ * 0, or -EINVAL with one line naming both files and what differs. */
+int merge_same_test(const pc_loaded *a, const pc_loaded *b, char *err, size_t errlen);
 
 /* dst += src. Intervals align on the wall clock (to the nearest interval). */
 int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen);

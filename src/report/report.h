@@ -51,6 +51,13 @@ struct json_w;
 void report_json_obj(struct json_w *w, const pc_config *cfg, const pc_results *res,
                      const pc_series *series);
 
+/* The --slo objectives and their verdicts as a JSON array (one object per
+ * objective: as written, metric, operator, limit and measured value in the
+ * objective's unit, the value as printed, PASS/FAIL). v: slo_eval's. */
+struct pc_slo;
+struct pc_verdict;
+void report_json_objectives(struct json_w *w, const struct pc_slo *s, const struct pc_verdict *v);
+
 /* The percentile distribution file the HdrHistogram plotter reads (ms). */
 int report_hgrm(FILE *f, const pc_results *res);
 

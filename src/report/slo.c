@@ -227,6 +227,7 @@ static void eval_one(const pc_objective *o, double rate, const pc_results *res, 
     case SLO_MAX_LAT:
         if (!h->total_count) {
             snprintf(v->shown, sizeof v->shown, "no responses");
+            v->none = true;
             v->pass = false;
             return;
         }
@@ -255,6 +256,7 @@ static void eval_one(const pc_objective *o, double rate, const pc_results *res, 
         if (o->percent) {
             if (rate <= 0) {
                 snprintf(v->shown, sizeof v->shown, "n/a: a share of the rate needs -R");
+                v->none = true;
                 v->pass = false;
                 return;
             }

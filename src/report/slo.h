@@ -46,6 +46,7 @@ typedef struct pc_slo {
 /* One objective's verdict. */
 typedef struct pc_verdict {
     bool pass;
+    bool none;        /* nothing to measure (no responses; a share of -R without -R) */
     double measured;  /* in the objective's unit (ns, count, req/s, or fraction) */
     char shown[96];   /* the measured value as printed, e.g. "12.34ms", "0.52% (52 of 10000)" */
 } pc_verdict;

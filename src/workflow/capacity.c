@@ -97,12 +97,13 @@ static uint64_t step_duration(const pc_config *cfg, double rate)
     return ns > cfg->duration_ns ? ns : cfg->duration_ns;
 }
 
+/* Latency columns in ms (one unit per column, rows printed as they come). */
 static void fmt_lat(const hdr_hist *h, double p, char *buf, size_t cap)
 {
     if (!h->total_count)
         snprintf(buf, cap, "-");
     else
-        units_fmt_time_us((double)(p > 100 ? hdr_max(h) : hdr_value_at_percentile(h, p)) / 1e3, buf, cap);
+        snprintf(buf, cap, "%.3f", (double)(p > 100 ? hdr_max(h) : hdr_value_at_percentile(h, p)) / 1e6);
 }
 
 static void print_row(FILE *f, size_t i, const step *s)
@@ -122,7 +123,7 @@ static void print_row(FILE *f, size_t i, const step *s)
 static void print_head(FILE *f)
 {
     fprintf(f, "%4s  %12s  %12s  %10s  %10s  %10s  %10s  %8s  %s\n", "Step", "Rate", "Achieved",
-            "p50", "p99", "p99.9", "Max", "Errors", "SLO");
+            "p50(ms)", "p99(ms)", "p99.9(ms)", "Max(ms)", "Errors", "SLO");
 }
 
 /* Run one step at rate; -1 when the search must stop (error or signal). */
@@ -337,16 +338,7 @@ static int write_json(const search *S, const char *path, double answer, const ch
         json_w_kbool(&o.w, "pass", s->pass);
         json_w_kbool(&o.w, "inconclusive", s->inconclusive);
         json_w_key(&o.w, "objectives");
-        json_w_arr_begin(&o.w);
-        for (size_t k = 0; k < cfg->slo->n; k++) {
-            json_w_obj_begin(&o.w);
-            json_w_kstr(&o.w, "objective", cfg->slo->v[k].text);
-            json_w_kbool(&o.w, "pass", s->v[k].pass);
-            json_w_kdouble(&o.w, "measured", s->v[k].measured);
-            json_w_kstr(&o.w, "shown", s->v[k].shown);
-            json_w_obj_end(&o.w);
-        }
-        json_w_arr_end(&o.w);
+        report_json_objectives(&o.w, cfg->slo, s->v);
         json_w_key(&o.w, "result");
         if (s->json && json_parse(s->json, strlen(s->json), &doc, err, sizeof err) == 0)
             json_w_value(&o.w, doc);

@@ -52,9 +52,12 @@ static void cell_ratio(char *buf, size_t cap, const char *shown, double v, doubl
 enum { ROW_REQ, ROW_RPS, ROW_SPREAD, ROW_MBS, ROW_ERR, ROW_CONNERR, ROW_NON2XX, ROW_P50, ROW_P90,
        ROW_P99, ROW_P999, ROW_MAX, ROWS };
 
+/* One unit per row, named in the row (a row is one quantity across the
+ * targets): MB = 2^20 bytes as in wrk's Transfer/sec, latency in ms. */
 static const char *const row_name[ROWS] = {
-    "Requests", "Requests/sec", "  per round (min-max)", "Transfer/sec", "Errors",
-    "Connect errors", "Non-2xx or 3xx", "Latency p50", "Latency p90", "Latency p99", "Latency p99.9", "Latency max"};
+    "Requests", "Requests/sec", "  per round (min-max)", "Transfer/sec (MB)", "Errors",
+    "Connect errors", "Non-2xx or 3xx", "Latency p50 (ms)", "Latency p90 (ms)",
+    "Latency p99 (ms)", "Latency p99.9 (ms)", "Latency max (ms)"};
 
 /* The measured value behind each row, for ratios (NAN: no ratio). */
 static double row_value(const target *t, int row)
@@ -86,7 +89,6 @@ static void row_text(const target *t, int row, char *buf, size_t cap)
     const pc_stats *st = &t->total.st;
     uint64_t errors = stats_outcomes(st) - st->completed;
     double v = row_value(t, row), lo = INFINITY, hi = 0;
-    char a[32], b[32];
 
     switch (row) {
     case ROW_REQ:
@@ -103,8 +105,7 @@ static void row_text(const target *t, int row, char *buf, size_t cap)
         snprintf(buf, cap, "%.0f-%.0f", t->rounds_run ? lo : 0, hi);
         break;
     case ROW_MBS:
-        units_fmt_binary(v, a, sizeof a);
-        snprintf(buf, cap, "%sB", a);
+        snprintf(buf, cap, "%.2f", v / 1048576.0);
         break;
     case ROW_ERR:
         snprintf(buf, cap, "%" PRIu64, errors);
@@ -116,8 +117,10 @@ static void row_text(const target *t, int row, char *buf, size_t cap)
         snprintf(buf, cap, "%" PRIu64, st->non2xx);
         break;
     default:
-        units_fmt_time_us(v / 1e3, b, sizeof b);
-        snprintf(buf, cap, "%s", st->latency.total_count ? b : "-");
+        if (st->latency.total_count)
+            snprintf(buf, cap, "%.3f", v / 1e6);
+        else
+            snprintf(buf, cap, "-");
         break;
     }
 }

@@ -121,13 +121,15 @@ static int plan(suite *S, FILE *err)
     return 0;
 }
 
+/* MB = 2^20 bytes, as wrk's Transfer/sec and every other pacer output. */
 static double mbps(const pc_results *r)
 {
     double secs = (double)r->duration_ns / 1e9;
 
-    return secs > 0 ? (double)r->st.bytes_read / 1e6 / secs : 0;
+    return secs > 0 ? (double)r->st.bytes_read / 1048576.0 / secs : 0;
 }
 
+/* The per-run line's p99, in wrk's units. */
 static void fmt_p99(const pc_results *r, char *buf, size_t cap)
 {
     if (r->st.latency.total_count)
@@ -141,8 +143,9 @@ static void print_table(FILE *f, const suite *S)
     enum { NC = 8 };
     size_t nrows = 1;
     char **cells = calloc((size_t)(S->nruns + 1) * NC, sizeof *cells);
+    /* One unit per column: the table's p99 is in ms whatever its size. */
     static const char *const head[NC] = {"target", "profile", "duration", "req/s", "MB/s",
-                                         "failures", "p99", "SLO"};
+                                         "failures", "p99(ms)", "SLO"};
 
     if (!cells)
         return;
@@ -161,7 +164,11 @@ static void print_table(FILE *f, const suite *S)
         snprintf(buf[3], 64, "%.2f", report_rate(&r->res));
         snprintf(buf[4], 64, "%.2f", mbps(&r->res));
         snprintf(buf[5], 64, "%" PRIu64, stats_failed(&r->res.st));
-        fmt_p99(&r->res, buf[6], 64);
+        if (r->res.st.latency.total_count)
+            snprintf(buf[6], 64, "%.3f",
+                     (double)hdr_value_at_percentile(&r->res.st.latency, 99) / 1e6);
+        else
+            snprintf(buf[6], 64, "-");
         snprintf(buf[7], 64, "%s", !r->cfg.slo ? "-" : r->slo_pass ? "PASS" : "FAIL");
         for (int c = 0; c < NC; c++)
             cells[nrows * NC + c] = strdup(buf[c]);

@@ -62,6 +62,12 @@ ok capacity_grew_then_bisected "$(awk '{ print $2 }' "$D/cap.rows" | tr '\n' ' '
 ok capacity_json "$(head -c 300 "$D/cap.json")" \
     "[ \"\$(json_get '$D/cap.json' \"'%.2f %d' % (d['capacity_rate'], len(d['steps']))\")\" = \"$ans \$(wc -l <'$D/cap.rows')\" ]"
 ok capacity_json_valid "$(valid_workflow "$D/cap.json")" "valid_workflow '$D/cap.json' >/dev/null"
+# Latency columns in ms, each cell the step's own value.
+ok capacity_latency_ms "$(head -3 "$D/cap.rows")" \
+    "grep -qE '^Step +Rate +Achieved +p50\(ms\) +p99\(ms\) +p99.9\(ms\) +Max\(ms\) +Errors +SLO\$' '$D/cap.out' && [ \"\$(awk '{ printf \"%s%s\", s, \$5; s = \" \" }' '$D/cap.rows')\" = \"\$(json_get '$D/cap.json' \"' '.join('%.3f' % (s['result']['latency']['corrected']['percentiles']['99'] / 1000) for s in d['steps'])\")\" ]"
+# A step's verdicts are its result's, latency in us as in the rest of the JSON.
+ok capacity_json_objectives "$(json_get "$D/cap.json" "d['steps'][0]['objectives']")" \
+    "[ \"\$(json_get '$D/cap.json' \"all(s['objectives'] == s['result']['slo']['objectives'] and s['objectives'][0]['unit'] == 'us' and s['objectives'][0]['measured'] == s['result']['latency']['corrected']['percentiles']['99'] and s['pass'] == s['result']['slo']['pass'] for s in d['steps'])\")\" = True ]"
 ok capacity_time_bounded "took $((SECONDS - start)) s" "[ $((SECONDS - start)) -lt 60 ]"
 if html_charts "$D/cap.html" capacity_html; then
     n=$(wc -l <"$D/cap.rows")
@@ -146,7 +152,10 @@ ok compare_rounds_add_up "A $reqA B $reqB (2 rounds x 1 s x 400/s)" \
 ok compare_ratio_column "$(grep 'Requests/sec' "$D/cmp.out")" \
     "grep -qE '^Requests/sec +[0-9.]+ +[0-9.]+ \((0\.9[5-9]|1\.0[0-5])x\)' '$D/cmp.out'"
 ok compare_latency_rows "$(grep Latency "$D/cmp.out")" \
-    "[ \$(grep -cE '^Latency (p50|p90|p99|p99.9|max) +[0-9.]+(us|ms|s) +[0-9.]+(us|ms|s) \([0-9.]+x\)' '$D/cmp.out') -eq 5 ]"
+    "[ \$(grep -cE '^Latency (p50|p90|p99|p99.9|max) \(ms\) +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3} \([0-9.]+x\)\$' '$D/cmp.out') -eq 5 ]"
+# One unit per row: latency in ms, transfer in MB of 2^20 bytes (as wrk's Transfer/sec).
+ok compare_units "$(grep -E '^(Transfer|Latency p99 )' "$D/cmp.out")" \
+    "[ \"\$(awk '/^Transfer\/sec \(MB\) / { t = \$3 } /^Latency p99 \(ms\) / { l = \$4 } END { print t, l }' '$D/cmp.out')\" = \"\$(json_get '$D/cmp.json' \"'%.2f %.3f' % (d['targets'][0]['result']['bytes']['read_per_s'] / 2**20, d['targets'][0]['result']['latency']['corrected']['percentiles']['99'] / 1000)\")\" ]"
 ok compare_json "$(head -c 200 "$D/cmp.json")" \
     "[ \"\$(json_get '$D/cmp.json' \"' '.join(str(len(t['requests_per_sec_by_round'])) + ':' + str(t['result']['requests']['completed']) for t in d['targets'])\")\" = '2:$reqA 2:$reqB' ]"
 ok compare_json_valid "$(valid_workflow "$D/cmp.json")" "valid_workflow '$D/cmp.json' >/dev/null"
@@ -162,7 +171,7 @@ ok compare_slo_exit5 "exit $rc" "[ $rc -eq 5 ] && [ \$(grep -c '^SLO for [AB] (h
 "$PACER" compare -t1 -c2 -d300ms --rounds 1 "$PLAIN" "http://127.0.0.1:1/" >"$D/cmpdead.out" 2>&1
 rc=$?
 ok compare_dead_target_exit3 "exit $rc: $(grep -E 'Connect errors|Latency p99 ' "$D/cmpdead.out")" \
-    "[ $rc -eq 3 ] && grep -qE '^Connect errors +0 +[1-9][0-9]*\$' '$D/cmpdead.out' && grep -qE '^Latency p99 +[0-9.]+(us|ms) +-\$' '$D/cmpdead.out'"
+    "[ $rc -eq 3 ] && grep -qE '^Connect errors +0 +[1-9][0-9]*\$' '$D/cmpdead.out' && grep -qE '^Latency p99 \(ms\) +[0-9]+\.[0-9]{3} +-\$' '$D/cmpdead.out'"
 "$PACER" capacity --slo 'p50<=10ms' -t1 -c2 -d300ms --pause 0 "http://127.0.0.1:1/" >"$D/capdead.out" 2>&1
 rc=$?
 ok capacity_dead_target_exit3 "exit $rc: $(tail -1 "$D/capdead.out")" \
@@ -200,10 +209,13 @@ ok suite_exit0 "exit $rc: $(tail -3 "$D/suite.err")" "[ $rc -eq 0 ]"
 ok suite_lines "$(cat "$D/suite.out")" \
     "[ \$(grep -cE '^  (nginx|serve) finished in 1\.[0-9]+ seconds, [0-9.]+ req/s, [0-9.]+ MB/s, 0 failures, p99 [0-9.]+(us|ms)' '$D/suite.out') -eq 4 ]"
 ok suite_table "$(tail -5 "$D/suite.out")" \
-    "grep -qE '^target +profile +duration +req/s +MB/s +failures +p99 +SLO' '$D/suite.out' && [ \$(grep -cE '^(nginx|serve) +(closed|rated) +1\.[0-9]+s ' '$D/suite.out') -eq 4 ] && [ \$(grep -cE ' rated .* PASS\$' '$D/suite.out') -eq 2 ]"
+    "grep -qE '^target +profile +duration +req/s +MB/s +failures +p99\(ms\) +SLO' '$D/suite.out' && [ \$(grep -cE '^(nginx|serve) +(closed|rated) +1\.[0-9]+s ' '$D/suite.out') -eq 4 ] && [ \$(grep -cE ' rated .* PASS\$' '$D/suite.out') -eq 2 ]"
 nginx_runs=$(json_get "$D/suite.json" "sum(r['result']['requests']['completed'] for r in d['runs'] if r['target'] == 'nginx')")
 ok suite_nginx_log_matches "JSON $nginx_runs, nginx logged $(( $(grep -c 'suite nginx' "$NGX_DIR/access.log") - before ))" \
     "[ -n '$nginx_runs' ] && [ '$nginx_runs' -eq \$(( \$(grep -c 'suite nginx' '$NGX_DIR/access.log') - $before )) ]"
+# One unit per column: MB/s of 2^20 bytes (as wrk's Transfer/sec), p99 in ms.
+ok suite_units "$(grep -E '^(nginx|serve) ' "$D/suite.out")" \
+    "[ \"\$(awk '/^(nginx|serve) +(closed|rated) / { printf \"%s%s %s\", s, \$5, \$7; s = \" \" }' '$D/suite.out')\" = \"\$(json_get '$D/suite.json' \"' '.join('%.2f %.3f' % (r['result']['bytes']['read_per_s'] / 2**20, r['result']['latency']['corrected']['percentiles']['99'] / 1000) for r in d['runs'])\")\" ]"
 ok suite_json_valid "$(valid_workflow "$D/suite.json")" \
     "valid_workflow '$D/suite.json' >/dev/null && [ \"\$(json_get '$D/suite.json' \"len(d['runs']), [r['slo_pass'] for r in d['runs']]\")\" = '4 [None, None, True, True]' ]"
 ok suite_rated_runs_at_rate "$(grep rated -A2 "$D/suite.out")" \
