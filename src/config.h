@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <strings.h>
 
 #define PACER_VERSION "0.1.0"
 
@@ -57,6 +58,15 @@ typedef struct pc_reqspec {
     char body_sha256[65]; /* hex; "" = computed from body when written (pacer report
                              fills it in from a result file, which has no body) */
 } pc_reqspec;
+
+/* Headers whose values are credentials: result files (the JSON's
+ * cmdline and headers) show them as REDACTED. */
+static inline bool pc_header_is_secret(const char *name, size_t len)
+{
+    return (len == 13 && strncasecmp(name, "authorization", 13) == 0) ||
+           (len == 19 && strncasecmp(name, "proxy-authorization", 19) == 0) ||
+           (len == 6 && strncasecmp(name, "cookie", 6) == 0);
+}
 
 typedef struct pc_header {
     char *name;           /* heap, validated token */

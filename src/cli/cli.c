@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli/units.h"
@@ -316,6 +317,30 @@ static int take_targets(pc_config *cfg, int argc, char **argv, FILE *err)
     return 0;
 }
 
+/* The values of -A/--basic-auth and -C/--cookie. */
+static bool secret_follows(const char *flag)
+{
+    return strcmp(flag, "-A") == 0 || strcmp(flag, "--basic-auth") == 0 ||
+           strcmp(flag, "-C") == 0 || strcmp(flag, "--cookie") == 0;
+}
+
+/* An argument that carries a secret itself (--basic-auth=U:P, -Auser:pw,
+ * -H'Authorization: x', or a header value after -H): its redacted form. */
+static bool secret_inline(const char *a, char *buf, size_t cap)
+{
+    const char *h = strncmp(a, "-H", 2) == 0 && a[2] ? a + 2 : a, *colon = strchr(h, ':');
+
+    if (strncmp(a, "--basic-auth=", 13) == 0 || (strncmp(a, "-A", 2) == 0 && a[2])) {
+        snprintf(buf, cap, "%.*sREDACTED", a[1] == 'A' ? 2 : 13, a);
+        return true;
+    }
+    if (colon && pc_header_is_secret(h, (size_t)(colon - h)) && colon - a < 200) {
+        snprintf(buf, cap, "%.*s REDACTED", (int)(colon - a + 1), a);
+        return true;
+    }
+    return false;
+}
+
 /* The command line as one shell-quoted string, for the result files: a run
  * must say what was run. Subcommands' argv[0] is their name ("compare"). */
 static char *join_cmdline(int mode, int argc, char **argv)
@@ -329,6 +354,13 @@ static char *join_cmdline(int mode, int argc, char **argv)
     fputs("pacer", f);
     for (int i = mode == PC_MODE_RUN ? 1 : 0; i < argc; i++) {
         const char *a = argv[i];
+        char redacted[300];
+
+        /* Result files are shared: credentials stay out of them. */
+        if (i > 0 && secret_follows(argv[i - 1]))
+            a = "REDACTED";
+        else if (secret_inline(a, redacted, sizeof redacted))
+            a = redacted;
 
         fputc(' ', f);
         if (*a && !a[strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"

@@ -144,7 +144,10 @@ static void w_config(json_w *w, const pc_config *cfg)
     for (size_t i = 0; i < cfg->nheaders; i++) {
         char line[1024];
 
-        snprintf(line, sizeof line, "%s: %s", cfg->headers[i].name, cfg->headers[i].value);
+        snprintf(line, sizeof line, "%s: %s", cfg->headers[i].name,
+                 pc_header_is_secret(cfg->headers[i].name, strlen(cfg->headers[i].name))
+                     ? "REDACTED"
+                     : cfg->headers[i].value);
         json_w_str(w, line);
     }
     json_w_arr_end(w);

@@ -122,6 +122,15 @@ ok help_word "exit $?" "grep -q '^Usage: pacer' '$R'"
 "$PACER" --version >"$R" 2>&1
 ok version_only "$(cat "$R")" "[ \$(wc -l <'$R') -eq 1 ] && grep -qE '^pacer [0-9]+\.[0-9]+\.[0-9]+ ' '$R'"
 
+# --- the recorded command line keeps credentials out of result files -----
+"$PACER" -t1 -c1 -d100ms -A user:s3cret -C sid=t0ken -H 'Authorization: Bearer k3y' -H 'X-Keep: v1' \
+    --json "$J" "$URL" >/dev/null 2>&1
+cmd=$(json_get "$J" "d['config']['cmdline']")
+hdrs=$(json_get "$J" "d['config']['headers']")
+ok cmdline_redacts_credentials "$cmd | $hdrs" "
+    ! grep -qE 's3cret|t0ken|k3y' '$J' && echo '$cmd' | grep -q -- '-A REDACTED -C REDACTED' &&
+    echo '$cmd' | grep -q 'X-Keep: v1' && echo '$hdrs' | grep -q 'Authorization: REDACTED'"
+
 # --- -c 1 with the default two threads: one thread, said so ---------------
 "$PACER" -c1 -d200ms "$URL" >"$R" 2>"$R.err"
 rc=$?
