@@ -497,6 +497,40 @@ static void test_report_html_without_series(void)
     json_free(v);
 }
 
+/* Named x values and reference lines reach the embedded data; a verdict
+ * is a marked paragraph, escaped like any text. */
+static void test_categories_reference_verdict(void)
+{
+    const char *names[] = {"closed", NASTY};
+    double x[2] = {0, 1}, y[2] = {5, 6};
+    html_doc *d = html_doc_new("t");
+    html_chart *c = html_doc_chart(d, "c", "Profile", HTML_LINEAR, "y", HTML_LINEAR);
+    json_val *v;
+    char *out;
+    int rc = -1;
+
+    html_chart_categories(c, 2, names);
+    html_chart_series(c, "data", 2, x, y);
+    html_chart_reference(c, "target", 2, x, y);
+    html_doc_verdict(d, true, "all <good>");
+    html_doc_verdict(d, false, "not good");
+    out = page(d, &rc);
+    html_doc_free(d);
+    CHECK_EQ_I64(rc, 0);
+    CHECK(out != NULL);
+    CHECK(strstr(out, "<p class=\"pacer-verdict pass\">all &lt;good&gt;</p>") != NULL);
+    CHECK(strstr(out, "<p class=\"pacer-verdict fail\">not good</p>") != NULL);
+    v = data_of(out);
+    free(out);
+    CHECK(v != NULL);
+    CHECK_EQ_I64(json_len(json_path(v, "charts.0.xcategories")), 2);
+    CHECK_EQ_STR(json_str(json_path(v, "charts.0.xcategories.0")), "closed");
+    CHECK_EQ_STR(json_str(json_path(v, "charts.0.xcategories.1")), NASTY);
+    CHECK(!json_bool(json_path(v, "charts.0.series.0.ref")));
+    CHECK(json_bool(json_path(v, "charts.0.series.1.ref")));
+    json_free(v);
+}
+
 int main(void)
 {
     RUN(test_escapes_text_everywhere);
@@ -509,5 +543,6 @@ int main(void)
     RUN(test_report_html);
     RUN(test_report_html_from_histograms);
     RUN(test_report_html_without_series);
+    RUN(test_categories_reference_verdict);
     return unit_done();
 }
