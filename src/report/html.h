@@ -99,9 +99,10 @@ int html_doc_write(const html_doc *d, FILE *f);
 
 /* The run report (--html, `pacer report --html`): the run's shape, a
  * summary and latency table, the latency percentile spectrum (corrected and
- * uncorrected), latency, throughput and errors over time (from series,
- * which may be NULL or empty), the connect / TLS / first-byte breakdown,
- * and the text report. 0, -ENOMEM or -EIO. */
+ * uncorrected), latency, throughput (with the -R line) and errors over time
+ * (from series, which may be NULL or empty; an errors chart of zeros is one
+ * line instead), the connect / TLS / first-byte breakdown, and the text
+ * report. 0, -ENOMEM or -EIO. */
 int report_html(FILE *f, const pc_config *cfg, const pc_results *res, const pc_series *series);
 
 #endif

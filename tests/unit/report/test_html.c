@@ -406,7 +406,13 @@ static void test_report_html(void)
     CHECK_EQ_STR(json_str(json_path(v, "charts.0.title")), "Latency by percentile");
     CHECK_EQ_I64(json_len(json_path(v, "charts.0.series")), 2);
     CHECK_EQ_I64(json_len(json_path(v, "charts.1.series")), 3);
-    CHECK_EQ_I64(json_len(json_path(v, "charts.2.series")), 1);
+    /* Throughput, and the requested rate as a reference line. */
+    CHECK_EQ_I64(json_len(json_path(v, "charts.2.series")), 2);
+    CHECK_EQ_STR(json_str(json_path(v, "charts.2.series.1.name")), "requested (-R)");
+    CHECK(json_path(v, "charts.2.series.0.ref") == NULL);
+    CHECK(json_bool(json_path(v, "charts.2.series.1.ref")));
+    CHECK_NEAR(json_num(json_path(v, "charts.2.series.1.y.0")), 100.0, 1e-9);
+    CHECK_NEAR(json_num(json_path(v, "charts.2.series.1.y.1")), 100.0, 1e-9);
     CHECK_EQ_I64(json_len(json_path(v, "charts.3.series")), 3);
     CHECK_EQ_I64(json_len(json_path(v, "charts.4.series")), 2); /* connect, first byte: no TLS */
     CHECK_EQ_STR(json_str(json_path(v, "charts.4.series.1.name")), "first byte");
@@ -467,7 +473,13 @@ static void test_report_html_from_histograms(void)
      * the breakdown chart has none. */
     CHECK_EQ_I64(json_len(json_path(v, "charts.0.series")), 2);
     CHECK_EQ_I64(json_len(json_path(v, "charts.0.series.0.x")), 0);
-    CHECK_EQ_I64(json_len(json_path(v, "charts.4.series")), 0);
+    /* No errors chart (no interval had one), no -R line; the breakdown
+     * has no series. */
+    CHECK_EQ_I64(json_len(json_get(v, "charts")), 4);
+    CHECK_EQ_I64(json_len(json_path(v, "charts.2.series")), 1);
+    CHECK_EQ_STR(json_str(json_path(v, "charts.3.title")),
+                 "Connect, TLS and first-byte percentiles");
+    CHECK_EQ_I64(json_len(json_path(v, "charts.3.series")), 0);
     json_free(v);
 }
 
@@ -531,6 +543,92 @@ static void test_categories_reference_verdict(void)
     json_free(v);
 }
 
+/* The run report as a string (heap); NULL if it could not be written. */
+static char *report_of(const pc_config *cfg, const pc_results *res, const pc_series *s)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+
+    if (!f)
+        return NULL;
+    if (report_html(f, cfg, res, s) != 0) {
+        fclose(f);
+        free(out);
+        return NULL;
+    }
+    fclose(f);
+    return out;
+}
+
+/* The run report of a series with no errors says so in one line; never-sent
+ * requests placed in their intervals are drawn. */
+static void test_report_html_errors_line(void)
+{
+    pc_config cfg;
+    pc_results res;
+    pc_series s = {.interval_s = 1};
+    pc_interval *iv = interval_new();
+    uint64_t due[2] = {3, 1};
+    json_val *v;
+    char *out;
+
+    CHECK(iv != NULL);
+    memset(&cfg, 0, sizeof cfg);
+    memset(&res, 0, sizeof res);
+    cfg.threads = 1;
+    CHECK(stats_init(&res.st) == 0);
+    res.st.scheduled = res.st.completed = 20;
+    for (int i = 0; i < 2; i++) {
+        interval_reset(iv);
+        iv->start_ns = (uint64_t)i * 1000000000ull;
+        iv->end_ns = iv->start_ns + 1000000000ull;
+        iv->completed = 10;
+        CHECK(series_add_interval(&s, iv, 1700000000.0 + i) == 0);
+    }
+    out = report_of(&cfg, &res, &s);
+    CHECK(out != NULL && strstr(out, "<p>No errors: 0 of 20 requests failed.</p>") != NULL);
+    v = data_of(out);
+    CHECK(v != NULL);
+    for (size_t i = 0; i < json_len(json_get(v, "charts")); i++)
+        CHECK(strcmp(json_str(json_path(json_at(json_get(v, "charts"), i), "title")),
+                     "Errors over time") != 0);
+    json_free(v);
+    free(out);
+
+    /* Failed requests outside every interval (interrupted): not "No errors". */
+    res.st.interrupted = 2;
+    res.st.scheduled = 22;
+    out = report_of(&cfg, &res, &s);
+    CHECK(out != NULL && strstr(out, "<p>No errors in any interval; 2 of 22 requests failed "
+                                     "outside them (see Requests).</p>") != NULL);
+    free(out);
+
+    /* Never-sent requests placed in their intervals: the chart, with them. */
+    res.st.interrupted = 0;
+    res.st.never_sent = 4;
+    res.st.scheduled = 24;
+    res.start_wall_ns = 1700000000ull * 1000000000ull;
+    res.never_sent_due = due;
+    res.never_sent_n = 2;
+    series_place_never_sent(&s, &res);
+    out = report_of(&cfg, &res, &s);
+    CHECK(out != NULL && strstr(out, "No errors") == NULL);
+    v = data_of(out);
+    free(out);
+    CHECK_EQ_STR(json_str(json_path(v, "charts.3.title")), "Errors over time");
+    CHECK_EQ_I64(json_len(json_path(v, "charts.3.series")), 4);
+    CHECK_EQ_STR(json_str(json_path(v, "charts.3.series.3.name")),
+                 "never sent (in the interval due)");
+    CHECK_NEAR(json_num(json_path(v, "charts.3.series.3.y.0")), 3, 1e-9);
+    CHECK_NEAR(json_num(json_path(v, "charts.3.series.3.y.1")), 1, 1e-9);
+    CHECK_NEAR(json_num(json_path(v, "charts.3.series.0.y.0")), 3, 1e-9);
+    json_free(v);
+    interval_free(iv);
+    series_free(&s);
+    stats_free(&res.st);
+}
+
 int main(void)
 {
     RUN(test_escapes_text_everywhere);
@@ -544,5 +642,6 @@ int main(void)
     RUN(test_report_html_from_histograms);
     RUN(test_report_html_without_series);
     RUN(test_categories_reference_verdict);
+    RUN(test_report_html_errors_line);
     return unit_done();
 }
