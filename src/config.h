@@ -130,6 +130,8 @@ typedef struct pc_config {
     bool hdr_layout;       /* wrk2's latency block even without -R */
     const char **sources;  /* the files merged */
     size_t nsources;
+    char **source_cmdlines; /* the command lines of the runs merged */
+    size_t nsource_cmdlines;
     const char *script_path; /* -s/--script: a wrk Lua script */
     char **script_args;    /* everything after the URL / after "--" */
     int nscript_args;

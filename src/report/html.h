@@ -97,8 +97,10 @@ void html_chart_spectrum(html_chart *c, const char *name, const hdr_hist *h, dou
  * is NULL); -EIO if writing to f failed. Can be called more than once. */
 int html_doc_write(const html_doc *d, FILE *f);
 
-/* The run report (--html, `pacer report --html`): the run's shape, a
- * summary and latency table, the latency percentile spectrum (corrected and
+/* The run report (--html, `pacer report --html`): the command line
+ * (cfg->cmdline; without one, the files merged and cfg->source_cmdlines),
+ * the run's shape, the --slo verdict and objectives (cfg->slo), a summary
+ * and latency table, the latency percentile spectrum (corrected and
  * uncorrected), latency, throughput (with the -R line) and errors over time
  * (from series, which may be NULL or empty; an errors chart of zeros is one
  * line instead), the connect / TLS / first-byte breakdown, and the text

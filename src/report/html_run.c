@@ -15,6 +15,7 @@
 
 #include "report/html.h"
 #include "report/report.h"
+#include "report/slo.h"
 #include "stats/hdr_codec.h"
 
 #define CELL 200
@@ -72,6 +73,70 @@ static const char *ms(char *buf, const hdr_hist *h, double p)
     return buf;
 }
 
+/* What was typed: the command line, or for `pacer report` the files
+ * merged and the command lines recorded in them. */
+static void command(html_doc *d, const pc_config *cfg)
+{
+    tbl tb = {.ncols = 1}, *t = &tb;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m;
+
+    if (cfg->cmdline) {
+        html_doc_pre(d, cfg->cmdline);
+        return;
+    }
+    if (!cfg->nsources)
+        return;
+    row(t, cfg->nsources > 1 ? "Files merged" : "File reported on", NULL);
+    for (size_t i = 0; i < cfg->nsources; i++)
+        row(t, cfg->sources[i], NULL);
+    if (cfg->nsources > ROWS - 1) /* the header and ROWS - 2 files, then this */
+        snprintf(t->cell[ROWS - 1][0], CELL, "... and %zu more", cfg->nsources - (ROWS - 2));
+    table(d, NULL, t);
+    if (!cfg->nsource_cmdlines) {
+        html_doc_text(d, cfg->nsources > 1 ? "No command line is recorded in them."
+                                           : "No command line is recorded in it.");
+        return;
+    }
+    m = open_memstream(&buf, &len);
+    for (size_t i = 0; m && i < cfg->nsource_cmdlines; i++)
+        fprintf(m, "%s%s", i ? "\n" : "", cfg->source_cmdlines[i]);
+    if (m && fclose(m) == 0) {
+        html_doc_text(d, cfg->nsource_cmdlines > 1 ? "The command lines of the runs merged:"
+                                                   : "The command line of the run:");
+        html_doc_pre(d, buf);
+    }
+    free(buf);
+}
+
+/* With --slo: the verdict, then each objective against what was measured. */
+static void objectives(html_doc *d, const pc_config *cfg, const pc_results *res)
+{
+    const pc_slo *slo = cfg->slo;
+    pc_verdict v[SLO_MAX];
+    tbl tb = {.ncols = 3}, *t = &tb;
+    char line[160];
+    size_t failed = 0;
+    bool all;
+
+    if (!slo || !slo->n)
+        return;
+    all = slo_eval(slo, cfg->rate, res, v);
+    html_doc_heading(d, "Service-level objectives");
+    for (size_t i = 0; i < slo->n; i++)
+        failed += !v[i].pass;
+    if (all)
+        snprintf(line, sizeof line, "SLO PASSED: all %zu objectives met", slo->n);
+    else
+        snprintf(line, sizeof line, "SLO FAILED: %zu of %zu objectives not met", failed, slo->n);
+    html_doc_verdict(d, all, line);
+    row(t, "Objective", "Measured", "Verdict", NULL);
+    for (size_t i = 0; i < slo->n && t->nrows < ROWS; i++)
+        row(t, slo->v[i].text, v[i].shown, v[i].pass ? "PASS" : "FAIL", NULL);
+    table(d, NULL, t);
+}
+
 /* What was run, in one paragraph. */
 static void shape(html_doc *d, const pc_config *cfg, const pc_results *res)
 {
@@ -93,13 +158,6 @@ static void shape(html_doc *d, const pc_config *cfg, const pc_results *res)
         snprintf(line + n, sizeof line - n, ", %.2f s measured, protocol %s%s.",
                  (double)res->duration_ns / 1e9, report_protocol(&res->st), when);
     html_doc_text(d, line);
-    if (cfg->nsources) {
-        n = (size_t)snprintf(line, sizeof line, "Merged from %zu file%s:", cfg->nsources,
-                             cfg->nsources > 1 ? "s" : "");
-        for (size_t i = 0; i < cfg->nsources && n < sizeof line; i++)
-            n += (size_t)snprintf(line + n, sizeof line - n, " %s", cfg->sources[i]);
-        html_doc_text(d, line);
-    }
     if (res->warmup_ns) {
         snprintf(line, sizeof line, "A warm-up of %.2f s came first; its %" PRIu64
                  " requests are not counted here.", (double)res->warmup_ns / 1e9,
@@ -352,7 +410,9 @@ int report_html(FILE *f, const pc_config *cfg, const pc_results *res, const pc_s
     d = html_doc_new(title);
     if (!d)
         return -ENOMEM;
+    command(d, cfg);
     shape(d, cfg, res);
+    objectives(d, cfg, res);
     html_doc_heading(d, "Summary");
     summary(d, cfg, res);
 

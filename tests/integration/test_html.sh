@@ -39,6 +39,8 @@ check() {
 
 # chart_series NAME TITLE: the series html_check saw drawn in a chart.
 chart_series() { awk -F'\t' -v t="$2" '$1 == t { print $2 }' "$D/$1.check/charts.tsv"; }
+# before_h2 FILE: the page from <body> to its first <h2> (what it shows first).
+before_h2() { sed -n '/^<body>/,/<h2>/p' "$1"; }
 
 # The "Completed" cell of the summary table.
 html_completed() { grep -oE '<td>Completed</td><td class="num">[0-9]+</td>' "$1" | grep -oE '[0-9]+' | head -n1; }
@@ -67,11 +69,18 @@ ok html_bad_path_before_run "$out" "! printf '%s' \"\$out\" | grep -q Running"
 
 # ---- plain HTTP against pacer serve -------------------------------------
 "$PACER" -t2 -c8 -d3s -R1000 --html "$D/h.html" --json "$D/h.json" --hlog "$D/h.hlog" \
-    "$SERVE_URL" >"$D/h.txt" 2>&1
+    --slo 'p99<=1s, errors<=0' "$SERVE_URL" >"$D/h.txt" 2>&1
 rc=$?
 ok html_http_exit0 "exit $rc: $(tail -3 "$D/h.txt")" [ "$rc" -eq 0 ]
 ok html_http_no_tmp_left "$(ls "$D")" "! ls '$D' | grep -q tmp"
 check html_http "$D/h.html" 2 0 2
+# At the top: the command line as typed, then the SLO verdict.
+ok html_http_cmdline_first "$(before_h2 "$D/h.html")" \
+    "before_h2 '$D/h.html' | grep -qF \"<pre>pacer -t2 -c8 -d3s -R1000 --html $D/h.html --json $D/h.json --hlog $D/h.hlog --slo &#39;p99&lt;=1s, errors&lt;=0&#39; $SERVE_URL</pre>\""
+ok html_http_slo_verdict "$(grep -A3 'pacer-verdict' "$D/h.html")" \
+    "grep -qF '<p class=\"pacer-verdict pass\">SLO PASSED: all 2 objectives met</p>' '$D/h.html' &&
+     grep -qE '<tr><td>p99&lt;=1s</td><td class=\"num\">[0-9.]+(us|ms)</td><td>PASS</td></tr>' '$D/h.html' &&
+     grep -qF '<tr><td>errors&lt;=0</td><td class=\"num\">0</td><td>PASS</td></tr>' '$D/h.html'"
 # No failure: one line says so instead of a chart of zeros.
 ok html_http_no_errors_line "$(grep -i 'errors' "$D/h.html" | head -5)" \
     "grep -qF '<p>No errors: 0 of $(json_get "$D/h.json" "d['requests']['scheduled']") requests failed.</p>' '$D/h.html'"
@@ -94,6 +103,9 @@ ok html_http_p99_values "$(chart_values "$D/h.html" "Latency over time (correcte
 rc=$?
 ok html_report_json_exit0 "exit $rc: $(tail -3 "$D/r.txt")" [ "$rc" -eq 0 ]
 check html_report_json "$D/r.html" 2 0 2
+# pacer report has no command line of its own: it lists the files merged.
+ok html_report_json_sources "$(before_h2 "$D/r.html")" \
+    "before_h2 '$D/r.html' | grep -qF '<tr><td>$D/h.json</td></tr>' && ! before_h2 '$D/r.html' | grep -q '<pre>pacer report'"
 ok html_report_json_completed "html $(html_completed "$D/r.html"), json $jc" \
     "[ '$(html_completed "$D/r.html")' = '$jc' ]"
 ok html_report_json_same_p99 "run vs report p99 over time" \
@@ -106,7 +118,7 @@ check html_report_hlog "$D/l.html" 1 0 0
 ok html_report_hlog_errors_unknown "no line on errors" \
     "grep -qF '<p>Errors over time: not known (interval logs hold latency histograms only).</p>' '$D/l.html'"
 
-# ---- overload: never-sent requests ---------------------------------------
+# ---- overload: never-sent requests, a failed SLO -------------------------
 # 300 responses/s at most, asked for 3000/s over 2 connections: most
 # requests are never sent, in every second of the run.
 start_serve --threads 1 --capacity 300 || { fail serve_start "pacer serve did not start"; finish; }
@@ -115,6 +127,9 @@ start_serve --threads 1 --capacity 300 || { fail serve_start "pacer serve did no
 rc=$?
 ok html_overload_exit5 "exit $rc: $(tail -3 "$D/o.txt")" [ "$rc" -eq 5 ]
 check html_overload "$D/o.html" 2 4 2
+ok html_overload_slo_verdict "$(grep 'pacer-verdict' "$D/o.html")" \
+    "grep -qF '<p class=\"pacer-verdict fail\">SLO FAILED: 1 of 1 objectives not met</p>' '$D/o.html' &&
+     grep -qF '<tr><td>errors&lt;=0</td><td class=\"num\">$(json_get "$D/o.json" "d['requests']['scheduled'] - d['requests']['completed']")</td><td>FAIL</td></tr>' '$D/o.html'"
 # Every failure was a never-sent request: that line lies on the errors
 # line, and is dashed so that both show.
 ok html_overload_coinciding_dashed "$(grep -o '<g class="series" data-name="never sent[^>]*><path [^>]*>' "$D/html_overload.check/dom.html")" \

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "report/html.h"
 #include "report/series.h"
+#include "report/slo.h"
 #include "stats/interval.h"
 #include "stats/stats.h"
 #include "unit.h"
@@ -561,6 +563,76 @@ static char *report_of(const pc_config *cfg, const pc_results *res, const pc_ser
     return out;
 }
 
+/* Whether needle occurs in hay before end. */
+static bool before(const char *hay, const char *needle, const char *end)
+{
+    const char *p = hay && end ? strstr(hay, needle) : NULL;
+
+    return p && p < end;
+}
+
+/* The run report's top: the command line, or for `pacer report` the files
+ * and the command lines found in them; the SLO verdict and each objective. */
+static void test_report_html_top(void)
+{
+    char *files[] = {"a.json", "b.hlog"};
+    char *cmds[] = {"pacer -R10 http://x/", "pacer -c2 'http://y/'"};
+    pc_config cfg;
+    pc_results res;
+    pc_slo slo;
+    char err[128], *out, *h2;
+
+    memset(&cfg, 0, sizeof cfg);
+    memset(&res, 0, sizeof res);
+    CHECK(stats_init(&res.st) == 0);
+    for (int k = 1; k <= 100; k++)
+        hdr_record(&res.st.latency, k * 1000000);
+    res.st.scheduled = res.st.completed = 100;
+    res.duration_ns = 1000000000ull;
+    CHECK(slo_parse("p99<=50ms,errors<=0", &slo, err, sizeof err) == 0);
+    cfg.threads = 1;
+    cfg.cmdline = "pacer -c1 --slo 'p99<=50ms,errors<=0' http://x/<y>";
+    cfg.slo = &slo;
+    out = report_of(&cfg, &res, NULL);
+    CHECK(out != NULL);
+    h2 = out ? strstr(out, "<h2>") : NULL;
+    CHECK(h2 != NULL);
+    /* Before any section: the command line, then the verdict. */
+    CHECK(before(out, "<pre>pacer -c1 --slo &#39;p99&lt;=50ms,errors&lt;=0&#39; http://x/&lt;y&gt;"
+                      "</pre>", h2));
+    CHECK(strstr(out, "<h2>Service-level objectives</h2>") == h2);
+    CHECK(strstr(out, "<p class=\"pacer-verdict fail\">SLO FAILED: 1 of 2 objectives not "
+                      "met</p>") != NULL);
+    CHECK(strstr(out, "<tr><td>p99&lt;=50ms</td><td class=\"num\">99.") != NULL);
+    CHECK(strstr(out, "ms</td><td>FAIL</td></tr>") != NULL);
+    CHECK(strstr(out, "<tr><td>errors&lt;=0</td><td class=\"num\">0</td><td>PASS</td></tr>") !=
+          NULL);
+    free(out);
+
+    /* pacer report: no command line of its own, the files and theirs. */
+    cfg.cmdline = NULL;
+    cfg.slo = NULL;
+    cfg.sources = (const char **)files;
+    cfg.nsources = 2;
+    cfg.source_cmdlines = cmds;
+    cfg.nsource_cmdlines = 2;
+    out = report_of(&cfg, &res, NULL);
+    CHECK(out != NULL);
+    h2 = out ? strstr(out, "<h2>") : NULL;
+    CHECK(h2 != NULL);
+    CHECK(before(out, "<tr><th>Files merged</th></tr>", h2));
+    CHECK(before(out, "<tr><td>a.json</td></tr>", h2));
+    CHECK(before(out, "<tr><td>b.hlog</td></tr>", h2));
+    CHECK(before(out, "<pre>pacer -R10 http://x/\npacer -c2 &#39;http://y/&#39;</pre>", h2));
+    CHECK(strstr(out, "class=\"pacer-verdict") == NULL); /* no --slo, no verdict */
+    free(out);
+    cfg.nsource_cmdlines = 0;
+    out = report_of(&cfg, &res, NULL);
+    CHECK(out != NULL && strstr(out, "<p>No command line is recorded in them.</p>") != NULL);
+    free(out);
+    stats_free(&res.st);
+}
+
 /* The run report of a series with no errors says so in one line; never-sent
  * requests placed in their intervals are drawn. */
 static void test_report_html_errors_line(void)
@@ -642,6 +714,7 @@ int main(void)
     RUN(test_report_html_from_histograms);
     RUN(test_report_html_without_series);
     RUN(test_categories_reference_verdict);
+    RUN(test_report_html_top);
     RUN(test_report_html_errors_line);
     return unit_done();
 }
