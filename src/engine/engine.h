@@ -32,6 +32,13 @@ typedef struct pc_results {
     uint64_t start_mono_ns;   /* monotonic time the measured period began */
     uint64_t start_wall_ns;   /* the same moment, wall clock (ns since the epoch) */
     uint32_t intervals;       /* intervals delivered to the sink */
+    /* Never-sent requests by the index of the interval they were due in
+     * (heap, never_sent_n entries; NULL: none, or no intervals). They are
+     * known only when the run ends, so the intervals delivered to the
+     * sinks do not count them: whoever keeps the series places them
+     * (series_place_never_sent). */
+    uint64_t *never_sent_due;
+    uint32_t never_sent_n;
 } pc_results;
 
 /* Called on the main thread for each reporting interval, merged over all

@@ -518,6 +518,29 @@ static void collect(collector *co, bool final)
 void engine_results_free(pc_results *res)
 {
     stats_free(&res->st);
+    free(res->never_sent_due);
+    res->never_sent_due = NULL;
+    res->never_sent_n = 0;
+}
+
+/* res->never_sent_due += the worker's (short of memory, they are placed in
+ * the last interval: series_place_never_sent). */
+static void add_never_sent_due(pc_results *res, const pc_worker *w)
+{
+    uint32_t n;
+    const uint64_t *v = worker_never_sent_due(w, &n);
+
+    if (n > res->never_sent_n) {
+        uint64_t *p = realloc(res->never_sent_due, n * sizeof *p);
+
+        if (!p)
+            return;
+        memset(p + res->never_sent_n, 0, (n - res->never_sent_n) * sizeof *p);
+        res->never_sent_due = p;
+        res->never_sent_n = n;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        res->never_sent_due[i] += v[i];
 }
 
 /* Wait for a signal or for the workers to finish, 20 ms at a time,
@@ -658,6 +681,7 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
         const char *werr = worker_error(ws[i]);
 
         stats_merge(&res->st, worker_stats(ws[i]));
+        add_never_sent_due(res, ws[i]);
         res->warmup_outcomes += worker_warmup_outcomes(ws[i]);
         if (worker_stopped_ns(ws[i]) > stopped)
             stopped = worker_stopped_ns(ws[i]);
@@ -693,6 +717,6 @@ out:
     free(ws);
     free(tids);
     if (rc < 0)
-        stats_free(&res->st);
+        engine_results_free(res);
     return rc;
 }

@@ -120,6 +120,8 @@ struct pc_worker {
     pthread_mutex_t mb;    /* guards the two lists below */
     pc_interval *iv_ready; /* finished intervals for the main thread, oldest first */
     pc_interval *iv_free;  /* reusable ones it handed back */
+    uint64_t *ns_due;      /* never-sent requests by the interval they were due in */
+    uint32_t ns_n;         /* entries in ns_due */
     char err[256];
 };
 
@@ -240,6 +242,29 @@ static void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now)
     w->st.err[kind]++;
 }
 
+/* A never-sent request is known as such only when the run ends, long after
+ * the interval it was due in was handed on: it is counted by that
+ * interval's index, for the series to place (worker_never_sent_due; one
+ * there was no room for is placed in the last interval). */
+static void never_sent_due(pc_worker *w, uint64_t intended)
+{
+    uint64_t i = (intended - w->measure_start) / w->run->interval_ns;
+
+    if (w->iv && i > w->iv->index)
+        i = w->iv->index;
+    if (i >= w->ns_n) {
+        uint32_t n = (uint32_t)i + 1;
+        uint64_t *v = realloc(w->ns_due, n * sizeof *v);
+
+        if (!v)
+            return;
+        memset(v + w->ns_n, 0, (n - w->ns_n) * sizeof *v);
+        w->ns_due = v;
+        w->ns_n = n;
+    }
+    w->ns_due[i]++;
+}
+
 static void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now)
 {
     if (warm(w, intended)) {
@@ -248,8 +273,8 @@ static void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now)
     }
     w->st.never_sent++;
     w->st.lower_bound++;
-    if (w->iv)
-        w->iv->errors++;
+    if (w->run->interval_ns)
+        never_sent_due(w, intended);
     rec_latency(w, (int64_t)(now > intended ? now - intended : 0), -1);
 }
 
@@ -1736,6 +1761,7 @@ void worker_free(pc_worker *w)
     free(w->oq_len);
     free(w->oq_cap);
     free(w->first_tmpl);
+    free(w->ns_due);
     free(w);
 }
 
@@ -1747,6 +1773,12 @@ const pc_stats *worker_stats(const pc_worker *w)
 uint64_t worker_warmup_outcomes(const pc_worker *w)
 {
     return w->warm_outcomes;
+}
+
+const uint64_t *worker_never_sent_due(const pc_worker *w, uint32_t *n)
+{
+    *n = w->ns_n;
+    return w->ns_due;
 }
 
 uint64_t worker_stopped_ns(const pc_worker *w)

@@ -88,6 +88,9 @@ void *worker_main(void *arg);
 /* After the thread has been joined. */
 const pc_stats *worker_stats(const pc_worker *w);
 uint64_t worker_warmup_outcomes(const pc_worker *w);
+/* Never-sent requests by the index of the interval they were due in
+ * (*n entries; NULL when none, or without intervals). */
+const uint64_t *worker_never_sent_due(const pc_worker *w, uint32_t *n);
 /* Last time the worker dispatched from its schedule (end of the measured period). */
 uint64_t worker_stopped_ns(const pc_worker *w);
 /* Time of the worker's last measured response (0: none). */

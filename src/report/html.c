@@ -29,6 +29,7 @@ typedef struct html_series {
     char *name;
     size_t n;
     double *x, *y;
+    bool ref; /* a reference line: dashed, no markers */
 } html_series;
 
 struct html_chart {
@@ -37,6 +38,8 @@ struct html_chart {
     int xscale, yscale;
     html_series *v;
     size_t n, cap;
+    char **cats; /* x = i is labelled cats[i] (NULL: a numeric x axis) */
+    size_t ncats;
 };
 
 struct html_doc {
@@ -78,6 +81,9 @@ static const char html_style[] =
     "figure { margin: 0.8em 0 1.6em; break-inside: avoid; page-break-inside: avoid; }\n"
     "figcaption { font-weight: 600; margin-bottom: 0.2em; }\n"
     ".pacer-nojs { color: #777; font-style: italic; }\n"
+    "p.pacer-verdict { font-weight: 600; padding: 0.3em 0.6em; border-left: 4px solid; }\n"
+    "p.pacer-verdict.pass { color: #176b2c; border-color: #2ca02c; background: #eef8f0; }\n"
+    "p.pacer-verdict.fail { color: #9c1c1c; border-color: #d62728; background: #fcefef; }\n"
     "svg.pacer-chart { display: block; width: 100%; max-width: 960px; height: auto; }\n"
     "svg.pacer-chart text { font-size: 12px; fill: #333; }\n"
     "svg.pacer-chart text.label { font-size: 13px; fill: #111; }\n"
@@ -119,7 +125,7 @@ static const char html_render_js[] =
     "var NS = 'http://www.w3.org/2000/svg';\n"
     "var COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2',\n"
     "              '#17becf', '#7f7f7f', '#bcbd22'];\n"
-    "var DASHES = ['none', '7 3', '2 3', '9 3 2 3'];\n"
+    "var DASHES = ['none', '7 3', '2 3', '9 3 2 3'], REF = '#555';\n"
     "var W = 900, PL = 76, PR = 24, PT = 14, PH = 300, MAXMARKS = 400;\n"
     "\n"
     "function note(msg) {\n"
@@ -233,9 +239,20 @@ static const char html_render_js[] =
     "  if (scale === 2) return String(Number(v.toPrecision(7))) + '%';\n"
     "  return String(Number(v.toPrecision(5)));\n"
     "}\n"
+    "/* Named x values (profiles...): one tick each, at 0, 1, 2... */\n"
+    "function catAxis(cats) {\n"
+    "  var ticks = cats.map(function (name, i) {\n"
+    "    return {t: i, label: String(name), major: true};\n"
+    "  });\n"
+    "  return {lo: -0.5, hi: Math.max(cats.length, 1) - 0.5, ticks: ticks};\n"
+    "}\n"
+    "function clip(s, n) {\n"
+    "  return s.length > n ? s.slice(0, n - 1) + '\\u2026' : s;\n"
+    "}\n"
     "\n"
     "function render(fig, c) {\n"
     "  var xs = c.xscale, ys = c.yscale, series = c.series || [], pts = [];\n"
+    "  var cats = Array.isArray(c.xcategories) ? c.xcategories : null;\n"
     "  var drawn = 0, have = false, xint = true;\n"
     "  var xmin = Infinity, xmax = -Infinity, ymin = Infinity, ymax = -Infinity;\n"
     "  series.forEach(function (s) {\n"
@@ -262,7 +279,9 @@ static const char html_render_js[] =
     "    pts.push(p);\n"
     "  });\n"
     "  /* With nothing finite to span, a default range (log: 1..10). */\n"
-    "  var ax = xmin <= xmax ? axis(xs, xmin, xmax, false, xint) : axis(xs, 0, +(xs !== 1), false, false);\n"
+    "  var ax = cats ? catAxis(cats)\n"
+    "         : xmin <= xmax ? axis(xs, xmin, xmax, false, xint)\n"
+    "         : axis(xs, 0, +(xs !== 1), false, false);\n"
     "  var ay = ymin <= ymax ? axis(ys, ymin, ymax, true) : axis(ys, 0, +(ys !== 1), true);\n"
     "  var x0 = PL, x1 = W - PR, y0 = PT, y1 = PT + PH;\n"
     "  var sx = function (t) {\n"
@@ -271,6 +290,19 @@ static const char html_render_js[] =
     "  var sy = function (t) {\n"
     "    return y1 - (Math.max(t, ay.lo) - ay.lo) / (ay.hi - ay.lo) * (y1 - y0);\n"
     "  };\n"
+    "  var xText = function (v) {\n"
+    "    return cats && cats[v] !== undefined ? String(cats[v]) : valueText(xs, v);\n"
+    "  };\n"
+    "  /* Tick labels too long for their room are slanted, and the plot grows\n"
+    "   * downwards to hold them. */\n"
+    "  var longest = 0, slant = false, below = 0;\n"
+    "  ax.ticks.forEach(function (t) {\n"
+    "    if (t.label) longest = Math.max(longest, t.label.length);\n"
+    "  });\n"
+    "  if (cats && longest * 7 > (x1 - x0) / Math.max(cats.length, 1) - 8) {\n"
+    "    slant = true;\n"
+    "    below = Math.ceil(Math.min(longest, 28) * 7 * 0.5);\n"
+    "  }\n"
     "\n"
     "  /* The legend wraps under the axis label; its rows set the height. */\n"
     "  var items = [], lx = x0, ly = 0;\n"
@@ -285,7 +317,7 @@ static const char html_render_js[] =
     "    items.push({x: lx, y: ly, label: label, empty: empty});\n"
     "    lx += w;\n"
     "  });\n"
-    "  var legendTop = y1 + 58, H = legendTop + (series.length ? ly + 20 : 0) + 6;\n"
+    "  var legendTop = y1 + 58 + below, H = legendTop + (series.length ? ly + 20 : 0) + 6;\n"
     "\n"
     "  var svg = el('svg', {'class': 'pacer-chart', viewBox: '0 0 ' + W + ' ' + H, role: 'img',\n"
     "                       'aria-label': c.title, 'data-title': c.title});\n"
@@ -294,7 +326,14 @@ static const char html_render_js[] =
     "    var x = sx(t.t);\n"
     "    el('line', {x1: x.toFixed(1), x2: x.toFixed(1), y1: y0, y2: y1,\n"
     "                'class': t.major ? 'grid' : 'grid minor'}, g);\n"
-    "    if (t.label) text(g, x, y1 + 17, t.label, {'text-anchor': 'middle'});\n"
+    "    if (!t.label) return;\n"
+    "    if (slant)\n"
+    "      /* cut to 28 characters, and to what fits left of the tick */\n"
+    "      text(g, x + 4, y1 + 14, clip(t.label, Math.min(28, Math.floor(x / 6.1))),\n"
+    "           {'text-anchor': 'end', 'class': 'xtick',\n"
+    "           transform: 'rotate(-30 ' + (x + 4).toFixed(1) + ' ' + (y1 + 14) + ')'});\n"
+    "    else\n"
+    "      text(g, x, y1 + 17, t.label, {'text-anchor': 'middle', 'class': 'xtick'});\n"
     "  });\n"
     "  ay.ticks.forEach(function (t) {\n"
     "    var y = sy(t.t);\n"
@@ -303,12 +342,15 @@ static const char html_render_js[] =
     "    if (t.label) text(g, x0 - 6, y + 4, t.label, {'text-anchor': 'end'});\n"
     "  });\n"
     "  el('rect', {x: x0, y: y0, width: x1 - x0, height: y1 - y0, 'class': 'frame'}, g);\n"
-    "  text(g, (x0 + x1) / 2, y1 + 40, c.xlabel || '', label());\n"
+    "  text(g, (x0 + x1) / 2, y1 + 40 + below, c.xlabel || '', label());\n"
     "  text(g, 0, 0, c.ylabel || '',\n"
     "       label('translate(16 ' + ((y0 + y1) / 2).toFixed(1) + ') rotate(-90)'));\n"
     "  if (!have)\n"
     "    text(g, (x0 + x1) / 2, (y0 + y1) / 2, 'no data', label());\n"
     "\n"
+    "  /* A line on the very path of one drawn before it is dashed, so that\n"
+    "   * both show (errors that are all never-sent requests, zero lines). */\n"
+    "  var paths = {}, dashes = [];\n"
     "  series.forEach(function (s, i) {\n"
     "    var color = colorOf(i), dash = dashOf(i);\n"
     "    var p = pts[i], d = '', pen = false, count = 0, stride, sg, marks;\n"
@@ -323,7 +365,18 @@ static const char html_render_js[] =
     "    });\n"
     "    if (!count) return;\n"
     "    drawn++;\n"
-    "    sg = el('g', {'class': 'series', 'data-name': String(s.name)}, svg);\n"
+    "    if (paths[d]) dash = ['6 5', '2 4', '10 4 2 4'][(paths[d] - 1) % 3];\n"
+    "    paths[d] = (paths[d] || 0) + 1;\n"
+    "    dashes[i] = dash;\n"
+    "    sg = el('g', {'class': s.ref ? 'series ref' : 'series', 'data-name': String(s.name)},\n"
+    "            svg);\n"
+    "    if (s.ref) {\n"
+    "      /* A line to read the others against: dashed grey, no markers. */\n"
+    "      var line = el('path', {d: d, fill: 'none', stroke: REF, 'stroke-width': 1.6,\n"
+    "                             'stroke-dasharray': '6 4'}, sg);\n"
+    "      el('title', {}, line).textContent = String(s.name);\n"
+    "      return;\n"
+    "    }\n"
     "    el('path', {d: d, fill: 'none', stroke: color, 'stroke-width': 1.8,\n"
     "                'stroke-dasharray': dash}, sg);\n"
     "    marks = el('g', {fill: color}, sg);\n"
@@ -334,17 +387,18 @@ static const char html_render_js[] =
     "      var m = el('circle', {cx: sx(q[0]).toFixed(2), cy: sy(q[1]).toFixed(2), r: 2.6},\n"
     "                 marks);\n"
     "      el('title', {}, m).textContent = String(s.name) + ': ' + (c.xlabel || 'x') + ' ' +\n"
-    "        valueText(xs, q[2]) + ', ' + (c.ylabel || 'y') + ' ' + valueText(ys, q[3]);\n"
+    "        xText(q[2]) + ', ' + (c.ylabel || 'y') + ' ' + valueText(ys, q[3]);\n"
     "    });\n"
     "  });\n"
     "\n"
     "  var lg = el('g', {'class': 'legend'}, svg);\n"
     "  items.forEach(function (it, i) {\n"
-    "    var color = colorOf(i), dash = dashOf(i);\n"
+    "    var ref = !!series[i].ref, color = ref ? REF : colorOf(i);\n"
+    "    var dash = ref ? '6 4' : dashes[i] || dashOf(i);\n"
     "    var y = legendTop + it.y, row = el('g', it.empty ? {opacity: 0.5} : {}, lg);\n"
     "    el('line', {x1: it.x, x2: it.x + 26, y1: y, y2: y, stroke: color, 'stroke-width': 2,\n"
     "                'stroke-dasharray': dash}, row);\n"
-    "    el('circle', {cx: it.x + 13, cy: y, r: 3, fill: color}, row);\n"
+    "    if (!ref) el('circle', {cx: it.x + 13, cy: y, r: 3, fill: color}, row);\n"
     "    text(row, it.x + 32, y + 4, it.label);\n"
     "  });\n"
     "  svg.setAttribute('data-series', String(drawn));\n"
@@ -475,6 +529,9 @@ static void chart_free(html_chart *c)
         free(c->v[i].y);
     }
     free(c->v);
+    for (size_t i = 0; i < c->ncats; i++)
+        free(c->cats[i]);
+    free(c->cats);
     free(c->title);
     free(c->xlabel);
     free(c->ylabel);
@@ -515,6 +572,12 @@ void html_doc_text(html_doc *d, const char *text)
 void html_doc_pre(html_doc *d, const char *text)
 {
     block(d, "<pre>", text, "</pre>\n");
+}
+
+void html_doc_verdict(html_doc *d, bool pass, const char *text)
+{
+    block(d, pass ? "<p class=\"pacer-verdict pass\">" : "<p class=\"pacer-verdict fail\">", text,
+          "</p>\n");
 }
 
 /* Whether a cell reads as a number (perhaps with a unit or %), to align it
@@ -618,7 +681,7 @@ oom:
 
 /* Append a series, taking ownership of x and y (n values each; NULL when
  * n is 0). On failure they are freed and the doc's error set. */
-static void add_series(html_chart *c, const char *name, size_t n, double *x, double *y)
+static void add_series(html_chart *c, const char *name, size_t n, double *x, double *y, bool ref)
 {
     html_series *s;
     char *nm = dup_or_empty(name);
@@ -639,6 +702,7 @@ static void add_series(html_chart *c, const char *name, size_t n, double *x, dou
     s->n = n;
     s->x = x;
     s->y = y;
+    s->ref = ref;
     return;
 oom:
     free(nm);
@@ -668,8 +732,8 @@ oom:
     return false;
 }
 
-void html_chart_series(html_chart *c, const char *name, size_t n, const double *x,
-                       const double *y)
+static void copy_series(html_chart *c, const char *name, size_t n, const double *x,
+                        const double *y, bool ref)
 {
     double *cx, *cy;
 
@@ -684,7 +748,45 @@ void html_chart_series(html_chart *c, const char *name, size_t n, const double *
         memcpy(cx, x, n * sizeof *cx);
         memcpy(cy, y, n * sizeof *cy);
     }
-    add_series(c, name, n, cx, cy);
+    add_series(c, name, n, cx, cy, ref);
+}
+
+void html_chart_series(html_chart *c, const char *name, size_t n, const double *x,
+                       const double *y)
+{
+    copy_series(c, name, n, x, y, false);
+}
+
+void html_chart_reference(html_chart *c, const char *name, size_t n, const double *x,
+                          const double *y)
+{
+    copy_series(c, name, n, x, y, true);
+}
+
+void html_chart_categories(html_chart *c, size_t n, const char *const *names)
+{
+    char **v;
+
+    if (!c || n == 0)
+        return;
+    v = n <= SIZE_MAX / sizeof *v ? calloc(n, sizeof *v) : NULL;
+    for (size_t i = 0; v && i < n; i++) {
+        if (!(v[i] = dup_or_empty(names[i]))) {
+            while (i--)
+                free(v[i]);
+            free(v);
+            v = NULL;
+        }
+    }
+    if (!v) {
+        c->doc->err = c->doc->err ? c->doc->err : -ENOMEM;
+        return;
+    }
+    for (size_t i = 0; i < c->ncats; i++)
+        free(c->cats[i]);
+    free(c->cats);
+    c->cats = v;
+    c->ncats = n;
 }
 
 void html_chart_spectrum(html_chart *c, const char *name, const hdr_hist *h, double scale)
@@ -712,7 +814,7 @@ void html_chart_spectrum(html_chart *c, const char *name, const hdr_hist *h, dou
         y[i] = (double)it.value / scale;
         i++;
     }
-    add_series(c, name, n, x, y);
+    add_series(c, name, n, x, y, false);
 }
 
 /* ---- writing ------------------------------------------------------------- */
@@ -725,6 +827,13 @@ static void w_chart(json_w *w, const html_chart *c)
     json_w_kstr(w, "ylabel", c->ylabel);
     json_w_kint(w, "xscale", c->xscale);
     json_w_kint(w, "yscale", c->yscale);
+    if (c->cats) {
+        json_w_key(w, "xcategories");
+        json_w_arr_begin(w);
+        for (size_t i = 0; i < c->ncats; i++)
+            json_w_str(w, c->cats[i]);
+        json_w_arr_end(w);
+    }
     json_w_key(w, "series");
     json_w_arr_begin(w);
     for (size_t i = 0; i < c->n; i++) {
@@ -732,6 +841,10 @@ static void w_chart(json_w *w, const html_chart *c)
 
         json_w_obj_begin(w);
         json_w_kstr(w, "name", s->name);
+        if (s->ref) {
+            json_w_key(w, "ref");
+            json_w_bool(w, true);
+        }
         json_w_key(w, "x");
         json_w_arr_begin(w);
         for (size_t j = 0; j < s->n; j++)

@@ -14,12 +14,15 @@
  *
  * The rendered page is testable: each chart is an <svg class="pacer-chart"
  * data-title="..." data-series="N"> (N = series with at least one point
- * drawn); when all are drawn, <body data-rendered="number of charts">; any
- * script error is appended to <body data-errors="...">.
+ * drawn), each series a <g class="series" data-name="...">, each x tick
+ * label a <text class="xtick">; when all are drawn, <body
+ * data-rendered="number of charts">; any script error is appended to
+ * <body data-errors="...">.
  */
 #ifndef PACER_REPORT_HTML_H
 #define PACER_REPORT_HTML_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -49,6 +52,9 @@ void html_doc_free(html_doc *d);
 void html_doc_heading(html_doc *d, const char *text); /* <h2> */
 void html_doc_text(html_doc *d, const char *text);    /* <p> */
 void html_doc_pre(html_doc *d, const char *text);     /* <pre> (e.g. the text report) */
+/* A verdict: a paragraph marked as a pass (green) or a fail (red),
+ * <p class="pacer-verdict pass|fail">. */
+void html_doc_verdict(html_doc *d, bool pass, const char *text);
 
 /* A table: cells has nrows * ncols strings (NULL: empty cell), row-major;
  * row 0 is the header row. caption may be NULL. Cells that read as a
@@ -67,6 +73,18 @@ html_chart *html_doc_chart(html_doc *d, const char *title, const char *xlabel, i
 void html_chart_series(html_chart *c, const char *name, size_t n, const double *x,
                        const double *y);
 
+/* A reference line to read the others against (a requested rate, an
+ * objective): as html_chart_series, drawn dashed grey without markers
+ * (<g class="series ref">). */
+void html_chart_reference(html_chart *c, const char *name, size_t n, const double *x,
+                          const double *y);
+
+/* Name the x values: x = i (0 .. n-1) is labelled names[i] (copied), one
+ * tick each, and markers' tooltips show the name; the series are then
+ * given those x values. Long names are slanted (and cut at 28
+ * characters). For a linear x axis; c may be NULL. */
+void html_chart_categories(html_chart *c, size_t n, const char *const *names);
+
 /* A latency percentile spectrum of h (values in ns) as one series meant
  * for an HTML_PERCENTILE x axis: one point per step of hdr_pct_iter (5
  * ticks per half-distance, as the .hgrm files), x = percentile,
@@ -79,11 +97,14 @@ void html_chart_spectrum(html_chart *c, const char *name, const hdr_hist *h, dou
  * is NULL); -EIO if writing to f failed. Can be called more than once. */
 int html_doc_write(const html_doc *d, FILE *f);
 
-/* The run report (--html, `pacer report --html`): the run's shape, a
- * summary and latency table, the latency percentile spectrum (corrected and
- * uncorrected), latency, throughput and errors over time (from series,
- * which may be NULL or empty), the connect / TLS / first-byte breakdown,
- * and the text report. 0, -ENOMEM or -EIO. */
+/* The run report (--html, `pacer report --html`): the command line
+ * (cfg->cmdline; without one, the files merged and cfg->source_cmdlines),
+ * the run's shape, the --slo verdict and objectives (cfg->slo), a summary
+ * and latency table, the latency percentile spectrum (corrected and
+ * uncorrected), latency, throughput (with the -R line) and errors over time
+ * (from series, which may be NULL or empty; an errors chart of zeros is one
+ * line instead), the connect / TLS / first-byte breakdown, and the text
+ * report. 0, -ENOMEM or -EIO. */
 int report_html(FILE *f, const pc_config *cfg, const pc_results *res, const pc_series *series);
 
 #endif

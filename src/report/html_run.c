@@ -15,6 +15,7 @@
 
 #include "report/html.h"
 #include "report/report.h"
+#include "report/slo.h"
 #include "stats/hdr_codec.h"
 
 #define CELL 200
@@ -72,6 +73,70 @@ static const char *ms(char *buf, const hdr_hist *h, double p)
     return buf;
 }
 
+/* What was typed: the command line, or for `pacer report` the files
+ * merged and the command lines recorded in them. */
+static void command(html_doc *d, const pc_config *cfg)
+{
+    tbl tb = {.ncols = 1}, *t = &tb;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m;
+
+    if (cfg->cmdline) {
+        html_doc_pre(d, cfg->cmdline);
+        return;
+    }
+    if (!cfg->nsources)
+        return;
+    row(t, cfg->nsources > 1 ? "Files merged" : "File reported on", NULL);
+    for (size_t i = 0; i < cfg->nsources; i++)
+        row(t, cfg->sources[i], NULL);
+    if (cfg->nsources > ROWS - 1) /* the header and ROWS - 2 files, then this */
+        snprintf(t->cell[ROWS - 1][0], CELL, "... and %zu more", cfg->nsources - (ROWS - 2));
+    table(d, NULL, t);
+    if (!cfg->nsource_cmdlines) {
+        html_doc_text(d, cfg->nsources > 1 ? "No command line is recorded in them."
+                                           : "No command line is recorded in it.");
+        return;
+    }
+    m = open_memstream(&buf, &len);
+    for (size_t i = 0; m && i < cfg->nsource_cmdlines; i++)
+        fprintf(m, "%s%s", i ? "\n" : "", cfg->source_cmdlines[i]);
+    if (m && fclose(m) == 0) {
+        html_doc_text(d, cfg->nsource_cmdlines > 1 ? "The command lines of the runs merged:"
+                                                   : "The command line of the run:");
+        html_doc_pre(d, buf);
+    }
+    free(buf);
+}
+
+/* With --slo: the verdict, then each objective against what was measured. */
+static void objectives(html_doc *d, const pc_config *cfg, const pc_results *res)
+{
+    const pc_slo *slo = cfg->slo;
+    pc_verdict v[SLO_MAX];
+    tbl tb = {.ncols = 3}, *t = &tb;
+    char line[160];
+    size_t failed = 0;
+    bool all;
+
+    if (!slo || !slo->n)
+        return;
+    all = slo_eval(slo, cfg->rate, res, v);
+    html_doc_heading(d, "Service-level objectives");
+    for (size_t i = 0; i < slo->n; i++)
+        failed += !v[i].pass;
+    if (all)
+        snprintf(line, sizeof line, "SLO PASSED: all %zu objectives met", slo->n);
+    else
+        snprintf(line, sizeof line, "SLO FAILED: %zu of %zu objectives not met", failed, slo->n);
+    html_doc_verdict(d, all, line);
+    row(t, "Objective", "Measured", "Verdict", NULL);
+    for (size_t i = 0; i < slo->n && t->nrows < ROWS; i++)
+        row(t, slo->v[i].text, v[i].shown, v[i].pass ? "PASS" : "FAIL", NULL);
+    table(d, NULL, t);
+}
+
 /* What was run, in one paragraph. */
 static void shape(html_doc *d, const pc_config *cfg, const pc_results *res)
 {
@@ -93,13 +158,6 @@ static void shape(html_doc *d, const pc_config *cfg, const pc_results *res)
         snprintf(line + n, sizeof line - n, ", %.2f s measured, protocol %s%s.",
                  (double)res->duration_ns / 1e9, report_protocol(&res->st), when);
     html_doc_text(d, line);
-    if (cfg->nsources) {
-        n = (size_t)snprintf(line, sizeof line, "Merged from %zu file%s:", cfg->nsources,
-                             cfg->nsources > 1 ? "s" : "");
-        for (size_t i = 0; i < cfg->nsources && n < sizeof line; i++)
-            n += (size_t)snprintf(line + n, sizeof line - n, " %s", cfg->sources[i]);
-        html_doc_text(d, line);
-    }
     if (res->warmup_ns) {
         snprintf(line, sizeof line, "A warm-up of %.2f s came first; its %" PRIu64
                  " requests are not counted here.", (double)res->warmup_ns / 1e9,
@@ -192,7 +250,54 @@ static void point_latency(const pc_point *p, double out[3])
     }
 }
 
-static int over_time(html_doc *d, const pc_series *s)
+/* The errors chart, or one line when it would only draw zeros. */
+static void errors_over_time(html_doc *d, const pc_config *cfg, const pc_stats *st,
+                             const pc_series *s, const double *x, double *v)
+{
+    const char *xl = "Time since start (s)";
+    double *err = v, *tmo = v + s->n, *non2xx = v + 2 * s->n, *never = v + 3 * s->n;
+    uint64_t any = 0, never_sum = 0;
+    html_chart *c;
+    char text[256];
+
+    for (size_t i = 0; i < s->n; i++) {
+        const pc_point *p = &s->v[i];
+
+        err[i] = (double)p->errors;
+        tmo[i] = (double)p->timeouts;
+        non2xx[i] = (double)p->non2xx;
+        never[i] = (double)p->never_sent;
+        any |= p->errors | p->timeouts | p->non2xx;
+        never_sum += p->never_sent;
+    }
+    if (!any) {
+        uint64_t failed = stats_failed(st);
+
+        if (!cfg->threads)
+            snprintf(text, sizeof text, "Errors over time: not known (interval logs hold "
+                                        "latency histograms only).");
+        else if (!failed)
+            snprintf(text, sizeof text, "No errors: 0 of %" PRIu64 " requests failed.",
+                     st->scheduled);
+        else
+            snprintf(text, sizeof text, "No errors in any interval; %" PRIu64 " of %" PRIu64
+                     " requests failed outside them (see Requests).", failed, st->scheduled);
+        html_doc_text(d, text);
+        return;
+    }
+    c = html_doc_chart(d, "Errors over time", xl, HTML_LINEAR, "Requests per interval",
+                       HTML_LINEAR);
+    html_chart_series(c, "errors (all failures)", s->n, x, err);
+    html_chart_series(c, "timeouts", s->n, x, tmo);
+    html_chart_series(c, "non-2xx/3xx", s->n, x, non2xx);
+    /* Only where the points account for them (a series read back from a
+     * file may not say which of its errors were never sent). */
+    if (st->never_sent && never_sum == st->never_sent)
+        html_chart_series(c, "never sent (in the interval due)", s->n, x, never);
+}
+
+static int over_time(html_doc *d, const pc_config *cfg, const pc_stats *st,
+                     const pc_series *s)
 {
     const char *xl = "Time since start (s)";
     html_chart *c;
@@ -205,12 +310,12 @@ static int over_time(html_doc *d, const pc_series *s)
         return 0;
     }
     n = s->n;
-    v = malloc(8 * n * sizeof *v);
+    v = malloc(10 * n * sizeof *v);
     if (!v)
         return -ENOMEM;
     {
         double *x = v, *p50 = v + n, *p99 = v + 2 * n, *max = v + 3 * n;
-        double *rate = v + 4 * n, *err = v + 5 * n, *tmo = v + 6 * n, *non2xx = v + 7 * n;
+        double *rate = v + 4 * n, *req = v + 5 * n, *rest = v + 6 * n;
         char text[160];
 
         for (size_t i = 0; i < n; i++) {
@@ -223,9 +328,7 @@ static int over_time(html_doc *d, const pc_series *s)
             p99[i] = lat[1];
             max[i] = lat[2];
             rate[i] = p->length_s > 0 ? (double)p->completed / p->length_s : NAN;
-            err[i] = (double)p->errors;
-            tmo[i] = (double)p->timeouts;
-            non2xx[i] = (double)p->non2xx;
+            req[i] = cfg->rate;
         }
         snprintf(text, sizeof text,
                  "%zu intervals of %.3g s; each point is an interval, placed at its start.", n,
@@ -239,11 +342,9 @@ static int over_time(html_doc *d, const pc_series *s)
         c = html_doc_chart(d, "Throughput", xl, HTML_LINEAR, "Responses per second",
                            HTML_LINEAR);
         html_chart_series(c, "completed/s", n, x, rate);
-        c = html_doc_chart(d, "Errors over time", xl, HTML_LINEAR, "Requests per interval",
-                           HTML_LINEAR);
-        html_chart_series(c, "errors (all failures)", n, x, err);
-        html_chart_series(c, "timeouts", n, x, tmo);
-        html_chart_series(c, "non-2xx/3xx", n, x, non2xx);
+        if (cfg->rate > 0)
+            html_chart_reference(c, "requested (-R)", n, x, req);
+        errors_over_time(d, cfg, st, s, x, rest);
     }
     free(v);
     return 0;
@@ -309,7 +410,9 @@ int report_html(FILE *f, const pc_config *cfg, const pc_results *res, const pc_s
     d = html_doc_new(title);
     if (!d)
         return -ENOMEM;
+    command(d, cfg);
     shape(d, cfg, res);
+    objectives(d, cfg, res);
     html_doc_heading(d, "Summary");
     summary(d, cfg, res);
 
@@ -321,7 +424,7 @@ int report_html(FILE *f, const pc_config *cfg, const pc_results *res, const pc_s
     html_chart_spectrum(c, "corrected", &st->latency, 1e6);
     html_chart_spectrum(c, "uncorrected", &st->latency_u, 1e6);
 
-    rc = over_time(d, series);
+    rc = over_time(d, cfg, st, series);
     breakdown(d, st);
     if (rc == 0)
         rc = text_report(d, cfg, res);

@@ -114,10 +114,6 @@ int outputs_open(pc_outputs **out, const pc_config *cfg, char *err, size_t errle
         (rc = open_one(&o->pct, cfg->csv_pct_path, err, errlen)) < 0 ||
         (rc = open_one(&o->html, cfg->html_path, err, errlen)) < 0)
         return rc;
-    if (o->csv.f)
-        fputs("start_epoch_s,start_s,length_s,requests,rate,errors,timeouts,non2xx,bytes,"
-              "p50_us,p90_us,p99_us,p99.9_us,max_us,uncorrected_p50_us,uncorrected_p99_us\n",
-              o->csv.f);
     return 0;
 }
 
@@ -131,6 +127,31 @@ bool outputs_want_intervals(const pc_outputs *o)
     return o->hlog.f || o->json.f || o->csv.f || o->html.f;
 }
 
+/* The --csv file, from the series: written when the run is over, as the
+ * never-sent requests are placed in their intervals only then. */
+static void write_csv(FILE *f, const pc_series *s, const pc_results *res)
+{
+    double t0 = (double)res->start_wall_ns / 1e9;
+
+    fputs("start_epoch_s,start_s,length_s,requests,rate,errors,timeouts,non2xx,bytes,"
+          "p50_us,p90_us,p99_us,p99.9_us,max_us,uncorrected_p50_us,uncorrected_p99_us,"
+          "never_sent\n",
+          f);
+    for (size_t i = 0; i < s->n; i++) {
+        const pc_point *p = &s->v[i];
+
+        fprintf(f, "%.3f,%.3f,%.3f,%llu,%.2f,%llu,%llu,%llu,%llu,%.1f,%.1f,%.1f,%.1f,%.1f,"
+                   "%.1f,%.1f,%llu\n",
+                p->start_s, p->start_s - t0, p->length_s, (unsigned long long)p->completed,
+                p->length_s > 0 ? (double)p->completed / p->length_s : 0,
+                (unsigned long long)p->errors, (unsigned long long)p->timeouts,
+                (unsigned long long)p->non2xx, (unsigned long long)p->bytes,
+                (double)p->p50 / 1e3, (double)p->p90 / 1e3, (double)p->p99 / 1e3,
+                (double)p->p999 / 1e3, (double)p->max / 1e3, (double)p->u_p50 / 1e3,
+                (double)p->u_p99 / 1e3, (unsigned long long)p->never_sent);
+    }
+}
+
 void outputs_on_interval(void *ud, const pc_interval *iv)
 {
     pc_outputs *o = ud;
@@ -139,7 +160,7 @@ void outputs_on_interval(void *ud, const pc_interval *iv)
     double len = (double)(iv->end_ns - iv->start_ns) / 1e9;
     double wall = (double)res->start_wall_ns / 1e9 + rel;
 
-    if ((o->json.f || o->html.f) && series_add_interval(&o->series, iv, wall) < 0)
+    if ((o->json.f || o->html.f || o->csv.f) && series_add_interval(&o->series, iv, wall) < 0)
         o->write_err = -ENOMEM;
     if (o->hlog.f) {
         if (!o->hlog_header_done) {
@@ -154,25 +175,6 @@ void outputs_on_interval(void *ud, const pc_interval *iv)
                              HLOG_DEFAULT_MAX_UNIT_RATIO) < 0)
             o->write_err = -EIO;
         fflush(o->hlog.f);
-    }
-    if (o->csv.f) {
-        const hdr_hist *h = &iv->latency, *u = &iv->latency_u;
-        bool any = h->total_count > 0, anyu = u->total_count > 0;
-
-        fprintf(o->csv.f, "%.3f,%.3f,%.3f,%llu,%.2f,%llu,%llu,%llu,%llu,%.1f,%.1f,%.1f,%.1f,%.1f,"
-                          "%.1f,%.1f\n",
-                wall, rel, len, (unsigned long long)iv->completed,
-                len > 0 ? (double)iv->completed / len : 0, (unsigned long long)iv->errors,
-                (unsigned long long)iv->timeouts, (unsigned long long)iv->non2xx,
-                (unsigned long long)iv->bytes_read,
-                any ? (double)hdr_value_at_percentile(h, 50) / 1e3 : 0,
-                any ? (double)hdr_value_at_percentile(h, 90) / 1e3 : 0,
-                any ? (double)hdr_value_at_percentile(h, 99) / 1e3 : 0,
-                any ? (double)hdr_value_at_percentile(h, 99.9) / 1e3 : 0,
-                any ? (double)hdr_max(h) / 1e3 : 0,
-                anyu ? (double)hdr_value_at_percentile(u, 50) / 1e3 : 0,
-                anyu ? (double)hdr_value_at_percentile(u, 99) / 1e3 : 0);
-        fflush(o->csv.f);
     }
 }
 
@@ -204,6 +206,9 @@ int outputs_finish(pc_outputs *o, const pc_config *cfg, const pc_results *res, c
 
         hlog_write_header(o->hlog.f, t0, t0, "Logged with pacer " PACER_VERSION);
     }
+    series_place_never_sent(&o->series, res);
+    if (o->csv.f)
+        write_csv(o->csv.f, &o->series, res);
     if (o->hgrm.f && report_hgrm(o->hgrm.f, res) < 0)
         o->write_err = -EIO;
     if (o->json.f && report_json(o->json.f, cfg, res, &o->series) < 0)

@@ -4,6 +4,7 @@
 #include "report/series.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,31 @@ int series_add_interval(pc_series *s, const pc_interval *iv, double wall_start_s
     }
     s->n++;
     return 0;
+}
+
+void series_place_never_sent(pc_series *s, const pc_results *res)
+{
+    double t0 = (double)res->start_wall_ns / 1e9;
+    uint64_t placed = 0;
+
+    if (s->n == 0)
+        return;
+    for (size_t i = 0; i < s->n && s->interval_s > 0; i++) {
+        pc_point *p = &s->v[i];
+        double k = round((p->start_s - t0) / s->interval_s);
+
+        if (k >= 0 && k < res->never_sent_n) {
+            uint64_t n = res->never_sent_due[(size_t)k];
+
+            p->never_sent += n;
+            p->errors += n;
+            placed += n;
+        }
+    }
+    if (res->st.never_sent > placed) {
+        s->v[s->n - 1].never_sent += res->st.never_sent - placed;
+        s->v[s->n - 1].errors += res->st.never_sent - placed;
+    }
 }
 
 int series_add_point(pc_series *s, const pc_point *src)

@@ -294,12 +294,12 @@ static int write_html(const search *S, const char *path, const char *table, cons
         if (o->metric == SLO_ERRORS || o->metric == SLO_RATE)
             continue;
         snprintf(err, sizeof err, "SLO %s", o->text);
-        html_chart_series(lat, err, 2, lx, ly);
+        html_chart_reference(lat, err, 2, lx, ly);
     }
     thr = html_doc_chart(d, "Achieved against requested rate", "Requested rate (req/s)",
                          HTML_LINEAR, "Achieved rate (req/s)", HTML_LINEAR);
     html_chart_series(thr, "achieved", S->n, x, ach);
-    html_chart_series(thr, "requested", S->n, x, x);
+    html_chart_reference(thr, "requested", S->n, x, x);
     spec = html_doc_chart(d, "Latency by percentile, each step (corrected)", "Percentile",
                           HTML_PERCENTILE, "Latency (ms)", HTML_LOG);
     for (size_t i = 0; i < S->n; i++) {

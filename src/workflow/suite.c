@@ -220,18 +220,23 @@ static int write_html(const char *path, const char *file, const suite *S, const 
     char err[256], name[300];
     double *x = calloc((size_t)S->file.nprofiles, sizeof *x), *y = calloc((size_t)S->file.nprofiles, sizeof *y),
            *z = calloc((size_t)S->file.nprofiles, sizeof *z);
+    const char **profiles = calloc((size_t)S->file.nprofiles, sizeof *profiles);
     int rc = -1;
 
-    if (!d || !x || !y || !z)
+    if (!d || !x || !y || !z || !profiles)
         goto out;
-    snprintf(err, sizeof err, "%s: %d targets x %d profiles (profile numbers on the x axes follow "
-                              "the table's order)", file, S->file.ntargets, S->file.nprofiles);
+    for (int p = 0; p < S->file.nprofiles; p++)
+        profiles[p] = S->file.profiles[p].name;
+    snprintf(err, sizeof err, "%s: %d targets x %d profiles", file, S->file.ntargets,
+             S->file.nprofiles);
     html_doc_text(d, err);
     html_doc_pre(d, table);
     rps = html_doc_chart(d, "Requests/sec by profile", "Profile", HTML_LINEAR, "Requests/sec",
                          HTML_LINEAR);
     p99 = html_doc_chart(d, "p99 latency by profile (corrected)", "Profile", HTML_LINEAR,
                          "Latency (ms)", HTML_LOG);
+    html_chart_categories(rps, (size_t)S->file.nprofiles, profiles);
+    html_chart_categories(p99, (size_t)S->file.nprofiles, profiles);
     spec = html_doc_chart(d, "Latency by percentile, each run (corrected)", "Percentile",
                           HTML_PERCENTILE, "Latency (ms)", HTML_LOG);
     for (int t = 0; t < S->file.ntargets; t++) {
@@ -242,7 +247,7 @@ static int write_html(const char *path, const char *file, const suite *S, const 
 
             if (!r->done)
                 continue;
-            x[n] = p + 1;
+            x[n] = p;
             y[n] = report_rate(&r->res);
             z[n] = r->res.st.latency.total_count
                        ? (double)hdr_value_at_percentile(&r->res.st.latency, 99) / 1e6
@@ -262,6 +267,7 @@ out:
     free(x);
     free(y);
     free(z);
+    free(profiles);
     return rc;
 }
 

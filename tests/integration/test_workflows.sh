@@ -223,6 +223,9 @@ ok suite_rated_runs_at_rate "$(grep rated -A2 "$D/suite.out")" \
 if html_charts "$D/suite.html" suite_html; then
     ok suite_html_series "$(cat "$D/hc.suite_html.out")" \
         "[ \"\$(series_of suite_html 'Requests/sec by profile')\" = 2 ] && [ \"\$(series_of suite_html 'Latency by percentile, each run (corrected)')\" = 4 ]"
+    # The by-profile charts name their profiles on the x axis.
+    ok suite_html_profile_axis "$(cat "$D/hc.suite_html/charts.tsv")" \
+        "[ \"\$(awk -F'\t' '\$1 ~ / by profile/ { print \$3 }' '$D/hc.suite_html/charts.tsv' | sort -u)\" = 'closed|rated' ]"
 fi
 
 printf 'target a %s\nprofile strict -t1 -c2 -d300ms -R100 --slo p99<=1us\n' "$PLAIN" >"$D/s_fail.txt"

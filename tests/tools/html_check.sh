@@ -18,7 +18,9 @@
 # Exit 2: usage; exit 3: chromium not found (callers skip on 3).
 #
 # OUTDIR receives shot.png (1280x4000 screenshot), dom.html (the DOM after
-# the scripts ran), chromium.log and netlog.json. Chromium runs at most
+# the scripts ran), chromium.log, netlog.json and charts.tsv: per chart,
+#   TITLE<TAB>the names of its drawn series<TAB>its x tick labels
+# (names and labels joined with '|'; reference lines' names end in ' (ref)'). Chromium runs at most
 # HTML_CHECK_TIMEOUT seconds (default 60) in its own process group, which
 # is killed on the way out. Env CHROMIUM overrides the browser binary.
 set -u
@@ -139,7 +141,7 @@ msg=$(grep -m1 ':CONSOLE' "$out/chromium.log")
 [ -s "$out/shot.png" ] || die "no screenshot written"
 
 # 3. What the page did: network requests, errors, charts.
-"$PY" - "$out/netlog.json" "$out/dom.html" <<'PY'
+"$PY" - "$out/netlog.json" "$out/dom.html" "$out/charts.tsv" <<'PY'
 import json, re, sys
 from html.parser import HTMLParser
 
@@ -171,8 +173,15 @@ class D(HTMLParser):
         self.root_errors = None
         self.figures = 0
         self.charts = []
+        self.detail = []   # per chart: [series names, x tick labels]
+        self.xtick = None  # the x tick label being read
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        cls = (a.get('class') or '').split()
+        if tag == 'g' and 'series' in cls and self.detail:
+            self.detail[-1][0].append(a.get('data-name', '') + (' (ref)' if 'ref' in cls else ''))
+        elif tag == 'text' and 'xtick' in cls and self.detail:
+            self.xtick = ''
         if tag == 'html':
             self.root_errors = a.get('data-errors')
         elif tag == 'body':
@@ -181,7 +190,15 @@ class D(HTMLParser):
             self.figures += 1
         elif tag == 'svg' and 'pacer-chart' in (a.get('class') or '').split():
             self.charts.append((a.get('data-title'), a.get('data-series')))
+            self.detail.append([[], []])
     handle_startendtag = handle_starttag
+    def handle_data(self, data):
+        if self.xtick is not None:
+            self.xtick += data
+    def handle_endtag(self, tag):
+        if tag == 'text' and self.xtick is not None:
+            self.detail[-1][1].append(self.xtick)
+            self.xtick = None
 
 d = D()
 d.feed(open(sys.argv[2], encoding='utf-8', errors='replace').read())
@@ -197,6 +214,11 @@ if rendered is None:
 if not rendered.isdigit() or int(rendered) != d.figures or len(d.charts) != d.figures:
     fail('data-rendered=%s, but %d chart places and %d charts drawn'
          % (rendered, d.figures, len(d.charts)))
+flat = lambda s: re.sub(r'[\t\r\n|]', ' ', s or '')
+with open(sys.argv[3], 'w') as f:
+    for (title, _), (names, ticks) in zip(d.charts, d.detail):
+        f.write('%s\t%s\t%s\n' % (flat(title), '|'.join(map(flat, names)),
+                                  '|'.join(map(flat, ticks))))
 for title, series in d.charts:
     if title is None or series is None or not series.isdigit():
         fail('a chart lacks data-title or data-series')

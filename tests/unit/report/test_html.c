@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "report/html.h"
 #include "report/series.h"
+#include "report/slo.h"
 #include "stats/interval.h"
 #include "stats/stats.h"
 #include "unit.h"
@@ -406,7 +408,13 @@ static void test_report_html(void)
     CHECK_EQ_STR(json_str(json_path(v, "charts.0.title")), "Latency by percentile");
     CHECK_EQ_I64(json_len(json_path(v, "charts.0.series")), 2);
     CHECK_EQ_I64(json_len(json_path(v, "charts.1.series")), 3);
-    CHECK_EQ_I64(json_len(json_path(v, "charts.2.series")), 1);
+    /* Throughput, and the requested rate as a reference line. */
+    CHECK_EQ_I64(json_len(json_path(v, "charts.2.series")), 2);
+    CHECK_EQ_STR(json_str(json_path(v, "charts.2.series.1.name")), "requested (-R)");
+    CHECK(json_path(v, "charts.2.series.0.ref") == NULL);
+    CHECK(json_bool(json_path(v, "charts.2.series.1.ref")));
+    CHECK_NEAR(json_num(json_path(v, "charts.2.series.1.y.0")), 100.0, 1e-9);
+    CHECK_NEAR(json_num(json_path(v, "charts.2.series.1.y.1")), 100.0, 1e-9);
     CHECK_EQ_I64(json_len(json_path(v, "charts.3.series")), 3);
     CHECK_EQ_I64(json_len(json_path(v, "charts.4.series")), 2); /* connect, first byte: no TLS */
     CHECK_EQ_STR(json_str(json_path(v, "charts.4.series.1.name")), "first byte");
@@ -467,7 +475,13 @@ static void test_report_html_from_histograms(void)
      * the breakdown chart has none. */
     CHECK_EQ_I64(json_len(json_path(v, "charts.0.series")), 2);
     CHECK_EQ_I64(json_len(json_path(v, "charts.0.series.0.x")), 0);
-    CHECK_EQ_I64(json_len(json_path(v, "charts.4.series")), 0);
+    /* No errors chart (no interval had one), no -R line; the breakdown
+     * has no series. */
+    CHECK_EQ_I64(json_len(json_get(v, "charts")), 4);
+    CHECK_EQ_I64(json_len(json_path(v, "charts.2.series")), 1);
+    CHECK_EQ_STR(json_str(json_path(v, "charts.3.title")),
+                 "Connect, TLS and first-byte percentiles");
+    CHECK_EQ_I64(json_len(json_path(v, "charts.3.series")), 0);
     json_free(v);
 }
 
@@ -497,6 +511,196 @@ static void test_report_html_without_series(void)
     json_free(v);
 }
 
+/* Named x values and reference lines reach the embedded data; a verdict
+ * is a marked paragraph, escaped like any text. */
+static void test_categories_reference_verdict(void)
+{
+    const char *names[] = {"closed", NASTY};
+    double x[2] = {0, 1}, y[2] = {5, 6};
+    html_doc *d = html_doc_new("t");
+    html_chart *c = html_doc_chart(d, "c", "Profile", HTML_LINEAR, "y", HTML_LINEAR);
+    json_val *v;
+    char *out;
+    int rc = -1;
+
+    html_chart_categories(c, 2, names);
+    html_chart_series(c, "data", 2, x, y);
+    html_chart_reference(c, "target", 2, x, y);
+    html_doc_verdict(d, true, "all <good>");
+    html_doc_verdict(d, false, "not good");
+    out = page(d, &rc);
+    html_doc_free(d);
+    CHECK_EQ_I64(rc, 0);
+    CHECK(out != NULL);
+    CHECK(strstr(out, "<p class=\"pacer-verdict pass\">all &lt;good&gt;</p>") != NULL);
+    CHECK(strstr(out, "<p class=\"pacer-verdict fail\">not good</p>") != NULL);
+    v = data_of(out);
+    free(out);
+    CHECK(v != NULL);
+    CHECK_EQ_I64(json_len(json_path(v, "charts.0.xcategories")), 2);
+    CHECK_EQ_STR(json_str(json_path(v, "charts.0.xcategories.0")), "closed");
+    CHECK_EQ_STR(json_str(json_path(v, "charts.0.xcategories.1")), NASTY);
+    CHECK(!json_bool(json_path(v, "charts.0.series.0.ref")));
+    CHECK(json_bool(json_path(v, "charts.0.series.1.ref")));
+    json_free(v);
+}
+
+/* The run report as a string (heap); NULL if it could not be written. */
+static char *report_of(const pc_config *cfg, const pc_results *res, const pc_series *s)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+
+    if (!f)
+        return NULL;
+    if (report_html(f, cfg, res, s) != 0) {
+        fclose(f);
+        free(out);
+        return NULL;
+    }
+    fclose(f);
+    return out;
+}
+
+/* Whether needle occurs in hay before end. */
+static bool before(const char *hay, const char *needle, const char *end)
+{
+    const char *p = hay && end ? strstr(hay, needle) : NULL;
+
+    return p && p < end;
+}
+
+/* The run report's top: the command line, or for `pacer report` the files
+ * and the command lines found in them; the SLO verdict and each objective. */
+static void test_report_html_top(void)
+{
+    char *files[] = {"a.json", "b.hlog"};
+    char *cmds[] = {"pacer -R10 http://x/", "pacer -c2 'http://y/'"};
+    pc_config cfg;
+    pc_results res;
+    pc_slo slo;
+    char err[128], *out, *h2;
+
+    memset(&cfg, 0, sizeof cfg);
+    memset(&res, 0, sizeof res);
+    CHECK(stats_init(&res.st) == 0);
+    for (int k = 1; k <= 100; k++)
+        hdr_record(&res.st.latency, k * 1000000);
+    res.st.scheduled = res.st.completed = 100;
+    res.duration_ns = 1000000000ull;
+    CHECK(slo_parse("p99<=50ms,errors<=0", &slo, err, sizeof err) == 0);
+    cfg.threads = 1;
+    cfg.cmdline = "pacer -c1 --slo 'p99<=50ms,errors<=0' http://x/<y>";
+    cfg.slo = &slo;
+    out = report_of(&cfg, &res, NULL);
+    CHECK(out != NULL);
+    h2 = out ? strstr(out, "<h2>") : NULL;
+    CHECK(h2 != NULL);
+    /* Before any section: the command line, then the verdict. */
+    CHECK(before(out, "<pre>pacer -c1 --slo &#39;p99&lt;=50ms,errors&lt;=0&#39; http://x/&lt;y&gt;"
+                      "</pre>", h2));
+    CHECK(strstr(out, "<h2>Service-level objectives</h2>") == h2);
+    CHECK(strstr(out, "<p class=\"pacer-verdict fail\">SLO FAILED: 1 of 2 objectives not "
+                      "met</p>") != NULL);
+    CHECK(strstr(out, "<tr><td>p99&lt;=50ms</td><td class=\"num\">99.") != NULL);
+    CHECK(strstr(out, "ms</td><td>FAIL</td></tr>") != NULL);
+    CHECK(strstr(out, "<tr><td>errors&lt;=0</td><td class=\"num\">0</td><td>PASS</td></tr>") !=
+          NULL);
+    free(out);
+
+    /* pacer report: no command line of its own, the files and theirs. */
+    cfg.cmdline = NULL;
+    cfg.slo = NULL;
+    cfg.sources = (const char **)files;
+    cfg.nsources = 2;
+    cfg.source_cmdlines = cmds;
+    cfg.nsource_cmdlines = 2;
+    out = report_of(&cfg, &res, NULL);
+    CHECK(out != NULL);
+    h2 = out ? strstr(out, "<h2>") : NULL;
+    CHECK(h2 != NULL);
+    CHECK(before(out, "<tr><th>Files merged</th></tr>", h2));
+    CHECK(before(out, "<tr><td>a.json</td></tr>", h2));
+    CHECK(before(out, "<tr><td>b.hlog</td></tr>", h2));
+    CHECK(before(out, "<pre>pacer -R10 http://x/\npacer -c2 &#39;http://y/&#39;</pre>", h2));
+    CHECK(strstr(out, "class=\"pacer-verdict") == NULL); /* no --slo, no verdict */
+    free(out);
+    cfg.nsource_cmdlines = 0;
+    out = report_of(&cfg, &res, NULL);
+    CHECK(out != NULL && strstr(out, "<p>No command line is recorded in them.</p>") != NULL);
+    free(out);
+    stats_free(&res.st);
+}
+
+/* The run report of a series with no errors says so in one line; never-sent
+ * requests placed in their intervals are drawn. */
+static void test_report_html_errors_line(void)
+{
+    pc_config cfg;
+    pc_results res;
+    pc_series s = {.interval_s = 1};
+    pc_interval *iv = interval_new();
+    uint64_t due[2] = {3, 1};
+    json_val *v;
+    char *out;
+
+    CHECK(iv != NULL);
+    memset(&cfg, 0, sizeof cfg);
+    memset(&res, 0, sizeof res);
+    cfg.threads = 1;
+    CHECK(stats_init(&res.st) == 0);
+    res.st.scheduled = res.st.completed = 20;
+    for (int i = 0; i < 2; i++) {
+        interval_reset(iv);
+        iv->start_ns = (uint64_t)i * 1000000000ull;
+        iv->end_ns = iv->start_ns + 1000000000ull;
+        iv->completed = 10;
+        CHECK(series_add_interval(&s, iv, 1700000000.0 + i) == 0);
+    }
+    out = report_of(&cfg, &res, &s);
+    CHECK(out != NULL && strstr(out, "<p>No errors: 0 of 20 requests failed.</p>") != NULL);
+    v = data_of(out);
+    CHECK(v != NULL);
+    for (size_t i = 0; i < json_len(json_get(v, "charts")); i++)
+        CHECK(strcmp(json_str(json_path(json_at(json_get(v, "charts"), i), "title")),
+                     "Errors over time") != 0);
+    json_free(v);
+    free(out);
+
+    /* Failed requests outside every interval (interrupted): not "No errors". */
+    res.st.interrupted = 2;
+    res.st.scheduled = 22;
+    out = report_of(&cfg, &res, &s);
+    CHECK(out != NULL && strstr(out, "<p>No errors in any interval; 2 of 22 requests failed "
+                                     "outside them (see Requests).</p>") != NULL);
+    free(out);
+
+    /* Never-sent requests placed in their intervals: the chart, with them. */
+    res.st.interrupted = 0;
+    res.st.never_sent = 4;
+    res.st.scheduled = 24;
+    res.start_wall_ns = 1700000000ull * 1000000000ull;
+    res.never_sent_due = due;
+    res.never_sent_n = 2;
+    series_place_never_sent(&s, &res);
+    out = report_of(&cfg, &res, &s);
+    CHECK(out != NULL && strstr(out, "No errors") == NULL);
+    v = data_of(out);
+    free(out);
+    CHECK_EQ_STR(json_str(json_path(v, "charts.3.title")), "Errors over time");
+    CHECK_EQ_I64(json_len(json_path(v, "charts.3.series")), 4);
+    CHECK_EQ_STR(json_str(json_path(v, "charts.3.series.3.name")),
+                 "never sent (in the interval due)");
+    CHECK_NEAR(json_num(json_path(v, "charts.3.series.3.y.0")), 3, 1e-9);
+    CHECK_NEAR(json_num(json_path(v, "charts.3.series.3.y.1")), 1, 1e-9);
+    CHECK_NEAR(json_num(json_path(v, "charts.3.series.0.y.0")), 3, 1e-9);
+    json_free(v);
+    interval_free(iv);
+    series_free(&s);
+    stats_free(&res.st);
+}
+
 int main(void)
 {
     RUN(test_escapes_text_everywhere);
@@ -509,5 +713,8 @@ int main(void)
     RUN(test_report_html);
     RUN(test_report_html_from_histograms);
     RUN(test_report_html_without_series);
+    RUN(test_categories_reference_verdict);
+    RUN(test_report_html_top);
+    RUN(test_report_html_errors_line);
     return unit_done();
 }
