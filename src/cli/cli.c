@@ -232,6 +232,10 @@ static int parse_u32(const char *flag, const char *s, uint32_t min, uint32_t *ou
  * and a run that long is a typo, not a plan. */
 #define MAX_DURATION_NS (30ull * 86400 * 1000000000ull)
 
+/* One request per nanosecond: intended times are whole ns, and k stays
+ * exact in a double for 30 days (2.6e15 < 2^53). */
+#define MAX_RATE 1e9
+
 static int parse_dur(const char *flag, const char *s, uint64_t *out, FILE *err)
 {
     if (units_parse_duration(s, out) < 0)
@@ -436,6 +440,8 @@ static int parse_rate_flag(const char *flag, const char *s, double *out, FILE *e
 {
     if (units_parse_rate(s, out) < 0 || !(*out > 0))
         return bad(err, "invalid rate for %s: '%s' (requests/s > 0, e.g. 500, 2.5k)", flag, s);
+    if (*out > MAX_RATE)
+        return bad(err, "%s must be at most 1G requests/s, got '%s'", flag, s);
     return 0;
 }
 
@@ -496,6 +502,9 @@ int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, F
             if (units_parse_rate(optarg, &cfg->rate) < 0 || !(cfg->rate > 0))
                 rc = bad(err, "invalid rate for -R/--rate: '%s' (requests/s > 0, e.g. 500, 2.5k)",
                          optarg);
+            else if (cfg->rate > MAX_RATE)
+                rc = bad(err, "-R/--rate must be at most 1G requests/s (the schedule's "
+                              "resolution is 1 ns), got '%s'", optarg);
             break;
         case 'L':
             cfg->latency = true;

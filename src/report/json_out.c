@@ -116,7 +116,7 @@ static void w_config(json_w *w, const pc_config *cfg)
         json_w_double(w, cfg->rate);
     else
         json_w_null(w);
-    json_w_key(w, "requests");
+    json_w_key(w, "request_count");
     if (cfg->requests)
         json_w_uint(w, cfg->requests);
     else

@@ -296,6 +296,7 @@ static int load_json(const char *path, const json_val *root, pc_loaded *l, char 
     l->cfg.duration_ns = (uint64_t)(jd(root, "config.duration_s") * 1e9);
     l->cfg.rate = jd(root, "config.rate");
     l->cfg.timeout_ns = (uint64_t)(jd(root, "config.timeout_s") * 1e9);
+    l->cfg.connect_timeout_ns = (uint64_t)(jd(root, "config.connect_timeout_s") * 1e9);
     l->cfg.pipeline = (uint32_t)ju(root, "config.pipeline");
     if (l->cfg.pipeline == 0)
         l->cfg.pipeline = 1;
@@ -640,6 +641,7 @@ int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen)
         dst->cfg.h2 = src->cfg.h2;
         dst->cfg.streams = src->cfg.streams;
         dst->cfg.timeout_ns = src->cfg.timeout_ns;
+        dst->cfg.connect_timeout_ns = src->cfg.connect_timeout_ns;
         dst->cfg.pipeline = src->cfg.pipeline;
         dst->cfg.batch_latency = src->cfg.batch_latency;
     }

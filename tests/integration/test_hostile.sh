@@ -73,4 +73,28 @@ P=$(pick_port)
 n=$(json_get "$J" "d['errors']['connect']")
 ok refused_connects_back_off "connect errors ${n:-?} in 2 s from 50 connections: $(grep -E 'Errors|Reconnects' "$R")" "
     [ '${n:-0}' -ge 50 ] && [ '${n:-9999}' -le 500 ] && grep -qE '^  Reconnects backed off [1-9]' '$R'"
+# --- huge rates: the never-sent backlog is counted in bulk; every run ends --
+start_serve --delay 100ms
+start=$SECONDS
+"$PACER" -t2 -c2 -R 1G -d1s --json "$J" "$SERVE_URL" >"$R" 2>&1
+rc=$?
+read -r sch ns cnt p50 mx < <(json_get "$J" "d['requests']['scheduled'], d['requests']['never_sent'], d['latency']['corrected']['count'], d['latency']['corrected']['percentiles']['50'], d['latency']['corrected']['max']")
+ok huge_rate_ends "exit $rc in $((SECONDS - start)) s: $(grep Outcomes "$R")" "
+    [ $rc -eq 0 ] && [ $((SECONDS - start)) -le 3 ] && outcomes_add_up '$R' && [ '$sch' = 1000000000 ] && ! grep -q 'internal error' '$R'"
+# Each never-sent request is in the histogram at the latency it reached:
+# uniform over the second, so p50 ~ 0.5 s, one sample each (the max is a
+# request answered after waiting the whole second: ~1.1 s).
+ok huge_rate_never_sent_latency "count $cnt of $sch, p50 ${p50}us, max ${mx}us" "
+    [ '$cnt' = '$sch' ] && fcmp '$p50' '>' 480000 && fcmp '$p50' '<' 520000 && fcmp '$mx' '>' 990000 && fcmp '$mx' '<' 1200000"
+"$PACER" -t1 -c1 -R 1G -d 20s "$SERVE_URL" >"$R" 2>&1 &
+pid=$!
+sleep 1
+start=$SECONDS
+kill -INT $pid
+for _ in $(seq 1 50); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+kill -0 $pid 2>/dev/null && { kill -9 $pid; fail huge_rate_sigint "still running 5 s after SIGINT"; } || {
+    wait $pid; rc=$?
+    ok huge_rate_sigint "exit $rc $((SECONDS - start)) s after SIGINT" "[ $rc -eq 130 ] && [ $((SECONDS - start)) -le 3 ] && outcomes_add_up '$R'"; }
+"$PACER" -R 2G -d1s "$SERVE_URL" >"$R" 2>&1
+ok rate_above_schedule_refused "exit $?: $(cat "$R")" "grep -q '^pacer: -R/--rate must be at most 1G requests/s' '$R'"
 finish
