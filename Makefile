@@ -2,7 +2,7 @@
 #
 #   make            build ./pacer
 #   make test       install missing deps, build, run unit + integration tests
-#   make demo       install missing deps, build, benchmark `pacer serve`
+#   make demo       install missing build deps, build, benchmark `pacer serve`
 #   make install PREFIX=/usr/local
 #   make SAN=1 ...  build with ASan + UBSan (into build-san/)
 #   make fuzz-smoke run every fuzz target for FUZZ_SECONDS (default 20) each
@@ -66,6 +66,9 @@ $(BUILD)/tools/%: tests/tools/%.c $(LIBOBJ)
 deps:
 	@scripts/deps.sh
 
+deps-build:
+	@scripts/deps.sh build
+
 unit: $(UNIT_BIN)
 
 tools: $(TOOL_BIN)
@@ -74,7 +77,7 @@ test: deps
 	@$(MAKE) --no-print-directory all unit tools
 	@BUILD=$(BUILD) PACER=$(abspath $(PACER_BIN)) tests/run.sh
 
-demo: deps
+demo: deps-build
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh ./pacer
 
@@ -90,7 +93,7 @@ clean:
 ci:
 	@tests/ci.sh
 
-.PHONY: all deps unit tools test demo install clean ci
+.PHONY: all deps deps-build unit tools test demo install clean ci
 
 # Fuzz targets (clang libFuzzer): make fuzz, make fuzz-smoke [FUZZ_SECONDS=20]
 include tests/fuzz/fuzz.mk
