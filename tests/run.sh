@@ -16,6 +16,7 @@ out=$(mktemp -d /tmp/pacer-tests.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 
 passed=0 failed=0 skipped=0
+touch "$out/start"
 
 run_one() { # name, command...
     local name=$1; shift
@@ -52,6 +53,15 @@ for t in tests/integration/test_*.sh; do
     case "$name" in *"${ONLY:-}"*) ;; *) continue ;; esac
     run_one "$name" bash "$t"
 done
+
+# Tests write under /tmp only: a file they left in the repository (outside
+# .git and the build directories) is a failure.
+wrote=$(find . \( -path ./.git -o -path ./build -o -path ./build-san -o -path ./build-fuzz \
+    -o -path "./$BUILD" \) -prune -o -type f -newer "$out/start" -print | sort | head -n 20)
+if [ -n "$wrote" ]; then
+    echo "  [run.sh] FAIL tests_write_outside_tmp: the tests left in the repository:" $wrote
+    failed=$((failed + 1))
+fi
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

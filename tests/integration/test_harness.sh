@@ -26,7 +26,14 @@ ok run_skip_shown "$(grep test_c "$T_DIR/run.out")" \
     "grep -q '^  \[integration/test_c.sh\] SKIP c1: this platform has no such thing' '$T_DIR/run.out'"
 ok run_per_file_line "$(grep -E '^integration/test_a' "$T_DIR/run.out")" \
     "grep -qE '^integration/test_c.sh +0 passed, 0 failed, 1 skipped \([0-9]+s\)$' '$T_DIR/run.out'"
-rm -f "$F/tests/integration/test_"[bde].sh
+# A test that writes into the repository (as something once left a stray
+# file "body" at the root) fails the run.
+printf '%s\n' 'echo "PASS f1"' 'head -c 100 /dev/zero >body' >"$F/tests/integration/test_f.sh"
+ONLY=test_f BUILD=nobuild bash "$F/tests/run.sh" >"$T_DIR/run3.out" 2>&1
+rc=$?
+ok run_repo_left_clean "exit $rc: $(tail -2 "$T_DIR/run3.out")" \
+    "[ $rc -ne 0 ] && grep -qx '  \[run.sh\] FAIL tests_write_outside_tmp: the tests left in the repository: ./body' '$T_DIR/run3.out' && [ \"\$(tail -1 '$T_DIR/run3.out')\" = '1 passed, 1 failed, 0 skipped' ]"
+rm -f "$F/tests/integration/test_"[bdef].sh "$F/body"
 ONLY= BUILD=nobuild bash "$F/tests/run.sh" >"$T_DIR/run2.out" 2>&1
 rc=$?
 ok run_pass_exit_zero "exit $rc: $(tail -1 "$T_DIR/run2.out")" \
