@@ -7,6 +7,10 @@
 #   make SAN=1 ...  build with ASan + UBSan (into build-san/)
 #   make fuzz-smoke run every fuzz target for FUZZ_SECONDS (default 20) each
 #   make ci         what CI runs: test, SAN=1 test, fuzz-smoke
+#
+# CFLAGS (default -O2 -g; -O1 -g with SAN=1), LDFLAGS and LDLIBS are yours:
+# `make CFLAGS=-O3` replaces them, and the project's own flags (C11, the
+# warnings, -Isrc, pkg-config's, the sanitizers) are added all the same.
 
 PREFIX  ?= /usr/local
 CC      ?= cc
@@ -26,11 +30,15 @@ endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lssl -lcrypto -lz -lnghttp2 -lluajit-5.1)
 
+# The user's flags (CFLAGS, LDFLAGS, LDLIBS), kept apart from what the build
+# always adds (FINAL_*); the user's come last, so their -O or -Wno-... wins.
 CFLAGS  ?= $(OPT) -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-           -Isrc $(PKG_CFLAGS) $(SANFLAGS) -MMD -MP
-LDFLAGS += $(SANFLAGS)
-LDLIBS  += $(PKG_LIBS) -lpthread -lm
+LDFLAGS ?=
+LDLIBS  ?=
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
+FINAL_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) -Isrc $(PKG_CFLAGS) $(SANFLAGS) -MMD -MP $(CFLAGS)
+FINAL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
+FINAL_LIBS    = $(LDLIBS) $(PKG_LIBS) -lpthread -lm
 
 SRC      := $(shell find src -name '*.c' | sort)
 OBJ      := $(SRC:src/%.c=$(BUILD)/obj/%.o)
@@ -49,19 +57,19 @@ all: pacer
 endif
 
 $(PACER_BIN): $(OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(FINAL_LIBS)
 
 $(BUILD)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(FINAL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBOBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(LIBOBJ) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(FINAL_CFLAGS) -Itests/unit -o $@ $< $(LIBOBJ) $(FINAL_LDFLAGS) $(FINAL_LIBS)
 
 $(BUILD)/tools/%: tests/tools/%.c $(LIBOBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIBOBJ) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(FINAL_CFLAGS) -o $@ $< $(LIBOBJ) $(FINAL_LDFLAGS) $(FINAL_LIBS)
 
 deps:
 	@scripts/deps.sh
