@@ -3,7 +3,8 @@
 #   make            build ./pacer
 #   make test       install missing deps, build, run unit + integration tests
 #   make demo       install missing build deps, build, benchmark `pacer serve`
-#   make install PREFIX=/usr/local
+#   make install    [PREFIX=/usr/local] [DESTDIR=...]: pacer, its man page, its docs
+#   make uninstall  remove what make install put there (same PREFIX, DESTDIR)
 #   make SAN=1 ...  build with ASan + UBSan (into build-san/)
 #   make fuzz-smoke run every fuzz target for FUZZ_SECONDS (default 20) each
 #   make ci         what CI runs: test, SAN=1 test, fuzz-smoke
@@ -13,6 +14,9 @@
 # warnings, -Isrc, pkg-config's, the sanitizers) are added all the same.
 
 PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+DOCDIR  ?= $(PREFIX)/share/doc/pacer
 CC      ?= cc
 PKGS    := openssl zlib libnghttp2 luajit
 SAN     ?= 0
@@ -89,10 +93,24 @@ demo: deps-build
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh ./pacer
 
+# The docs the man page and each other point to (docs/NAME, which the
+# installed man page calls $(DOCDIR)/NAME).
+DOCS := docs/pacer.md docs/output.md docs/methodology.md docs/scripting.md \
+        docs/pacer-result.schema.json docs/pacer-workflow.schema.json
+
 install: pacer
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 pacer $(DESTDIR)$(PREFIX)/bin/pacer
-	install -m 644 docs/pacer.1 $(DESTDIR)$(PREFIX)/share/man/man1/pacer.1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)
+	install -m 755 pacer $(DESTDIR)$(BINDIR)/pacer
+	sed 's|docs/|$(DOCDIR)/|g' docs/pacer.1 >$(DESTDIR)$(MANDIR)/man1/pacer.1
+	chmod 644 $(DESTDIR)$(MANDIR)/man1/pacer.1
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+
+# Exactly what install put there; the directories bin/ and man1/ are shared
+# with other programs and stay, pacer's own doc directory goes.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/pacer $(DESTDIR)$(MANDIR)/man1/pacer.1
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
+	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 clean:
 	rm -rf build build-san build-fuzz pacer
@@ -101,7 +119,7 @@ clean:
 ci:
 	@tests/ci.sh
 
-.PHONY: all deps deps-build unit tools test demo install clean ci
+.PHONY: all deps deps-build unit tools test demo install uninstall clean ci
 
 # Fuzz targets (clang libFuzzer): make fuzz, make fuzz-smoke [FUZZ_SECONDS=20]
 include tests/fuzz/fuzz.mk
