@@ -6,9 +6,12 @@
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 need_cmd pkg-config pkg-config || finish
 
-# mk ARGS...: make in the repository, as a user would type it (not as a
-# sub-make of `make test`, whose SAN=1 and the like would leak in).
-mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES make -C "$ROOT" --no-print-directory "$@"; }
+# mk ARGS...: make in the repository as typed here, not as a sub-make of
+# `make [SAN=1] test`, whose variables (exported to the tests) would leak in.
+mk() {
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u SAN -u CFLAGS -u LDFLAGS -u LDLIBS \
+        -u PREFIX -u DESTDIR -u BINDIR -u MANDIR -u DOCDIR make -C "$ROOT" --no-print-directory "$@"
+}
 
 # has LINE WORD...: every WORD is a whole word of LINE.
 has() {
