@@ -2,13 +2,21 @@
 #
 #   make            build ./pacer
 #   make test       install missing deps, build, run unit + integration tests
-#   make demo       install missing deps, build, benchmark `pacer serve`
-#   make install PREFIX=/usr/local
+#   make demo       install missing build deps, build, benchmark `pacer serve`
+#   make install    [PREFIX=/usr/local] [DESTDIR=...]: pacer, its man page, its docs
+#   make uninstall  remove what make install put there (same PREFIX, DESTDIR)
 #   make SAN=1 ...  build with ASan + UBSan (into build-san/)
 #   make fuzz-smoke run every fuzz target for FUZZ_SECONDS (default 20) each
 #   make ci         what CI runs: test, SAN=1 test, fuzz-smoke
+#
+# CFLAGS (default -O2 -g; -O1 -g with SAN=1), LDFLAGS and LDLIBS are yours:
+# `make CFLAGS=-O3` replaces them, and the project's own flags (C11, the
+# warnings, -Isrc, pkg-config's, the sanitizers) are added all the same.
 
 PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+DOCDIR  ?= $(PREFIX)/share/doc/pacer
 CC      ?= cc
 PKGS    := openssl zlib libnghttp2 luajit
 SAN     ?= 0
@@ -26,11 +34,15 @@ endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lssl -lcrypto -lz -lnghttp2 -lluajit-5.1)
 
+# The user's flags (CFLAGS, LDFLAGS, LDLIBS), kept apart from what the build
+# always adds (FINAL_*); the user's come last, so their -O or -Wno-... wins.
 CFLAGS  ?= $(OPT) -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-           -Isrc $(PKG_CFLAGS) $(SANFLAGS) -MMD -MP
-LDFLAGS += $(SANFLAGS)
-LDLIBS  += $(PKG_LIBS) -lpthread -lm
+LDFLAGS ?=
+LDLIBS  ?=
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
+FINAL_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) -Isrc $(PKG_CFLAGS) $(SANFLAGS) -MMD -MP $(CFLAGS)
+FINAL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
+FINAL_LIBS    = $(LDLIBS) $(PKG_LIBS) -lpthread -lm
 
 SRC      := $(shell find src -name '*.c' | sort)
 OBJ      := $(SRC:src/%.c=$(BUILD)/obj/%.o)
@@ -49,22 +61,25 @@ all: pacer
 endif
 
 $(PACER_BIN): $(OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(FINAL_LIBS)
 
 $(BUILD)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(FINAL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBOBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(LIBOBJ) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(FINAL_CFLAGS) -Itests/unit -o $@ $< $(LIBOBJ) $(FINAL_LDFLAGS) $(FINAL_LIBS)
 
 $(BUILD)/tools/%: tests/tools/%.c $(LIBOBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIBOBJ) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(FINAL_CFLAGS) -o $@ $< $(LIBOBJ) $(FINAL_LDFLAGS) $(FINAL_LIBS)
 
 deps:
 	@scripts/deps.sh
+
+deps-build:
+	@scripts/deps.sh build
 
 unit: $(UNIT_BIN)
 
@@ -74,14 +89,28 @@ test: deps
 	@$(MAKE) --no-print-directory all unit tools
 	@BUILD=$(BUILD) PACER=$(abspath $(PACER_BIN)) tests/run.sh
 
-demo: deps
+demo: deps-build
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh ./pacer
 
+# The docs the man page and each other point to (docs/NAME, which the
+# installed man page calls $(DOCDIR)/NAME).
+DOCS := docs/pacer.md docs/output.md docs/methodology.md docs/scripting.md \
+        docs/pacer-result.schema.json docs/pacer-workflow.schema.json
+
 install: pacer
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 pacer $(DESTDIR)$(PREFIX)/bin/pacer
-	install -m 644 docs/pacer.1 $(DESTDIR)$(PREFIX)/share/man/man1/pacer.1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)
+	install -m 755 pacer $(DESTDIR)$(BINDIR)/pacer
+	sed 's|docs/|$(DOCDIR)/|g' docs/pacer.1 >$(DESTDIR)$(MANDIR)/man1/pacer.1
+	chmod 644 $(DESTDIR)$(MANDIR)/man1/pacer.1
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+
+# Exactly what install put there; the directories bin/ and man1/ are shared
+# with other programs and stay, pacer's own doc directory goes.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/pacer $(DESTDIR)$(MANDIR)/man1/pacer.1
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
+	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 clean:
 	rm -rf build build-san build-fuzz pacer
@@ -90,7 +119,7 @@ clean:
 ci:
 	@tests/ci.sh
 
-.PHONY: all deps unit tools test demo install clean ci
+.PHONY: all deps deps-build unit tools test demo install uninstall clean ci
 
 # Fuzz targets (clang libFuzzer): make fuzz, make fuzz-smoke [FUZZ_SECONDS=20]
 include tests/fuzz/fuzz.mk

@@ -1,17 +1,55 @@
 #!/usr/bin/env bash
 # Install the Debian packages pacer needs that are missing, with apt-get.
-#   scripts/deps.sh          build + test dependencies (make test, make demo)
-#   scripts/deps.sh bench    also the peers bench/ compares against
+#   scripts/deps.sh          build + test dependencies (make test)
+#   scripts/deps.sh build    the build dependencies only (make demo)
+#   scripts/deps.sh bench    build + test, and what bench/ needs besides
 # Runs apt-get only when something is missing, so a ready machine needs no
 # network. Needs root (or sudo) when it does install.
+#
+# The test set is every package whose programs or files a test uses: a test
+# that finds one of them missing FAILS and names the package (need_cmd in
+# tests/integration/lib.sh); it does not skip. Nothing else is assumed but
+# Debian's essential packages (coreutils, grep, sed, bash, util-linux for
+# unshare, bsdutils for script(1), ...), which every Debian system has.
 set -eu
 
-build_pkgs="gcc make pkg-config libc6-dev libssl-dev zlib1g-dev libnghttp2-dev libluajit-5.1-dev"
-test_pkgs="nginx-light curl openssl procps python3-jsonschema libhdrhistogram-java default-jre-headless h2o valgrind chromium"
-bench_pkgs="wrk apache2-utils nghttp2-client"
+# list: the package names in stdin, without the # comments.
+list() { sed 's/#.*//' | tr -s ' \n' '  '; }
 
-want="$build_pkgs $test_pkgs"
-[ "${1:-}" = bench ] && want="$want $bench_pkgs"
+build_pkgs=$(list <<'EOF'
+gcc make pkg-config libc6-dev
+libssl-dev zlib1g-dev libnghttp2-dev libluajit-5.1-dev
+EOF
+)
+test_pkgs=$(list <<'EOF'
+nginx-light           # nginx: the HTTP/1.1, TLS and h2 target (lib.sh start_nginx)
+h2o                   # a second HTTP/2 server (test_h2o.sh)
+curl                  # test_serve.sh, test_h1fault_selftest.sh, test_requests.sh
+openssl               # test certificates (lib.sh, test_h2o.sh)
+apache2-utils         # ab, side by side with --format ab (test_requests.sh)
+wrk                   # its example Lua scripts in /usr/share/doc/wrk (test_scripts.sh)
+nghttp2-client        # h2load, nghttp (test_h2.sh, test_h2fault_selftest.sh)
+time                  # /usr/bin/time, peak RSS (test_faults.sh, test_h2_faults.sh)
+procps                # pgrep (lib.sh nginx_worker)
+iproute2              # ip (test_core.sh, test_faults.sh)
+python3               # echo server, JSON checks, raw-socket clients
+python3-jsonschema    # result files against docs/*.schema.json (test_outputs.sh)
+default-jre-headless  # java, to run ...
+libhdrhistogram-java  # ... HdrHistogram's HistogramLogProcessor on --hlog files
+valgrind              # test_valgrind.sh
+chromium              # renders --html pages headless (tests/tools/html_check.sh)
+EOF
+)
+# bench/run.sh compares pacer with wrk, ab and h2load and measures with
+# /usr/bin/time, all in the test set; wrk2 is not packaged in Debian.
+bench_pkgs=""
+
+case ${1:-} in
+"") want="$build_pkgs $test_pkgs" ;;
+build) want="$build_pkgs" ;;
+bench) want="$build_pkgs $test_pkgs $bench_pkgs" ;;
+*) echo "usage: scripts/deps.sh [build|bench]" >&2; exit 2 ;;
+esac
 
 missing=""
 for p in $want; do

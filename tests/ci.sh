@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What CI runs: the test suite, the test suite again under ASan + UBSan,
 # and every fuzz target for a bounded time. Ends with one summary line
-# "N passed, N failed" over all three; exits non-zero on any failure.
+# "N passed, N failed, N skipped" over all three; exits non-zero on any
+# failure.
 set -u
 cd "$(dirname "$0")/.."
 log=$(mktemp /tmp/pacer-ci.XXXXXX)
@@ -12,11 +13,11 @@ broken=0
 step() {
     local before after
     echo "== $*"
-    before=$(grep -cE '^[0-9]+ passed, [0-9]+ failed$|^(PASS|FAIL) fuzz_' "$log")
+    before=$(grep -cE '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$|^(PASS|FAIL) fuzz_' "$log")
     "$@" 2>&1 | tee -a "$log"
     if [ "${PIPESTATUS[0]}" -ne 0 ]; then
         status=1
-        after=$(grep -cE '^[0-9]+ passed, [0-9]+ failed$|^(PASS|FAIL) fuzz_' "$log")
+        after=$(grep -cE '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$|^(PASS|FAIL) fuzz_' "$log")
         # A step that failed without saying what (a build error) counts as one failure.
         [ "$after" -gt "$before" ] || broken=$((broken + 1))
     fi
@@ -26,10 +27,12 @@ step make test
 step make SAN=1 test
 step make fuzz-smoke FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
 
-passed=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | awk '{s += $1} END {print s + 0}')
-failed=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | awk '{s += $3} END {print s + 0}')
+totals='^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$'
+passed=$(grep -E "$totals" "$log" | awk '{s += $1} END {print s + 0}')
+failed=$(grep -E "$totals" "$log" | awk '{s += $3} END {print s + 0}')
+skipped=$(grep -E "$totals" "$log" | awk '{s += $5} END {print s + 0}')
 passed=$((passed + $(grep -c '^PASS fuzz_' "$log")))
 failed=$((failed + $(grep -c '^FAIL fuzz_' "$log") + broken))
 [ "$failed" -eq 0 ] || status=1
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 exit $status

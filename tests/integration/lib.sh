@@ -26,7 +26,10 @@ trap cleanup EXIT
 
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; T_FAILED=1; }
+# skip NAME WHY: only for what this platform cannot provide (say why); a
+# missing program or file is need_cmd's FAIL instead.
 skip() { echo "SKIP $1: $2"; }
+. "$(dirname "${BASH_SOURCE[0]}")/need.sh"
 # ok NAME WHY-IF-FALSE COMMAND [ARGS...]: run the command, PASS if it
 # succeeds. With a single string instead, that string is eval'ed (so it may
 # use && and the functions defined here).
@@ -94,6 +97,7 @@ serve_err() { cat "$T_DIR"/serve.*.out.err 2>/dev/null; }
 # requests to $NGX_DIR/access.log as "$request $http_x_pacer".
 start_nginx() {
     local extra=${1:-} try
+    need_cmd nginx nginx-light && need_cmd openssl openssl && need_cmd pgrep procps || return 1
     NGX_DIR="$T_DIR/nginx"
     mkdir -p "$NGX_DIR/www" "$NGX_DIR/tmp"
     head -c 1024 /dev/zero | tr '\0' 'a' >"$NGX_DIR/www/index.html"
@@ -197,6 +201,8 @@ PY=/usr/bin/python3
 json_get() { "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 # HdrHistogram's reference HistogramLogProcessor (Debian libhdrhistogram-java).
+# Check for it first: need_cmd java default-jre-headless, and
+# need_cmd /usr/share/java/hdrhistogram.jar libhdrhistogram-java.
 hlp() { java -cp /usr/share/java/hdrhistogram.jar org.HdrHistogram.HistogramLogProcessor "$@"; }
 
 # start_h2fault ARGS...: the HTTP/2 fault server (tests/tools/h2fault.c).

@@ -166,7 +166,9 @@ rc=$?
 ok sigterm_exit143 "exit $rc: $(tail -2 "$R")" "[ $rc -eq 143 ] && grep -q 'Stopped early by SIGTERM' '$R' && outcomes_add_up '$R' && [ \"\$(json_get '$T_DIR/term.json' \"d['stopped_by']\")\" = SIGTERM ]"
 
 # --- IPv6 literal and Unix socket (pacer serve) ------------------------------
-if (exec 3<>/dev/null) && ip -6 addr show lo 2>/dev/null | grep -q '::1'; then
+if ! need_cmd ip iproute2; then
+    :
+elif (exec 3<>/dev/null) && ip -6 addr show lo 2>/dev/null | grep -q '::1'; then
     start_serve --bind ::1 || fail serve6_start "no serve on ::1"
     "$PACER" -t1 -c2 -d300ms "$SERVE_URL" >"$R" 2>&1
     ok ipv6_literal "$SERVE_URL: $(tail -3 "$R")" grep -q 'Status codes: 200' "$R"

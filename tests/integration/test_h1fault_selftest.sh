@@ -3,6 +3,7 @@
 # mode against curl and raw sockets (Python), with the exact bytes checked
 # where they are fixed. Every wait is bounded.
 . "$(dirname "$0")/lib.sh"
+need_cmd curl curl && need_cmd "$PY" python3 || finish
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SRC=$ROOT/tests/tools/h1fault.c

@@ -53,6 +53,7 @@ ok nowindow_connection_kept "connections $(h2f_stat connections)" "[ \"\$(h2f_st
 
 # A stalling server: per-stream timeouts, bounded time and memory.
 start_h2fault --mode stall --delay 800 || fail h2fault_start "no h2fault"
+need_cmd /usr/bin/time time
 start=$SECONDS
 /usr/bin/time -f 'maxrss %M' -o "$T_DIR/rss" "$PACER" -t1 -c2 -m8 -d1s -R200 --timeout 500ms --h2 "$H2F_URL" >"$R" 2>&1
 rss=$(awk '/maxrss/ {print $2}' "$T_DIR/rss")

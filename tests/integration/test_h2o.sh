@@ -3,10 +3,7 @@
 # h2c with prior knowledge and h2 over TLS, closed loop and constant rate.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v h2o >/dev/null 2>&1; then
-    skip h2o "h2o is not installed"
-    finish
-fi
+need_cmd h2o h2o && need_cmd openssl openssl || finish
 D="$T_DIR/h2o"
 mkdir -p "$D/www"
 chmod 755 "$D" "$D/www"

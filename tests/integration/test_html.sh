@@ -5,14 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 CHECK="$(cd "$(dirname "$0")/.." && pwd)/tools/html_check.sh"
 
-have_chromium=""
-for b in chromium chromium-browser google-chrome; do
-    command -v "$b" >/dev/null 2>&1 && have_chromium=$b && break
-done
-if [ -z "$have_chromium" ]; then
-    skip html "chromium not found (scripts/deps.sh installs it)"
-    finish
-fi
+need_cmd chromium chromium || finish
 
 D="$T_DIR/html"; mkdir -p "$D"
 

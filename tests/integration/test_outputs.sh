@@ -74,6 +74,8 @@ ok report_reads_old_interval_keys "$(json_get "$D/old_again.json" "[p['p99_us'] 
 
 # The interval log is read by HdrHistogram's own HistogramLogProcessor, and
 # its percentile table equals pacer's --hgrm, row for row.
+need_cmd java default-jre-headless
+need_cmd /usr/share/java/hdrhistogram.jar libhdrhistogram-java
 hlp -i "$D/r.hlog" -tag corrected -outputValueUnitRatio 1e6 -o "$D/hlp" >/dev/null 2>"$D/hlp.err"
 ok hlog_read_by_reference "$(head -3 "$D/hlp.err")" "[ -s '$D/hlp.hgrm' ]"
 rows() { awk '$1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9.]+$/ {printf "%s %.6f %s\n", $1, $2, $3}' "$1"; }

@@ -3,6 +3,8 @@
 # cookies, auth, --urls, --format ab and its -g / -e files, side by side
 # with ApacheBench against the same nginx.
 . "$(dirname "$0")/lib.sh"
+need_cmd ab apache2-utils
+need_cmd curl curl
 
 start_nginx || { fail nginx_start "nginx did not start"; finish; }
 U="http://127.0.0.1:$NGX_PORT/"

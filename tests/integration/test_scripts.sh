@@ -7,9 +7,7 @@ EX=/usr/share/doc/wrk/examples/scripts
 R="$T_DIR/report"
 S="$T_DIR/s"; mkdir -p "$S"
 
-if [ ! -d "$EX" ]; then
-    skip wrk_examples "wrk's examples are not installed (apt-get install wrk)"
-else
+if need_cmd "$EX" wrk; then
     start_echo || { fail echo_start "no echo server"; finish; }
 
     "$PACER" -t1 -c1 -n5 -s "$EX/post.lua" "$ECHO_URL" >"$R" 2>&1

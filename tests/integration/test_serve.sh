@@ -4,7 +4,7 @@
 # SERVE is the command that starts the server (default "$PACER serve";
 # the standalone driver build/tools/serve_main works too). Prints one line per
 # check, "PASS name" or "FAIL name: why" ("SKIP name: why" when the host
-# cannot run a check), and exits 1 if any check failed.
+# has no IPv6 loopback), and exits 1 if any check failed.
 set -u
 export LC_ALL=C
 
@@ -27,10 +27,8 @@ trap cleanup EXIT
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; FAILED=1; }
 
-if ! command -v curl >/dev/null 2>&1; then
-    apt-get install -y curl >/dev/null 2>&1 || { apt-get update >/dev/null 2>&1 && apt-get install -y curl >/dev/null 2>&1; }
-fi
-command -v curl >/dev/null 2>&1 || { fail setup "curl is not installed"; exit 1; }
+. "$(dirname "$0")/need.sh"
+need_cmd curl curl || exit 1
 
 # start NAME ARGS...: start a server, wait (5 s at most) for its first
 # stdout line; sets SPID, LINE, and PORT for TCP. Returns 1 on failure.

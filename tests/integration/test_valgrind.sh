@@ -7,10 +7,7 @@ case "$PACER" in *build-san*)
     skip valgrind "an ASan build cannot run under valgrind (make SAN=1 test runs the sanitizers instead)"
     finish ;;
 esac
-if ! command -v valgrind >/dev/null 2>&1; then
-    skip valgrind "valgrind is not installed"
-    finish
-fi
+need_cmd valgrind valgrind || finish
 start_serve --threads 1 || { fail serve_start "no pacer serve"; finish; }
 start_h2fault --mode ok || { fail h2fault_start "no h2fault"; finish; }
 start_nginx || { fail nginx_start "no nginx"; finish; }

@@ -34,7 +34,7 @@ CAP=$SERVE_URL
 html_charts() {
     bash "$HC" "$1" "$D/hc.$2" >"$D/hc.$2.out" 2>"$D/hc.$2.err"
     local rc=$?
-    if [ $rc -eq 3 ]; then skip "$2" "chromium not found"; return 1; fi
+    if [ $rc -eq 3 ]; then need_cmd chromium chromium; return 1; fi
     ok "$2" "exit $rc: $(cat "$D/hc.$2.err")" "[ $rc -eq 0 ] && [ -s '$D/hc.$2/shot.png' ]"
     [ $rc -eq 0 ]
 }

@@ -15,7 +15,8 @@
 # On success it prints one line per chart, in page order:
 #   chart<TAB>TITLE<TAB>series=N
 # On failure it prints one line "html_check: REASON" on stderr and exits 1.
-# Exit 2: usage; exit 3: chromium not found (callers skip on 3).
+# Exit 2: usage; exit 3: chromium not found (callers fail on 3, naming the
+# package: need_cmd chromium chromium).
 #
 # OUTDIR receives shot.png (1280x4000 screenshot), dom.html (the DOM after
 # the scripts ran), chromium.log, netlog.json and charts.tsv: per chart,

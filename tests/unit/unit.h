@@ -4,8 +4,10 @@
  * A test file defines `static void test_xxx(void)` functions and a
  * `main` that calls RUN(test_xxx) for each, then `return unit_done();`.
  * Every RUN prints one line, "PASS name" or "FAIL name: file:line: what",
- * which tests/run.sh counts into the final "N passed, N failed" line.
- * CHECK* macros record a failure and return from the test function.
+ * which tests/run.sh counts into the final "N passed, N failed, N skipped"
+ * line. CHECK* macros record a failure and return from the test function.
+ * SKIP_TEST(why) ends it as "SKIP name: why": only for what the platform
+ * cannot provide (a missing package is a failure).
  */
 #ifndef PACER_TESTS_UNIT_H
 #define PACER_TESTS_UNIT_H
@@ -14,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int unit_failed_now;
+static int unit_failed_now, unit_skipped_now;
 static int unit_passed_total, unit_failed_total;
 static char unit_msg[512];
 
@@ -75,13 +77,22 @@ static char unit_msg[512];
         }                                                                      \
     } while (0)
 
+#define SKIP_TEST(why)                                                         \
+    do {                                                                       \
+        snprintf(unit_msg, sizeof unit_msg, "%s", (why));                      \
+        unit_skipped_now = 1;                                                  \
+        return;                                                                \
+    } while (0)
+
 #define RUN(fn)                                                                \
     do {                                                                       \
-        unit_failed_now = 0;                                                   \
+        unit_failed_now = unit_skipped_now = 0;                                \
         fn();                                                                  \
         if (unit_failed_now) {                                                 \
             printf("FAIL %s: %s\n", #fn, unit_msg);                            \
             unit_failed_total++;                                               \
+        } else if (unit_skipped_now) {                                         \
+            printf("SKIP %s: %s\n", #fn, unit_msg);                            \
         } else {                                                               \
             printf("PASS %s\n", #fn);                                          \
             unit_passed_total++;                                               \

@@ -2,7 +2,7 @@
  * test_hdr.c - unit tests for src/stats/hdr.c.
  *
  * Expected numbers marked V1..V7 come from
- * shared/reference/hdrhistogram/vectors.txt (HdrHistogram_c, Java and Python
+ * tests/data/hdrhistogram/vectors.txt (HdrHistogram_c, Java and Python
  * test suites, wrk2's README); the data those encoded vectors describe is
  * rebuilt here by recording values.
  */

@@ -2,7 +2,7 @@
  * test_hdr_codec.c - unit tests for src/stats/hdr_codec.c.
  *
  * Encoded strings and expected numbers marked V1..V8 are from
- * shared/reference/hdrhistogram/vectors.txt. The encoder is tested by round
+ * tests/data/hdrhistogram/vectors.txt. The encoder is tested by round
  * trip (decode(encode(h)) equals h) and by agreeing with the vectors' data,
  * never byte for byte (see the CAVEAT there).
  */

@@ -2,11 +2,10 @@
  * test_hlog.c - unit tests for src/stats/hlog.c.
  *
  * The jHiccup logs and the expectations marked V4/V5 come from
- * shared/reference/hdrhistogram/ (vectors.txt). The reference files are
- * looked up in $PACER_SHARED/reference/hdrhistogram/, $PACER_SHARED/,
- * ../shared/reference/hdrhistogram/ and shared/reference/hdrhistogram/
- * (relative to the working directory, which tests/run.sh sets to the repo
- * root); a missing file is a FAIL.
+ * tests/data/hdrhistogram/ (vectors.txt; tests/data/README.md says where
+ * each file came from). They are read from there relative to the working
+ * directory, which tests/run.sh sets to the repository root; a missing file
+ * is a FAIL.
  */
 #include "stats/hlog.h"
 #include "stats/hdr.h"
@@ -25,28 +24,16 @@ static const char V4_LINE5_HIST[] =
 
 static char ref_path_found[1024];
 
-/* Opens a reference file (its path then in ref_path_found); NULL, with a
- * note on stderr, when it is nowhere. */
+/* Opens a reference file of tests/data/hdrhistogram/ (its path then in
+ * ref_path_found); NULL, with a note on stderr, when it is not there. */
 static FILE *open_ref(const char *name)
 {
-    const char *env = getenv("PACER_SHARED");
-    char cand[4][1024];
-    int nc = 0;
-    if (env && *env) {
-        snprintf(cand[nc++], sizeof cand[0], "%s/reference/hdrhistogram/%s", env, name);
-        snprintf(cand[nc++], sizeof cand[0], "%s/%s", env, name);
-    }
-    snprintf(cand[nc++], sizeof cand[0], "../shared/reference/hdrhistogram/%s", name);
-    snprintf(cand[nc++], sizeof cand[0], "shared/reference/hdrhistogram/%s", name);
-    for (int i = 0; i < nc; i++) {
-        FILE *f = fopen(cand[i], "r");
-        if (f) {
-            memcpy(ref_path_found, cand[i], sizeof ref_path_found);
-            return f;
-        }
-    }
-    fprintf(stderr, "reference file %s not found (set PACER_SHARED to the shared/ dir)\n", name);
-    return NULL;
+    snprintf(ref_path_found, sizeof ref_path_found, "tests/data/hdrhistogram/%s", name);
+    FILE *f = fopen(ref_path_found, "r");
+    if (!f)
+        fprintf(stderr, "reference file %s not found (run from the repository root)\n",
+                ref_path_found);
+    return f;
 }
 
 static FILE *mem_in(const char *s)
@@ -68,7 +55,7 @@ static int fmt3_equal(double a, double b)
 static void check_jhiccup(const char *name, const char *version, int want_tagged)
 {
     FILE *f = open_ref(name);
-    CHECK(f != NULL && "reference log missing: see PACER_SHARED");
+    CHECK(f != NULL && "reference log missing from tests/data/hdrhistogram/");
     hlog_reader *r = NULL;
     CHECK_EQ_I64(hlog_reader_open(&r, f), 0);
 
@@ -150,7 +137,7 @@ static void test_jhiccup_v3_tagged_log(void)
 static void test_open_path(void)
 {
     FILE *f = open_ref("jHiccup-2.0.7S.logV3.hlog");
-    CHECK(f != NULL && "reference log missing: see PACER_SHARED");
+    CHECK(f != NULL && "reference log missing from tests/data/hdrhistogram/");
     fclose(f);
     hlog_reader *r = NULL;
     CHECK_EQ_I64(hlog_reader_open_path(&r, ref_path_found), 0);

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The Makefile: the user's CFLAGS/LDFLAGS/LDLIBS never drop the project's
+# own flags (make -n -B, nothing is built), and make install / uninstall
+# with DESTDIR and PREFIX put in, and take out, exactly pacer's files.
+. "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+need_cmd pkg-config pkg-config || finish
+
+# mk ARGS...: make in the repository as typed here, not as a sub-make of
+# `make [SAN=1] test`, whose variables (exported to the tests) would leak in.
+mk() {
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u SAN -u CFLAGS -u LDFLAGS -u LDLIBS \
+        -u PREFIX -u DESTDIR -u BINDIR -u MANDIR -u DOCDIR make -C "$ROOT" --no-print-directory "$@"
+}
+
+# has LINE WORD...: every WORD is a whole word of LINE.
+has() {
+    local line=" $1 " w
+    shift
+    for w in "$@"; do
+        case $line in *" $w "*) ;; *) return 1 ;; esac
+    done
+}
+
+PKG_I=$(pkg-config --cflags-only-I openssl zlib libnghttp2 luajit)
+ok pkg_config_include_dir "pkg-config gave '$PKG_I'" "[ -n '$PKG_I' ]"
+PKG_L=$(pkg-config --libs openssl zlib libnghttp2 luajit)
+
+# the compile line of one object
+cc_line() { mk -n -B "$@" | grep -E -- '-c -o [^ ]*/obj/cli/url\.o src/cli/url\.c'; }
+line=$(cc_line build/obj/cli/url.o CFLAGS=-O3)
+ok cflags_user_kept "$line" has "$line" -O3 -Isrc -Werror -Wall -Wextra -std=c11 $PKG_I -MMD
+ok cflags_user_replaces_default "$line" "! has '$line' -O2 && ! has '$line' -g"
+line=$(cc_line build/obj/cli/url.o)
+ok cflags_default "$line" has "$line" -O2 -g -Isrc -Werror $PKG_I
+line=$(cc_line SAN=1 build-san/obj/cli/url.o CFLAGS=-O3)
+ok cflags_san_kept "$line" has "$line" -O3 -Isrc -Werror $PKG_I -fsanitize=address,undefined
+line=$(cc_line SAN=1 build-san/obj/cli/url.o)
+ok cflags_san_default "$line" has "$line" -O1 -g -fsanitize=address,undefined
+
+# the link line of pacer
+ld_line() { mk -n -B "$@" | grep -E -- ' -o (build-san/)?pacer '; }
+line=$(ld_line pacer LDFLAGS=-Wl,-O1 LDLIBS=-lrt)
+ok ldflags_user_kept "$(echo "$line" | tail -c 300)" has "$line" -Wl,-O1 -lrt $PKG_L -lpthread -lm
+line=$(ld_line SAN=1 build-san/pacer LDFLAGS=-Wl,-O1)
+ok ldflags_san_kept "$(echo "$line" | tail -c 300)" has "$line" -Wl,-O1 -fsanitize=address,undefined $PKG_L
+
+# --- make install / uninstall -------------------------------------------------
+# make test built ./pacer before the tests: install that one as it is (-o),
+# rather than rebuild it should a source be newer. Without one (make SAN=1
+# test alone), install builds it.
+KEEP=""
+[ -x "$ROOT/pacer" ] && KEEP="-o pacer"
+D="$T_DIR/destdir"
+mk install $KEEP DESTDIR="$D" PREFIX=/usr >"$T_DIR/install.log" 2>&1
+rc=$?
+files=$(cd "$D" 2>/dev/null && find . ! -type d | sort | tr '\n' ' ')
+want="./usr/bin/pacer ./usr/share/doc/pacer/methodology.md ./usr/share/doc/pacer/output.md \
+./usr/share/doc/pacer/pacer-result.schema.json ./usr/share/doc/pacer/pacer-workflow.schema.json \
+./usr/share/doc/pacer/pacer.md ./usr/share/doc/pacer/scripting.md ./usr/share/man/man1/pacer.1 "
+ok install_files "exit $rc, files: $files $(tail -3 "$T_DIR/install.log")" "[ $rc -eq 0 ] && [ '$files' = '$want' ]"
+ok install_binary_runs "$("$D/usr/bin/pacer" --version 2>&1 | head -1)" "[ -x '$D/usr/bin/pacer' ] && '$D/usr/bin/pacer' --version >/dev/null 2>&1"
+ok install_modes "$(stat -c '%a %n' "$D/usr/bin/pacer" "$D/usr/share/man/man1/pacer.1" "$D/usr/share/doc/pacer/pacer.md" 2>&1 | tr '\n' ' ')" \
+    "[ \"\$(stat -c %a '$D/usr/bin/pacer' '$D/usr/share/man/man1/pacer.1' '$D/usr/share/doc/pacer/pacer.md' | tr '\n' ' ')\" = '755 644 644 ' ]"
+# Every file the installed man page names is installed, under PREFIX (not
+# DESTDIR, not the source tree's docs/).
+refs=$(grep -oE '/[a-zA-Z0-9_./-]+\.(md|json)|docs/[a-zA-Z0-9_.-]+' "$D/usr/share/man/man1/pacer.1" 2>/dev/null | sort -u)
+bad=""
+for r in $refs; do
+    case $r in /usr/share/doc/pacer/*) [ -f "$D$r" ] || bad="$bad $r" ;; *) bad="$bad $r" ;; esac
+done
+ok man_page_points_at_installed_docs "refs: $(echo $refs); not installed:$bad" "[ -n '$refs' ] && [ -z '$bad' ]"
+ok man_page_has_the_reference "$(grep -n 'pacer.md' "$D/usr/share/man/man1/pacer.1" 2>&1)" \
+    grep -q '/usr/share/doc/pacer/pacer\.md' "$D/usr/share/man/man1/pacer.1"
+ok install_docs_unchanged "docs differ from docs/" "cmp -s '$ROOT/docs/pacer.md' '$D/usr/share/doc/pacer/pacer.md' && cmp -s '$ROOT/docs/output.md' '$D/usr/share/doc/pacer/output.md'"
+
+# Something else in the same directories stays.
+mkdir -p "$D/usr/bin" && : >"$D/usr/bin/other"
+mk uninstall DESTDIR="$D" PREFIX=/usr >"$T_DIR/uninstall.log" 2>&1
+rc=$?
+left=$(cd "$D" && find . ! -type d | sort | tr '\n' ' ')
+ok uninstall_removes_exactly "exit $rc, left: $left $(tail -3 "$T_DIR/uninstall.log")" "[ $rc -eq 0 ] && [ '$left' = './usr/bin/other ' ]"
+ok uninstall_doc_dir_gone "$(ls -d "$D/usr/share/doc/pacer" 2>&1)" "[ ! -e '$D/usr/share/doc/pacer' ]"
+mk uninstall DESTDIR="$D" PREFIX=/usr >"$T_DIR/uninstall2.log" 2>&1
+rc=$?
+ok uninstall_twice "exit $rc: $(tail -3 "$T_DIR/uninstall2.log")" "[ $rc -eq 0 ]"
+
+# PREFIX alone (no DESTDIR) goes where it says.
+P="$T_DIR/prefix"
+mk install $KEEP PREFIX="$P" >"$T_DIR/install3.log" 2>&1
+rc=$?
+ok install_prefix "exit $rc: $(cd "$P" 2>/dev/null && find . ! -type d | sort | tr '\n' ' ')" \
+    "[ $rc -eq 0 ] && [ -x '$P/bin/pacer' ] && [ -f '$P/share/doc/pacer/pacer.md' ] && grep -q '$P/share/doc/pacer/pacer.md' '$P/share/man/man1/pacer.1'"
+mk uninstall PREFIX="$P" >/dev/null 2>&1
+left=$(cd "$P" && find . ! -type d | sort | tr '\n' ' ')
+ok uninstall_prefix "left: $left" "[ -z '$left' ]"
+
+finish

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The test harness itself: tests/run.sh's counting and closing line,
+# need_cmd (a missing dependency is a FAIL naming its package), and that
+# the tests read nothing from outside the repository.
+. "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+
+# --- tests/run.sh over a tree of made-up test files --------------------------
+F="$T_DIR/tree"
+mkdir -p "$F/tests/integration"
+cp "$ROOT/tests/run.sh" "$F/tests/"
+printf '%s\n' 'echo "PASS a1"' 'echo "PASS a2"' >"$F/tests/integration/test_a.sh"
+printf '%s\n' 'echo "FAIL b1: why"' 'exit 1' >"$F/tests/integration/test_b.sh"
+printf '%s\n' 'echo "SKIP c1: this platform has no such thing"' >"$F/tests/integration/test_c.sh"
+printf '%s\n' 'echo "nothing checked"' >"$F/tests/integration/test_d.sh"
+printf '%s\n' 'echo "PASS e1"' 'exit 3' >"$F/tests/integration/test_e.sh"
+ONLY= BUILD=nobuild bash "$F/tests/run.sh" >"$T_DIR/run.out" 2>&1
+rc=$?
+ok run_closing_line "$(tail -1 "$T_DIR/run.out")" "[ \"\$(tail -1 '$T_DIR/run.out')\" = '3 passed, 3 failed, 1 skipped' ]"
+ok run_exit_status "exit $rc" "[ $rc -ne 0 ]"
+ok run_no_check_is_failure "$(grep test_d "$T_DIR/run.out")" \
+    "grep -q '^  \[integration/test_d.sh\] FAIL: ran no check' '$T_DIR/run.out'"
+ok run_exit_without_fail_line "$(grep test_e "$T_DIR/run.out")" \
+    "grep -q '^  \[integration/test_e.sh\] FAIL: exited with status 3' '$T_DIR/run.out'"
+ok run_skip_shown "$(grep test_c "$T_DIR/run.out")" \
+    "grep -q '^  \[integration/test_c.sh\] SKIP c1: this platform has no such thing' '$T_DIR/run.out'"
+ok run_per_file_line "$(grep -E '^integration/test_a' "$T_DIR/run.out")" \
+    "grep -qE '^integration/test_c.sh +0 passed, 0 failed, 1 skipped \([0-9]+s\)$' '$T_DIR/run.out'"
+# A test that writes into the repository (as something once left a stray
+# file "body" at the root) fails the run.
+printf '%s\n' 'echo "PASS f1"' 'head -c 100 /dev/zero >body' >"$F/tests/integration/test_f.sh"
+ONLY=test_f BUILD=nobuild bash "$F/tests/run.sh" >"$T_DIR/run3.out" 2>&1
+rc=$?
+ok run_repo_left_clean "exit $rc: $(tail -2 "$T_DIR/run3.out")" \
+    "[ $rc -ne 0 ] && grep -qx '  \[run.sh\] FAIL tests_write_outside_tmp: the tests left in the repository: ./body' '$T_DIR/run3.out' && [ \"\$(tail -1 '$T_DIR/run3.out')\" = '1 passed, 1 failed, 0 skipped' ]"
+rm -f "$F/tests/integration/test_"[bdef].sh "$F/body"
+ONLY= BUILD=nobuild bash "$F/tests/run.sh" >"$T_DIR/run2.out" 2>&1
+rc=$?
+ok run_pass_exit_zero "exit $rc: $(tail -1 "$T_DIR/run2.out")" \
+    "[ $rc -eq 0 ] && [ \"\$(tail -1 '$T_DIR/run2.out')\" = '2 passed, 0 failed, 1 skipped' ]"
+
+# --- need_cmd ------------------------------------------------------------------
+# In a subshell, with its own fail(), so its FAIL lines are not this file's.
+need_probe() {
+    (
+        fail() { echo "FAIL $1: $2"; }
+        . "$ROOT/tests/integration/need.sh"
+        need_cmd "$@"
+        echo "rc=$?"
+    )
+}
+out=$(need_probe sh dash)
+ok need_cmd_present "$out" "[ '$out' = rc=0 ]"
+out=$(need_probe /usr/share/doc pkg)
+ok need_cmd_present_path "$out" "[ '$out' = rc=0 ]"
+out=$(need_probe pacer-no-such-tool-x9 some-package)
+ok need_cmd_missing_fails "$out" "[ \"\$(printf '%s\n' '$out' | head -1)\" = 'FAIL need_pacer-no-such-tool-x9: pacer-no-such-tool-x9 is missing: install the Debian package some-package (scripts/deps.sh does)' ] && printf '%s\n' '$out' | tail -1 | grep -qx rc=1"
+out=$(need_probe /usr/share/pacer-no-such-dir/x some-package)
+ok need_cmd_missing_path_fails "$out" "printf '%s\n' '$out' | head -1 | grep -q '^FAIL need_usr_share_pacer-no-such-dir_x: /usr/share/pacer-no-such-dir/x is missing: install the Debian package some-package' && printf '%s\n' '$out' | tail -1 | grep -qx rc=1"
+
+# --- what the tests read --------------------------------------------------------
+# Everything a test reads is in the repository (tests/data/ for data from
+# elsewhere); nothing looks in ../shared.
+hits=$(grep -rlE '\.\./shared|PACER_SHARED|shared/reference' "$ROOT/tests" "$ROOT/Makefile" 2>/dev/null |
+    grep -v '^'"$ROOT"'/tests/integration/test_harness.sh$' | sed "s|^$ROOT/||")
+ok reads_only_the_repo "files naming ../shared: $hits" "[ -z '$hits' ]"
+# Each program a test needs is checked with need_cmd (a FAIL that names the
+# package), not with a lookup of its own that could skip instead.
+hits=$(grep -lE 'command[ ]-v|(^|[;&|(]) *which ' "$ROOT"/tests/integration/test_*.sh | sed "s|^$ROOT/||")
+ok no_adhoc_tool_checks "ad-hoc checks in: $hits" "[ -z '$hits' ]"
+# Every package named in a need_cmd is one scripts/deps.sh installs.
+pkgs=$(cat "$ROOT"/tests/integration/*.sh | grep -v '^ *#' | grep -oE 'need_cmd +[^ ]+ +[a-z0-9][a-z0-9.+-]+' | awk '{sub(/\.$/, "", $3); print $3}' | sort -u)
+missing=""
+for p in $pkgs; do
+    grep -qE "^$p( |\$)|^[a-z0-9 .+-]* $p( |\$)" "$ROOT/scripts/deps.sh" || missing="$missing $p"
+done
+ok need_cmd_packages_in_deps "not in scripts/deps.sh:$missing (of: $(echo $pkgs))" "[ -z '$missing' ]"
+
+finish
