@@ -986,16 +986,22 @@ static void connect_failed(conn *c, const char *why, uint64_t now)
     const pc_addr *addrs = conn_addrs(c, &naddrs);
 
     conn_close(c);
-    w->st.connect_errors++;
     snprintf(buf, sizeof buf, "%s: %s", addrs[c->addr_idx].text, why);
-    stats_why(&w->st, PC_ERR_CONNECT, buf);
     c->tries++;
     if (c->tries < naddrs) {
-        /* Names resolve once; each address is tried in order. */
+        /* Names resolve once; each address is tried in order. A failure
+         * that another address of the name makes good is no failed connect
+         * (localhost as ::1 against a server on 127.0.0.1 only): it is
+         * counted apart, and the address that answers is tried first. */
+        w->st.addr_fallbacks++;
+        if (!w->st.fallback_why[0])
+            snprintf(w->st.fallback_why, sizeof w->st.fallback_why, "%s", buf);
         c->addr_idx = (c->addr_idx + 1) % naddrs;
         conn_start(c, now);
         return;
     }
+    w->st.connect_errors++;
+    stats_why(&w->st, PC_ERR_CONNECT, buf);
     settle(c);
     c->tries = 0;
     c->state = CS_BACKOFF;

@@ -381,6 +381,7 @@ void report_json_obj(json_w *wp, const pc_config *cfg, const pc_results *res, co
     json_w_kuint(wp, "syn_retransmitted", st->connect_retrans);
     json_w_kuint(wp, "connect_timeouts", st->connect_timeouts);
     json_w_kuint(wp, "reconnect_backoffs", st->reconnect_backoffs);
+    json_w_kuint(wp, "address_fallbacks", st->addr_fallbacks);
     json_w_obj_end(wp);
 
     json_w_key(wp, "latency");

@@ -352,6 +352,7 @@ static int load_json(const char *path, const json_val *root, pc_loaded *l, char 
     st->connect_retrans = ju(root, "connections.syn_retransmitted");
     st->connect_timeouts = ju(root, "connections.connect_timeouts");
     st->reconnect_backoffs = ju(root, "connections.reconnect_backoffs");
+    st->addr_fallbacks = ju(root, "connections.address_fallbacks");
     st->idle_closes = ju(root, "connections.idle_closes");
     /* The protocol the connections spoke (the reports print it). */
     st->h2_conns = ju(root, "http2.connections");

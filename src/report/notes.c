@@ -27,6 +27,11 @@ void report_notes(FILE *f, const pc_config *cfg, const pc_results *res, const ch
         fprintf(f, "%sStopped by -d %s after %" PRIu64 " of %" PRIu64 " requests (-n)\n", indent,
                 d, stats_outcomes(st) + res->warmup_outcomes, cfg->requests);
     }
+    if (st->addr_fallbacks)
+        fprintf(f,
+                "%sAddress fallback: %" PRIu64 " connects failed on one of the name's addresses "
+                "and went on to the next (not counted as errors; first: %s)\n",
+                indent, st->addr_fallbacks, st->fallback_why);
     if (st->reconnect_backoffs)
         fprintf(f,
                 "%sReconnects backed off %" PRIu64 " times: connections failed in a row before any "

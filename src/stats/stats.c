@@ -162,6 +162,9 @@ void stats_merge(pc_stats *dst, const pc_stats *src)
     dst->conn_drops += src->conn_drops;
     if (!dst->drop_why[0])
         memcpy(dst->drop_why, src->drop_why, sizeof dst->drop_why);
+    dst->addr_fallbacks += src->addr_fallbacks;
+    if (!dst->fallback_why[0])
+        memcpy(dst->fallback_why, src->fallback_why, sizeof dst->fallback_why);
     dst->resent += src->resent;
     dst->header_wire += src->header_wire;
     dst->header_decoded += src->header_decoded;

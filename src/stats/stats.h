@@ -81,6 +81,8 @@ typedef struct pc_stats {
     uint64_t idle_closes;    /* idle keep-alive connections the server closed */
     uint64_t conn_drops;     /* connections pacer closed on an error with no request in flight */
     char drop_why[STATS_WHY_LEN];
+    uint64_t addr_fallbacks;      /* connects that failed on one address, then tried the next */
+    char fallback_why[STATS_WHY_LEN]; /* the first of them: "ADDR: cause" */
     uint64_t resent;         /* requests re-sent after the server closed the connection unanswered */
     uint64_t header_wire;    /* response header bytes received (HTTP/2: HPACK-compressed) */
     uint64_t header_decoded; /* the same headers decoded (name + value bytes; HTTP/1.1: = wire) */

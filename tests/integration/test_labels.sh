@@ -106,6 +106,21 @@ cto=$(json_get "$J" "d['connections']['connect_timeouts']")
 ok connect_timeout_flag "connect_timeouts=$cto: $(grep -E 'Errors|Connects' "$R")" \
     "[ '${cto:-0}' -ge 1 ] && grep -qE '^  Connects: .*[1-9][0-9]* timed out \(--connect-timeout 400.00ms\)' '$R'"
 
+# --- a name whose first address refuses: a fallback, not a connect error ---
+# (a fresh Debian's /etc/hosts has "::1 localhost" first; many servers listen
+# on 127.0.0.1 only). A private mount namespace gives the name two addresses.
+printf '::1 multi.test\n127.0.0.1 multi.test\n' >"$T_DIR/hosts"
+if unshare -m sh -c "mount --bind '$T_DIR/hosts' /etc/hosts" 2>/dev/null; then
+    P=${URL##*:}; P=${P%/}
+    unshare -m sh -c "mount --bind '$T_DIR/hosts' /etc/hosts && exec '$PACER' -t1 -c2 -d300ms --json '$J' http://multi.test:$P/" >"$R" 2>&1
+    ok address_fallback_not_an_error "$(grep -E 'Socket|Errors|Address' "$R")" "
+        ! grep -q 'Socket errors' '$R' && grep -q 'Status codes: 200' '$R' &&
+        grep -qE '^  Address fallback: [1-9][0-9]* connects failed on one of the name.s addresses .*first: \[::1\]:$P: Connection refused\)' '$R' &&
+        [ \"\$(json_get '$J' \"d['connections']['address_fallbacks']\")\" -ge 1 ]"
+else
+    skip address_fallback_not_an_error "this platform allows no private mount namespace (unshare -m)"
+fi
+
 # --- usage: things that cannot be judged or do not exist -------------------
 "$PACER" --slo 'rate>=99%' -d1s "$URL" >"$R" 2>"$R.err"
 rc=$?
