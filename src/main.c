@@ -72,7 +72,9 @@ static int run_load(int argc, char **argv)
     progress_end(prog);
     if (rc < 0) {
         fprintf(stderr, "pacer: %s\n", err[0] ? err : "run failed");
-        code = script ? PC_EXIT_SCRIPT : PC_EXIT_RUNTIME;
+        code = res.signal ? (res.signal == SIGINT ? PC_EXIT_SIGINT : PC_EXIT_SIGTERM)
+               : script   ? PC_EXIT_SCRIPT
+                          : PC_EXIT_RUNTIME;
         goto out;
     }
     if (err[0])

@@ -543,12 +543,34 @@ static void add_never_sent_due(pc_results *res, const pc_worker *w)
         res->never_sent_due[i] += v[i];
 }
 
+/* A worker whose script has not returned (an endless loop in request(),
+ * response(), delay()) by `limit` is given up: one second after the first
+ * signal (the signal also tried to interrupt the script), or a second past
+ * the run's end and drain without one. */
+static void seize_stuck(pc_run *run, pc_worker **ws, uint32_t threads, uint64_t limit)
+{
+    uint64_t now = pc_now_ns();
+
+    if (!ws || now < limit)
+        return;
+    for (uint32_t i = 0; i < threads; i++)
+        if (ws[i] && !worker_done(ws[i]) && worker_seize(ws[i], now - 1000000000ull, now))
+            fprintf(stderr, "pacer: thread %u: the script has not returned for a second "
+                            "(an endless loop?): giving it up\n",
+                    i);
+    (void)run;
+}
+
 /* Wait for a signal or for the workers to finish, 20 ms at a time,
  * collecting intervals meanwhile. */
-static void supervise(pc_run *run, uint32_t threads, pc_results *res, collector *co)
+static void supervise(pc_run *run, uint32_t threads, pc_results *res, collector *co,
+                      pc_worker **ws)
 {
     sigset_t set;
     struct timespec slice = {.tv_sec = 0, .tv_nsec = 20000000};
+    const pc_config *cfg = run->cfg;
+    uint64_t limit = run->start_ns + cfg->warmup_ns + cfg->duration_ns + cfg->timeout_ns +
+                     2000000000ull;
 
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
@@ -558,16 +580,24 @@ static void supervise(pc_run *run, uint32_t threads, pc_results *res, collector 
 
         if (run->interval_ns)
             collect(co, false);
+        seize_stuck(run, ws, threads, limit);
         if (sig != SIGINT && sig != SIGTERM)
             continue;
         if (!res->signal) {
-            /* First signal: stop sending, let in-flight requests finish. */
+            /* First signal: stop sending, let in-flight requests finish;
+             * a script that is running is interrupted. */
             res->signal = sig;
             atomic_store(&run->stop_ns, pc_now_ns());
             fprintf(stderr, "pacer: %s: stopping (again to abort)\n",
                     sig == SIGINT ? "interrupted" : "terminated");
+            for (uint32_t i = 0; ws && i < threads; i++)
+                if (ws[i])
+                    script_thread_interrupt(worker_script(ws[i]));
+            if (pc_now_ns() + 1000000000ull < limit)
+                limit = pc_now_ns() + 1000000000ull;
         } else {
             atomic_store(&run->abort_now, 1);
+            limit = 0;
         }
     }
 }
@@ -601,6 +631,10 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &block, &old);
+    /* init() and the first request() run here: a script that never returns
+     * must still be stopped by SIGINT/SIGTERM. */
+    if (e->script)
+        script_guard_begin();
 
     for (uint32_t i = 0; i < cfg->threads; i++) {
         /* Connections are split so they add up exactly (wrk drops the
@@ -644,6 +678,18 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
             }
         }
     }
+    if (e->script) {
+        int sig = script_guard_end();
+
+        if (sig && rc == 0) {
+            rc = -EINTR;
+            snprintf(err, errlen, "%s before the run started (in the script's init() or "
+                                  "request())",
+                     sig == SIGINT ? "interrupted" : "terminated");
+        }
+        if (sig)
+            res->signal = sig;
+    }
     for (uint32_t i = 0; rc == 0 && i < cfg->threads; i++) {
         if (pthread_create(&tids[i], NULL, worker_main, ws[i]) != 0) {
             rc = -EAGAIN;
@@ -668,9 +714,10 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
     if (rc < 0)
         atomic_store(&run->abort_now, 1);
 
-    supervise(run, started, res, &co);
+    supervise(run, started, res, &co, rc == 0 ? ws : NULL);
     for (uint32_t i = 0; i < started; i++)
-        pthread_join(tids[i], NULL);
+        if (!worker_seized(ws[i]))
+            pthread_join(tids[i], NULL);
     if (run->interval_ns && rc == 0)
         collect(&co, true);
     pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -92,6 +92,8 @@ struct pc_worker {
     uint64_t warm_outcomes, stopped_ns;
     uint64_t last_done;  /* time of the last measured response */
     bool script_stop;    /* thread:stop() or a script error ended this thread */
+    _Atomic bool done;   /* the run loop has ended (or the worker was seized) */
+    bool seized;         /* taken over by the main thread while stuck in Lua */
     uint64_t quota;   /* -n: requests this thread creates in all, 0 = no limit */
     uint64_t created; /* requests created (closed loop) */
     uint64_t rr;      /* round-robin position over the templates */
@@ -599,9 +601,11 @@ static void closed_fill(conn *c, uint64_t now)
                  tries++)
                 t = tries < 64 ? pick_tmpl(w) : w->first_tmpl[c->origin];
             w->created++;
-            enqueue(c, (resend){.intended = now, .tmpl = t});
+            /* Counted before it is handed on: the script's request() runs
+             * inside, and a worker seized there still owes it an outcome. */
             if (!warm(w, now))
                 w->st.scheduled++;
+            enqueue(c, (resend){.intended = now, .tmpl = t});
         }
         any = true;
     }
@@ -1655,6 +1659,8 @@ void *worker_main(void *arg)
     /* Linux delays timer wake-ups by up to 50 us by default to batch them;
      * that delay would be latency the client adds to every paced request. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    if (w->ts)
+        script_thread_bind(w->ts);
     connect_phase(w);
 
     pthread_mutex_lock(&run->lock);
@@ -1689,8 +1695,46 @@ void *worker_main(void *arg)
             after_io(&w->conns[i], now);
     }
     run_loop(w);
+    atomic_store(&w->done, true);
     atomic_fetch_add(&run->finished, 1);
     return NULL;
+}
+
+bool worker_seize(pc_worker *w, uint64_t stuck_since, uint64_t now)
+{
+    if (atomic_load(&w->done) || !w->ts || !script_thread_seize(w->ts, stuck_since))
+        return false;
+    /* The worker thread is inside one call into Lua and will never touch
+     * its data again: end its run from here, every request accounted for
+     * (those in flight as interrupted). */
+    if (w->phase == P_RUN) {
+        uint64_t s = atomic_load(&w->run->stop_ns);
+
+        s = s && s < now ? s : now;
+        w->stop = s > w->measure_start ? s : w->measure_start;
+        begin_drain(w, now);
+    }
+    if (w->phase != P_DONE)
+        finish(w, now, true);
+    w->seized = true;
+    atomic_store(&w->done, true);
+    atomic_fetch_add(&w->run->finished, 1);
+    return true;
+}
+
+pc_tscript *worker_script(const pc_worker *w)
+{
+    return w->ts;
+}
+
+bool worker_seized(const pc_worker *w)
+{
+    return w->seized;
+}
+
+bool worker_done(const pc_worker *w)
+{
+    return atomic_load(&w->done);
 }
 
 /* ---- setup ----------------------------------------------------------- */
@@ -1784,8 +1828,8 @@ fail:
 
 void worker_free(pc_worker *w)
 {
-    if (!w)
-        return;
+    if (!w || w->seized)
+        return; /* seized: its thread may still run in the script: leave it all */
     if (w->conns) {
         for (uint32_t i = 0; i < w->nconns; i++) {
             conn_close(&w->conns[i]);

@@ -95,6 +95,13 @@ const uint64_t *worker_never_sent_due(const pc_worker *w, uint32_t *n);
 uint64_t worker_stopped_ns(const pc_worker *w);
 /* Time of the worker's last measured response (0: none). */
 uint64_t worker_last_done_ns(const pc_worker *w);
+/* A worker stuck in one call into Lua since before stuck_since: end its
+ * run from the calling (main) thread, its requests in flight counted as
+ * interrupted (true); its thread is then neither joined nor freed. */
+bool worker_seize(pc_worker *w, uint64_t stuck_since, uint64_t now);
+bool worker_seized(const pc_worker *w);
+struct pc_tscript *worker_script(const pc_worker *w);
+bool worker_done(const pc_worker *w);
 /* Whether thread:stop() or a script error ended the worker's run. */
 bool worker_script_stopped(const pc_worker *w);
 /* The intervals the worker has finished since the last call, oldest

@@ -12,6 +12,9 @@
 #include <lualib.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +88,146 @@ struct pc_tscript {
     size_t static_len;
     bool primed;       /* req holds a request() result not yet sent */
     char err[256];
+    pthread_t tid;     /* the thread that runs this state's calls */
+    bool have_tid;
+    /* When the current call into Lua began (0: not in Lua; IN_LUA_SEIZED:
+     * the main thread took the worker over while it was stuck in Lua). */
+    _Atomic uint64_t in_lua;
 };
+
+#define IN_LUA_SEIZED UINT64_MAX
+
+/* ---- interrupting a script that does not return -------------------------
+ *
+ * A signal (SIGINT/SIGTERM in the main thread, SCRIPT_SIG sent to a worker)
+ * arms a hook on the state the thread is running, which raises an error at
+ * the next Lua instruction count, call or return. LuaJIT runs no hooks in
+ * compiled code, so a loop it compiled is not stopped that way: the engine
+ * then gives up on the thread (script_thread_seize), and a main-thread call
+ * ends the process after a second. */
+
+static __thread lua_State *tls_L; /* the state this thread is in, for the handler */
+static volatile sig_atomic_t guard_sig;
+
+static void stop_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    lua_sethook(L, NULL, 0, 0);
+    luaL_error(L, "interrupted by a signal: the script had not returned");
+}
+
+static void arm_hook(void)
+{
+    if (tls_L)
+        lua_sethook(tls_L, stop_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+static void on_script_sig(int sig)
+{
+    (void)sig;
+    arm_hook();
+}
+
+/* Main thread, during init(), setup() or the first request(): the first
+ * SIGINT/SIGTERM interrupts the script, a second (or one second later, for
+ * a loop the hook cannot reach) ends the process. */
+static void on_guard_sig(int sig)
+{
+    static const char msg[] = "pacer: the script did not return after the signal: exiting\n";
+
+    if (sig == SIGALRM || guard_sig) {
+        ssize_t r = write(2, msg, sizeof msg - 1);
+
+        (void)r;
+        _exit(guard_sig == SIGTERM ? 143 : 130);
+    }
+    guard_sig = sig;
+    arm_hook();
+    alarm(1);
+}
+
+static struct sigaction guard_old[3];
+static sigset_t guard_mask;
+
+int script_guard_begin(void)
+{
+    struct sigaction sa;
+    sigset_t un;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_guard_sig;
+    sigemptyset(&sa.sa_mask);
+    guard_sig = 0;
+    sigaction(SIGINT, &sa, &guard_old[0]);
+    sigaction(SIGTERM, &sa, &guard_old[1]);
+    sigaction(SIGALRM, &sa, &guard_old[2]);
+    sigemptyset(&un);
+    sigaddset(&un, SIGINT);
+    sigaddset(&un, SIGTERM);
+    return pthread_sigmask(SIG_UNBLOCK, &un, &guard_mask);
+}
+
+int script_guard_end(void)
+{
+    alarm(0);
+    pthread_sigmask(SIG_SETMASK, &guard_mask, NULL);
+    sigaction(SIGINT, &guard_old[0], NULL);
+    sigaction(SIGTERM, &guard_old[1], NULL);
+    sigaction(SIGALRM, &guard_old[2], NULL);
+    return guard_sig;
+}
+
+static void park_forever(void)
+{
+    /* The engine took this worker over while it was in Lua: it must not
+     * touch the worker again. The process ends shortly. */
+    for (;;)
+        pause();
+}
+
+/* lua_pcall, with the thread's state known to the interrupt handler and,
+ * for a worker's state, the time it went in published for the watchdog. */
+static int lcall(pc_tscript *t, lua_State *L, int nargs, int nres)
+{
+    uint64_t entered = 0;
+    int rc;
+
+    tls_L = L;
+    if (t) {
+        entered = pc_now_ns();
+        atomic_store_explicit(&t->in_lua, entered, memory_order_release);
+    }
+    rc = lua_pcall(L, nargs, nres, 0);
+    if (t && !atomic_compare_exchange_strong(&t->in_lua, &entered, 0))
+        park_forever();
+    tls_L = NULL;
+    return rc;
+}
+
+void script_thread_bind(pc_tscript *t)
+{
+    t->tid = pthread_self();
+    t->have_tid = true;
+}
+
+void script_thread_interrupt(pc_tscript *t)
+{
+    if (t && t->have_tid && atomic_load(&t->in_lua))
+        pthread_kill(t->tid, SCRIPT_SIG);
+}
+
+bool script_thread_seize(pc_tscript *t, uint64_t stuck_since)
+{
+    uint64_t v = t ? atomic_load_explicit(&t->in_lua, memory_order_acquire) : 0;
+
+    if (v == 0 || v == IN_LUA_SEIZED || v > stuck_since ||
+        !atomic_compare_exchange_strong(&t->in_lua, &v, IN_LUA_SEIZED))
+        return false;
+    snprintf(t->err, sizeof t->err,
+             "%.160s: the script did not return for %.1fs (an endless loop?): its thread was given up",
+             t->main->path, (double)(pc_now_ns() - v) / 1e9);
+    return true;
+}
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -388,7 +530,7 @@ static lua_State *new_state(const pc_config *cfg, const char *path, char *err, s
     lua_setfield(L, -2, "time_us");
     lua_pop(L, 1);
 
-    if (luaL_loadfile(L, path) != 0 || lua_pcall(L, 0, 0, 0) != 0) {
+    if (luaL_loadfile(L, path) != 0 || lcall(NULL, L, 0, 0) != 0) {
         set_err(err, errlen, L, NULL);
         lua_close(L);
         return NULL;
@@ -409,6 +551,13 @@ static bool is_function(lua_State *L, const char *name)
 int script_load(pc_script **out, const pc_config *cfg, char *err, size_t errlen)
 {
     pc_script *s = calloc(1, sizeof *s);
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_script_sig;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SCRIPT_SIG, &sa, NULL);
 
     *out = s;
     if (!s)
@@ -428,7 +577,7 @@ int script_load(pc_script **out, const pc_config *cfg, char *err, size_t errlen)
         if (is_function(s->L, "setup")) {
             lua_getglobal(s->L, "setup");
             push_thread(s->L, s, &s->threads[i]);
-            if (lua_pcall(s->L, 1, 0, 0) != 0) {
+            if (lcall(NULL, s->L, 1, 0) != 0) {
                 set_err(err, errlen, s->L, NULL);
                 return -EINVAL;
             }
@@ -508,7 +657,7 @@ int script_thread_new(pc_tscript **out, pc_script *s, uint32_t i, char *err, siz
             lua_pushstring(L, s->cfg->script_args[a]);
             lua_rawseti(L, -2, a + 1);
         }
-        if (lua_pcall(L, 1, 0, 0) != 0) {
+        if (lcall(NULL, L, 1, 0) != 0) {
             set_err(err, errlen, L, NULL);
             return -EINVAL;
         }
@@ -538,6 +687,8 @@ void script_thread_free(pc_tscript *t)
 {
     if (!t)
         return;
+    if (atomic_load(&t->in_lua) == IN_LUA_SEIZED)
+        return; /* its thread may still be running in the state: leave it */
     if (t->L)
         lua_close(t->L);
     if (t->t)
@@ -590,7 +741,7 @@ const char *script_request(pc_tscript *t, size_t *len)
         return t->req;
     }
     lua_getglobal(t->L, "request");
-    if (lua_pcall(t->L, 0, 1, 0) != 0) {
+    if (lcall(t, t->L, 0, 1) != 0) {
         runtime_err(t);
         return NULL;
     }
@@ -635,7 +786,7 @@ int script_response(pc_tscript *t, int status, const char *hdrs, size_t hlen, co
     lua_getglobal(L, "pacer_headers_mt");
     lua_setmetatable(L, -2);
     lua_pushlstring(L, body ? body : "", blen);
-    if (lua_pcall(L, 3, 0, 0) != 0) {
+    if (lcall(t, L, 3, 0) != 0) {
         runtime_err(t);
         return -EINVAL;
     }
@@ -647,7 +798,7 @@ double script_delay(pc_tscript *t)
     double ms;
 
     lua_getglobal(t->L, "delay");
-    if (lua_pcall(t->L, 0, 1, 0) != 0) {
+    if (lcall(t, t->L, 0, 1) != 0) {
         runtime_err(t);
         return -1;
     }

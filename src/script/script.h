@@ -12,6 +12,7 @@
 #ifndef PACER_SCRIPT_SCRIPT_H
 #define PACER_SCRIPT_SCRIPT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -76,6 +77,28 @@ const char *script_run_error(const pc_script *s);
 /* Run done(summary, latency, requests) in the main state if defined.
  * 0, or -EINVAL with the message in err. */
 int script_done(pc_script *s, const pc_results *res, char *err, size_t errlen);
+
+/* A script that does not return (an endless loop in init(), request(),
+ * response() ...) must not make pacer deaf to SIGINT/SIGTERM.
+ *
+ * script_guard_begin/end bracket the main thread's calls into Lua while the
+ * engine otherwise holds the signals blocked: a first SIGINT/SIGTERM makes
+ * the script raise an error (the call fails), a second, or one second
+ * without the script returning (a loop LuaJIT compiled runs no hooks),
+ * ends the process with 130/143. end returns the signal caught, or 0.
+ *
+ * A worker's state: script_thread_interrupt sends the worker thread
+ * SCRIPT_SIG, whose handler makes the script raise an error at once.
+ * script_thread_seize: if the worker has been inside one call into Lua
+ * since before stuck_since, take the worker over (true): from then on the
+ * worker thread never touches its data again (it stops when the call
+ * returns), and the state is not freed. */
+#define SCRIPT_SIG SIGURG
+int script_guard_begin(void);
+int script_guard_end(void);
+void script_thread_bind(pc_tscript *t); /* in the worker thread, before its first call */
+void script_thread_interrupt(pc_tscript *t);
+bool script_thread_seize(pc_tscript *t, uint64_t stuck_since);
 
 /* How many requests a request string holds (HTTP/1.1 framing). */
 uint32_t script_count_requests(const char *p, size_t n);

@@ -97,4 +97,53 @@ kill -0 $pid 2>/dev/null && { kill -9 $pid; fail huge_rate_sigint "still running
     ok huge_rate_sigint "exit $rc $((SECONDS - start)) s after SIGINT" "[ $rc -eq 130 ] && [ $((SECONDS - start)) -le 3 ] && outcomes_add_up '$R'"; }
 "$PACER" -R 2G -d1s "$SERVE_URL" >"$R" 2>&1
 ok rate_above_schedule_refused "exit $?: $(cat "$R")" "grep -q '^pacer: -R/--rate must be at most 1G requests/s' '$R'"
+# --- a Lua script that never returns still stops on SIGINT ----------------
+# LuaJIT runs no hooks in compiled code, so both a compiled loop and an
+# interpreted one (jit.off()) are tried, in init() and in request().
+start_serve
+mkdir -p "$T_DIR/lua"
+printf 'function init(args) local i = 0 while true do i = i + 1 end end\n' >"$T_DIR/lua/init_jit.lua"
+printf 'function init(args) jit.off() local i = 0 while true do i = i + 1 end end\n' >"$T_DIR/lua/init_interp.lua"
+for mode in jit interp; do
+    {
+        [ $mode = interp ] && echo 'jit.off()'
+        echo 'local n = 0'
+        echo 'function request() n = n + 1 if n > 50 then local i = 0 while true do i = i + 1 end end return wrk.format() end'
+    } >"$T_DIR/lua/request_$mode.lua"
+done
+# sigint_script NAME SCRIPT WANT_RC MAX_S [SECOND]: SIGINT after 1 s (and a
+# second one 0.2 s later with SECOND): the run must end within MAX_S.
+sigint_script() {
+    local name=$1 script=$2 want=$3 max=$4 second=${5:-} t0 rc
+    "$PACER" -t2 -c2 -d 20s -s "$script" "$SERVE_URL" >"$R" 2>&1 &
+    local pid=$!
+    sleep 1
+    t0=$(date +%s%N)
+    kill -INT $pid
+    [ -n "$second" ] && { sleep 0.2; kill -INT $pid 2>/dev/null; }
+    for _ in $(seq 1 60); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+    if kill -0 $pid 2>/dev/null; then
+        kill -9 $pid; wait $pid 2>/dev/null
+        fail "$name" "still running 6 s after SIGINT"; return
+    fi
+    wait $pid; rc=$?
+    local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    ok "$name" "exit $rc after ${ms} ms: $(tail -2 "$R")" "[ $rc -eq $want ] && [ $ms -le $max ]"
+}
+sigint_script script_init_loop_jit "$T_DIR/lua/init_jit.lua" 130 2500
+sigint_script script_init_loop_interp "$T_DIR/lua/init_interp.lua" 130 1000
+sigint_script script_init_loop_second_sigint "$T_DIR/lua/init_jit.lua" 130 900 second
+sigint_script script_request_loop_jit "$T_DIR/lua/request_jit.lua" 4 2500
+ok script_request_loop_jit_report "$(grep -E 'Outcomes|given up' "$R")" \
+    "outcomes_add_up '$R' && grep -q 'interrupted' '$R' && grep -q 'its thread was given up' '$R'"
+sigint_script script_request_loop_interp "$T_DIR/lua/request_interp.lua" 4 1000
+ok script_request_loop_interp_report "$(grep -E 'Outcomes|interrupted by' "$R")" \
+    "outcomes_add_up '$R' && grep -q 'interrupted by a signal' '$R'"
+# No signal at all: a response() that never returns ends the run anyway.
+printf 'local n = 0\nfunction response(s, h, b) n = n + 1 if n > 20 then while true do end end end\n' >"$T_DIR/lua/response.lua"
+start=$SECONDS
+"$PACER" -t1 -c1 -d1s --timeout 500ms -s "$T_DIR/lua/response.lua" "$SERVE_URL" >"$R" 2>&1
+rc=$?
+ok script_response_loop_ends "exit $rc after $((SECONDS - start)) s: $(grep -E 'Outcomes|given up' "$R")" \
+    "[ $rc -eq 4 ] && [ $((SECONDS - start)) -le 7 ] && outcomes_add_up '$R' && grep -q 'its thread was given up' '$R'"
 finish
