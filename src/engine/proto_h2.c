@@ -198,9 +198,13 @@ static int on_stream_close(nghttp2_session *s, int32_t id, uint32_t code, void *
     } else {
         if (code != NGHTTP2_NO_ERROR)
             eng_h2_event(h->c, H2EV_RST);
-        snprintf(why, sizeof why, code ? "stream reset by the server (RST_STREAM %s)"
-                                       : "stream closed without a response%s",
-                 code ? nghttp2_http2_strerror(code) : "");
+        if (code > NGHTTP2_HTTP_1_1_REQUIRED) /* not a code RFC 9113 defines: as it came */
+            snprintf(why, sizeof why, "stream reset by the server (RST_STREAM 0x%x, an unknown code)",
+                     code);
+        else
+            snprintf(why, sizeof why, code ? "stream reset by the server (RST_STREAM %s)"
+                                           : "stream closed without a response%s",
+                     code ? nghttp2_http2_strerror(code) : "");
         eng_failed(h->c, sl, PC_ERR_READ, why, h->now);
     }
     return 0;

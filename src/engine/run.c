@@ -701,8 +701,26 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
 
     /* Everyone connected (or failed): start the clock for all at once. */
     pthread_mutex_lock(&run->lock);
-    while (rc == 0 && run->ready < started)
-        pthread_cond_wait(&run->cond, &run->lock);
+    while (rc == 0 && run->ready < started) {
+        /* A signal while connections open (up to --connect-timeout) stops
+         * the run at once instead of after the connects. */
+        struct timespec slice, zero = {0, 0};
+        int sig;
+
+        clock_gettime(CLOCK_REALTIME, &slice);
+        slice.tv_nsec += 20000000;
+        if (slice.tv_nsec >= 1000000000) {
+            slice.tv_sec++;
+            slice.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&run->cond, &run->lock, &slice);
+        if (!res->signal && ((sig = sigtimedwait(&block, NULL, &zero)) == SIGINT || sig == SIGTERM)) {
+            res->signal = sig;
+            atomic_store(&run->stop_ns, pc_now_ns());
+            fprintf(stderr, "pacer: %s while connecting: stopping\n",
+                    sig == SIGINT ? "interrupted" : "terminated");
+        }
+    }
     start = pc_now_ns();
     clock_gettime(CLOCK_REALTIME, &wall);
     res->start_mono_ns = start + cfg->warmup_ns;

@@ -1638,7 +1638,8 @@ static void connect_phase(pc_worker *w)
     w->next_tick = now + w->tick_ns;
     for (uint32_t i = 0; i < w->nconns; i++)
         conn_start(&w->conns[i], now);
-    while (w->settled < w->nconns && now < until) {
+    while (w->settled < w->nconns && now < until &&
+           !atomic_load_explicit(&w->run->stop_ns, memory_order_relaxed)) {
         int n = wait_events(w, ev, min_u64(until, w->next_tick), now);
 
         if (n > 0)
@@ -1688,12 +1689,9 @@ void *worker_main(void *arg)
             w->k_end = w->quota;
     }
     w->phase = P_RUN;
-    {
-        uint64_t now = pc_now_ns();
-
-        for (uint32_t i = 0; i < w->nconns; i++)
-            after_io(&w->conns[i], now);
-    }
+    /* Stopped while connecting: nothing is sent. */
+    for (uint32_t i = 0; !atomic_load(&run->stop_ns) && i < w->nconns; i++)
+        after_io(&w->conns[i], pc_now_ns());
     run_loop(w);
     atomic_store(&w->done, true);
     atomic_fetch_add(&run->finished, 1);

@@ -146,4 +146,29 @@ start=$SECONDS
 rc=$?
 ok script_response_loop_ends "exit $rc after $((SECONDS - start)) s: $(grep -E 'Outcomes|given up' "$R")" \
     "[ $rc -eq 4 ] && [ $((SECONDS - start)) -le 7 ] && outcomes_add_up '$R' && grep -q 'its thread was given up' '$R'"
+# --- SIGTERM while connections are still opening ends the run at once ------
+# (a listener that never accepts, with a full backlog: the connects would
+# wait for --connect-timeout, 10 s)
+"$PY" -c "
+import socket, sys, time
+s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(0)
+open(sys.argv[1], 'w').write(str(s.getsockname()[1])); time.sleep(20)" "$T_DIR/bl.port" &
+T_PIDS+=($!)
+for _ in $(seq 1 50); do [ -s "$T_DIR/bl.port" ] && break; sleep 0.1; done
+"$PACER" -t1 -c20 -d5s "http://127.0.0.1:$(cat "$T_DIR/bl.port")/" >"$R" 2>&1 &
+pid=$!
+sleep 0.5
+t0=$(date +%s%N)
+kill -TERM $pid
+for _ in $(seq 1 50); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+kill -0 $pid 2>/dev/null && kill -9 $pid
+wait $pid; rc=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+ok sigterm_during_connect "exit $rc after ${ms} ms: $(tail -2 "$R")" \
+    "[ $rc -eq 143 ] && [ $ms -le 1000 ] && outcomes_add_up '$R' && grep -q 'Stopped early by SIGTERM' '$R'"
+# --- an RST_STREAM code is printed as it came, an unknown one as its number -
+start_h2fault --mode rst --every 2 --rst-code 255 || fail h2fault_start "no h2fault"
+"$PACER" -t1 -c1 -d300ms --h2 "$H2F_URL" >"$R" 2>&1
+ok h2_unknown_rst_code "$(grep Errors "$R")" \
+    "grep -qE '^  Errors: read [1-9][0-9]* \(stream reset by the server \(RST_STREAM 0xff, an unknown code\)\)' '$R' && grep -q 'Status codes: 200' '$R'"
 finish

@@ -52,7 +52,8 @@ static struct {
     int64_t max_streams, delay_ms; /* -1: not given */
     const char *stats_path;
     unsigned port;
-} cfg = {M_OK, 0, 100, -1, -1, NULL, 0};
+    uint32_t rst_code; /* rst mode's error code */
+} cfg = {M_OK, 0, 100, -1, -1, NULL, 0, NGHTTP2_INTERNAL_ERROR};
 
 static struct {
     uint64_t requests, connections, max_concurrent, violations, goaways, rsts, refused;
@@ -223,7 +224,7 @@ static void request_done(struct conn *c, struct stream *s) {
         }
     }
     if (cfg.mode == M_RST && s->index % cfg.every == 0) {
-        nghttp2_submit_rst_stream(c->s, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_INTERNAL_ERROR);
+        nghttp2_submit_rst_stream(c->s, NGHTTP2_FLAG_NONE, s->id, cfg.rst_code);
         return;
     }
     if (cfg.delay_ms > 0) {
@@ -470,6 +471,7 @@ static void usage(FILE *f) {
         "  bigframe  after the first request: a DATA frame header of 32 KiB on stream 1,\n"
         "            over the 16 KiB maximum frame size, then silence\n"
         "  http1     answers the connection preface with an HTTP/1.1 400, then silence\n"
+        "--rst-code N: the error code rst mode sends (default 2, INTERNAL_ERROR)\n"
         "--max-streams N: advertise SETTINGS_MAX_CONCURRENT_STREAMS=N in any mode;\n"
         "--delay applies to any mode. Stats line to stderr at SIGTERM/SIGINT.\n");
 }
@@ -509,6 +511,7 @@ static int parse_args(int argc, char **argv) {
         else if (!strcmp(name, "--max-streams")) cfg.max_streams = (int64_t)n;
         else if (!strcmp(name, "--delay")) cfg.delay_ms = (int64_t)n;
         else if (!strcmp(name, "--size")) cfg.size = n;
+        else if (!strcmp(name, "--rst-code")) cfg.rst_code = (uint32_t)n;
         else if (!strcmp(name, "--stats")) cfg.stats_path = v;
         else if (!strcmp(name, "--mode")) {
             size_t m = 0;
