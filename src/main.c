@@ -4,6 +4,7 @@
  * run = parse -> prepare (all that can fail before load) -> header ->
  * engine -> report. Exit codes are listed in config.h and docs/pacer.md.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -86,8 +87,13 @@ static int run_load(int argc, char **argv)
     else
         report_wrk(text, &cfg, &res);
     slo_ok = !cfg.slo || slo_print(text, cfg.slo, cfg.rate, &res, NULL);
-    fflush(text);
     code = PC_EXIT_OK;
+    if (fflush(text) != 0 || ferror(text)) {
+        /* The report itself is an output: a full disk is an error. */
+        fprintf(stderr, "pacer: cannot write the report to %s: %s\n",
+                text == stdout ? "stdout" : "stderr", strerror(errno));
+        code = PC_EXIT_RUNTIME;
+    }
     if (outputs_finish(outs, &cfg, &res, err, sizeof err) < 0) {
         fprintf(stderr, "pacer: %s\n", err);
         code = PC_EXIT_RUNTIME;

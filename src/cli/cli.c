@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/units.h"
@@ -281,16 +282,55 @@ static int add_header(pc_config *cfg, const char *s, FILE *err)
     return 0;
 }
 
+/* The result files, with the flag that names each. */
+#define NOUTS 7
+static void outputs_of(const pc_config *cfg, const char *paths[NOUTS], const char *flags[NOUTS])
+{
+    const char *p[NOUTS] = {cfg->hlog_path, cfg->hgrm_path, cfg->json_path, cfg->csv_path,
+                            cfg->html_path, cfg->gnuplot_path, cfg->csv_pct_path};
+    static const char *const f[NOUTS] = {"--hlog", "--hgrm", "--json", "--csv", "--html",
+                                         "-g/--gnuplot", "-e/--percentiles-csv"};
+
+    memcpy(paths, p, sizeof p);
+    memcpy(flags, f, sizeof f);
+}
+
 /* How many result files were given as "-" (stdout). */
 static int stdout_outputs(const pc_config *cfg)
 {
-    const char *outs[] = {cfg->hlog_path, cfg->hgrm_path, cfg->json_path, cfg->csv_path,
-                          cfg->html_path, cfg->gnuplot_path, cfg->csv_pct_path};
+    const char *outs[NOUTS], *flags[NOUTS];
     int n = 0;
 
-    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++)
+    outputs_of(cfg, outs, flags);
+    for (size_t i = 0; i < NOUTS; i++)
         n += outs[i] && strcmp(outs[i], "-") == 0;
     return n;
+}
+
+/* Whether two paths name one file: the same text, or (both existing) the
+ * same inode. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+
+    if (strcmp(a, b) == 0)
+        return true;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* Two outputs naming one file would overwrite each other: refused. */
+static int check_outputs(const pc_config *cfg, FILE *err)
+{
+    const char *outs[NOUTS], *flags[NOUTS];
+
+    outputs_of(cfg, outs, flags);
+    for (size_t i = 0; i < NOUTS; i++)
+        for (size_t j = i + 1; outs[i] && strcmp(outs[i], "-") != 0 && j < NOUTS; j++)
+            if (outs[j] && strcmp(outs[j], "-") != 0 && same_file(outs[i], outs[j]))
+                return bad(err, "%s and %s both write '%s': give each its own file", flags[i],
+                           flags[j], outs[i]);
+    return 0;
 }
 
 /* compare: every positional argument is a target URL (at least two). */
@@ -859,6 +899,8 @@ int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, F
     /* One file at most may go to stdout; the text report then goes to stderr. */
     if (stdout_outputs(cfg) > 1)
         return bad(err, "only one output file can be '-' (stdout)");
+    if ((rc = check_outputs(cfg, err)) < 0)
+        return rc;
     if (cfg->connections < cfg->threads) {
         /* wrk refuses; a thread without a connection would only idle. */
         fprintf(err, "pacer: note: %u connection%s: using %u thread%s, not %u\n",

@@ -171,4 +171,21 @@ start_h2fault --mode rst --every 2 --rst-code 255 || fail h2fault_start "no h2fa
 "$PACER" -t1 -c1 -d300ms --h2 "$H2F_URL" >"$R" 2>&1
 ok h2_unknown_rst_code "$(grep Errors "$R")" \
     "grep -qE '^  Errors: read [1-9][0-9]* \(stream reset by the server \(RST_STREAM 0xff, an unknown code\)\)' '$R' && grep -q 'Status codes: 200' '$R'"
+# --- outputs are checked before the run; the report is an output too ------
+start_serve
+"$PACER" -t1 -c1 -d100ms --json "$T_DIR/same" --csv "$T_DIR/same" "$SERVE_URL" >"$R" 2>"$R.err"
+rc=$?
+ok outputs_same_file_refused "exit $rc: $(cat "$R.err")" \
+    "[ $rc -eq 2 ] && grep -qx \"pacer: --json and --csv both write '$T_DIR/same': give each its own file\" '$R.err' && [ ! -s '$R' ]"
+ln -s "$T_DIR/same.json" "$T_DIR/alias.json"; : >"$T_DIR/same.json"
+"$PACER" -t1 -c1 -d100ms --json "$T_DIR/same.json" --html "$T_DIR/alias.json" "$SERVE_URL" >"$R" 2>"$R.err"
+ok outputs_same_inode_refused "exit $?: $(cat "$R.err")" "grep -q 'both write' '$R.err'"
+if [ -w /dev/full ]; then
+    "$PACER" -t1 -c1 -d100ms "$SERVE_URL" >/dev/full 2>"$R.err"
+    rc=$?
+    ok report_write_error "exit $rc: $(cat "$R.err")" \
+        "[ $rc -eq 1 ] && grep -q '^pacer: cannot write the report to stdout: No space left on device' '$R.err'"
+else
+    skip report_write_error "this platform has no writable /dev/full"
+fi
 finish
