@@ -144,9 +144,17 @@ static ssize_t map_err(net_conn *c, int r, char *err, size_t errlen)
         code = ERR_get_error();
         if (err) {
             char buf[256];
+            long v = SSL_get_verify_result(c->ssl);
 
             ERR_error_string_n(code, buf, sizeof buf);
-            snprintf(err, errlen, "TLS: %s", buf);
+            if (ERR_GET_REASON(code) == SSL_R_CERTIFICATE_VERIFY_FAILED && v != X509_V_OK)
+                /* Which check failed: expired, self-signed, wrong name... */
+                snprintf(err, errlen, "TLS: certificate verify failed: %s",
+                         X509_verify_cert_error_string(v));
+            else if (ERR_GET_REASON(code) == SSL_R_WRONG_VERSION_NUMBER)
+                snprintf(err, errlen, "TLS: the server did not answer in TLS (%s)", buf);
+            else
+                snprintf(err, errlen, "TLS: %s", buf);
         }
         ERR_clear_error();
         return -EPROTO;
