@@ -37,6 +37,13 @@ typedef struct slot {
     bool used;
 } slot;
 
+/* A growable buffer: what a script's response() is handed, a script's
+ * request body over HTTP/2. */
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+} sbuf;
+
 typedef struct conn conn;
 
 /* What a protocol does with a connection. */
@@ -102,8 +109,7 @@ struct conn {
     size_t olen, ooff, ocap;
     uint64_t otot, owr; /* bytes ever appended / written on this connection */
     uint64_t wake_at;   /* delay(): no request before this time (0: none) */
-    char *rh, *rb;      /* response(): headers ("name\0value\0") and body so far */
-    size_t rh_len, rh_cap, rb_len, rb_cap;
+    sbuf rh, rb;        /* response(): headers ("name\0value\0") and body so far */
     struct sbuf *sb;    /* HTTP/2 with a script: per slot, 3 buffers (request body,
                            response headers, response body) */
     uint64_t batch_intended, batch_sent;
@@ -129,13 +135,10 @@ const char *eng_h1_bytes(conn *c, slot *s, size_t *len, bool *head);
  * buffered c->rh / c->rb). */
 bool eng_wants_response(const conn *c);
 void eng_script_response(conn *c, int status);
-/* A growable buffer (scripts over HTTP/2). */
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-} sbuf;
-/* Append; at most 16 MiB kept (more is dropped). 0 or -ENOMEM. */
-int sbuf_add(sbuf *b, const char *p, size_t n);
+/* Append to b, keeping at most max bytes (more is dropped: bounded memory
+ * beats a complete huge body). 0 or -ENOMEM. */
+int sbuf_add(sbuf *b, const char *p, size_t n, size_t max);
+#define SBUF_REQUEST_MAX (16u << 20) /* a script's request body over HTTP/2 */
 /* HTTP/2 with a script: the request for s as a header list and body
  * (from the script's request text). false: use the run's template. On a
  * script error s is failed and *nva is NULL. */

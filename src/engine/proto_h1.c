@@ -11,28 +11,6 @@
 
 #include "engine/conn.h"
 
-/* Append to a response buffer, at most 16 MiB (a script asked for it). */
-static int append(char **buf, size_t *len, size_t *cap, const char *p, size_t n)
-{
-    if (*len + n > (16u << 20))
-        return 0; /* truncated: bounded memory beats a complete huge body */
-    if (*len + n > *cap) {
-        size_t c = *cap ? *cap : 4096;
-        char *b;
-
-        while (c < *len + n)
-            c *= 2;
-        b = realloc(*buf, c);
-        if (!b)
-            return -100;
-        *buf = b;
-        *cap = c;
-    }
-    memcpy(*buf + *len, p, n);
-    *len += n;
-    return 0;
-}
-
 /* Headers: the Server header until one is known (ab reports it), and all
  * of them when the script has response(). */
 static int on_header(void *ud, const char *name, size_t nlen, const char *value, size_t vlen)
@@ -47,10 +25,10 @@ static int on_header(void *ud, const char *name, size_t nlen, const char *value,
 
         if (memchr(name, 0, nlen) || memchr(value, 0, vlen))
             return 0;
-        if (append(&c->rh, &c->rh_len, &c->rh_cap, name, nlen) < 0 ||
-            append(&c->rh, &c->rh_len, &c->rh_cap, &nul, 1) < 0 ||
-            append(&c->rh, &c->rh_len, &c->rh_cap, value, vlen) < 0 ||
-            append(&c->rh, &c->rh_len, &c->rh_cap, &nul, 1) < 0)
+        size_t max = conn_run(c)->resp_cap;
+
+        if (sbuf_add(&c->rh, name, nlen, max) < 0 || sbuf_add(&c->rh, &nul, 1, max) < 0 ||
+            sbuf_add(&c->rh, value, vlen, max) < 0 || sbuf_add(&c->rh, &nul, 1, max) < 0)
             return -100;
     } else if (!want_server) {
         c->p.on_header = NULL;
@@ -62,7 +40,7 @@ static int on_body(void *ud, const char *p, size_t len)
 {
     conn *c = ud;
 
-    return append(&c->rb, &c->rb_len, &c->rb_cap, p, len);
+    return sbuf_add(&c->rb, p, len, conn_run(c)->resp_cap);
 }
 
 static slot *head_slot(conn *c)
@@ -87,7 +65,7 @@ static int h1_start(conn *c, uint64_t now)
     c->olen = c->ooff = 0;
     c->otot = c->owr = 0;
     c->carry_len = 0;
-    c->rh_len = c->rb_len = 0;
+    c->rh.len = c->rb.len = 0;
     c->p.ud = c;
     c->p.on_header = eng_want_server(c) || eng_wants_response(c) ? on_header : NULL;
     c->p.on_body = eng_wants_response(c) ? on_body : NULL;
@@ -298,7 +276,7 @@ static void h1_reset(conn *c)
     c->olen = c->ooff = 0;
     c->p.on_header = NULL;
     c->p.on_body = NULL;
-    c->rh_len = c->rb_len = 0;
+    c->rh.len = c->rb.len = 0;
 }
 
 const proto_ops proto_h1 = {

@@ -61,10 +61,11 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
     if (sl && name[0] != ':' && eng_wants_response(h->c)) {
         sbuf *b = eng_slot_buf(h->c, sl, 1);
         static const char nul = '\0';
+        size_t max = conn_run(h->c)->resp_cap;
 
         if (b && !memchr(name, 0, namelen) && !memchr(value, 0, valuelen) &&
-            (sbuf_add(b, (const char *)name, namelen) < 0 || sbuf_add(b, &nul, 1) < 0 ||
-             sbuf_add(b, (const char *)value, valuelen) < 0 || sbuf_add(b, &nul, 1) < 0))
+            (sbuf_add(b, (const char *)name, namelen, max) < 0 || sbuf_add(b, &nul, 1, max) < 0 ||
+             sbuf_add(b, (const char *)value, valuelen, max) < 0 || sbuf_add(b, &nul, 1, max) < 0))
             return NGHTTP2_ERR_CALLBACK_FAILURE;
     }
     if (sl && namelen == 7 && memcmp(name, ":status", 7) == 0 && valuelen == 3 &&
@@ -93,7 +94,7 @@ static int on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id, const ui
         if (eng_wants_response(h->c)) {
             sbuf *b = eng_slot_buf(h->c, sl, 2);
 
-            if (b && sbuf_add(b, (const char *)data, len) < 0)
+            if (b && sbuf_add(b, (const char *)data, len, conn_run(h->c)->resp_cap) < 0)
                 return NGHTTP2_ERR_CALLBACK_FAILURE;
         }
     }

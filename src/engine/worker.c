@@ -204,7 +204,8 @@ static void record_done(pc_worker *w, const slot *s, uint64_t now, int status, u
         hdr_record(&w->st.processing, (int64_t)(now - s->first_byte));
     if (w->st.urls) {
         w->st.urls[s->tmpl].completed++;
-        hdr_record(&w->st.urls[s->tmpl].latency, (int64_t)(now - s->intended));
+        if (w->st.url_latency)
+            hdr_record(&w->st.urls[s->tmpl].latency, (int64_t)(now - s->intended));
     }
     if (status >= 0 && status < STATS_MAX_STATUS)
         w->st.status[status]++;
@@ -711,9 +712,9 @@ const char *eng_h1_bytes(conn *c, slot *s, size_t *len, bool *head)
     return w->run->tmpls[s->tmpl].h1;
 }
 
-int sbuf_add(sbuf *b, const char *p, size_t n)
+int sbuf_add(sbuf *b, const char *p, size_t n, size_t max)
 {
-    if (b->len + n > (16u << 20))
+    if (b->len + n > max)
         return 0;
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
@@ -797,8 +798,9 @@ bool eng_h2_request(conn *c, slot *s, const void **nva, size_t *nvlen)
     if (r.body_len && w->lua_req) {
         sbuf *b = eng_slot_buf(c, s, 0);
 
-        b->len = 0;
-        if (!b || sbuf_add(b, r.body, r.body_len) < 0) {
+        if (b)
+            b->len = 0;
+        if (!b || sbuf_add(b, r.body, r.body_len, SBUF_REQUEST_MAX) < 0) {
             eng_failed(c, s, PC_ERR_WRITE, "out of memory", 0);
             return true;
         }
@@ -824,8 +826,8 @@ bool eng_wants_response(const conn *c)
 
 void eng_script_response(conn *c, int status)
 {
-    script_response(c->w->ts, status, c->rh, c->rh_len, c->rb, c->rb_len);
-    c->rh_len = c->rb_len = 0;
+    script_response(c->w->ts, status, c->rh.p, c->rh.len, c->rb.p, c->rb.len);
+    c->rh.len = c->rb.len = 0;
 }
 
 bool eng_want_server(const conn *c)
@@ -1833,8 +1835,8 @@ void worker_free(pc_worker *w)
             conn_close(&w->conns[i]);
             free(w->conns[i].carry);
             free(w->conns[i].obuf);
-            free(w->conns[i].rh);
-            free(w->conns[i].rb);
+            free(w->conns[i].rh.p);
+            free(w->conns[i].rb.p);
             free(w->conns[i].h2);
         }
         for (size_t i = 0; w->sb_mem && i < (size_t)w->nconns * w->depth * 3; i++)

@@ -58,6 +58,7 @@ typedef struct pc_run {
     uint32_t norigins;
     pc_tmpl *tmpls;      /* the distinct requests */
     uint32_t h1_depth;   /* HTTP/1.1 requests in flight per connection */
+    size_t resp_cap;     /* response() buffers: bytes kept per response (headers, body) */
     uint32_t ntmpl;
     double total_weight;
     bool h2;             /* --h2 */

@@ -421,7 +421,12 @@ void report_json_obj(json_w *wp, const pc_config *cfg, const pc_results *res, co
             json_w_kdouble(wp, "weight", cfg->reqs[i].weight);
             json_w_kuint(wp, "requests", st->urls[i].completed);
             json_w_kuint(wp, "errors", st->urls[i].errors);
-            w_hist(wp, "latency", &st->urls[i].latency);
+            if (st->url_latency)
+                w_hist(wp, "latency", &st->urls[i].latency);
+            else {
+                json_w_key(wp, "latency");
+                json_w_null(wp);
+            }
             json_w_obj_end(wp);
         }
         json_w_arr_end(wp);

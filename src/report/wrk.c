@@ -15,6 +15,9 @@
 
 typedef char *(*fmt_fn)(double, char *, size_t);
 
+/* URL lines in the report at most; the JSON has every URL. */
+#define REPORT_URL_LINES 20
+
 /* wrk's column printer: a value followed by up to two unit letters, padded
  * so that the numbers line up whatever the unit. */
 static void print_units(FILE *f, double v, fmt_fn fmt, int width)
@@ -311,18 +314,26 @@ void report_wrk(FILE *f, const pc_config *cfg, const pc_results *res)
     if (st->tls.total_count)
         fprintf(f, "  TLS handshakes: %" PRIu64 " (%" PRIu64 " resumed), mean %.2fms\n",
                 (uint64_t)st->tls.total_count, st->tls_resumed, hdr_mean(&st->tls) / 1e6);
-    for (uint32_t i = 0; st->urls && i < st->nurls && i < cfg->nreqs; i++) {
+    for (uint32_t i = 0; st->urls && i < st->nurls && i < cfg->nreqs && i < REPORT_URL_LINES; i++) {
         const hdr_hist *h = &st->urls[i].latency;
         char p50[32], p99[32];
 
-        units_fmt_time_us(h->total_count ? (double)hdr_value_at_percentile(h, 50) / 1e3 : 0, p50,
-                          sizeof p50);
-        units_fmt_time_us(h->total_count ? (double)hdr_value_at_percentile(h, 99) / 1e3 : 0, p99,
-                          sizeof p99);
-        fprintf(f, "  URL %u: %s %s: %" PRIu64 " requests, %" PRIu64 " errors, p50 %s, p99 %s\n",
-                i + 1, cfg->reqs[i].method, cfg->reqs[i].url_text, st->urls[i].completed,
-                st->urls[i].errors, p50, p99);
+        fprintf(f, "  URL %u: %s %s: %" PRIu64 " requests, %" PRIu64 " errors", i + 1,
+                cfg->reqs[i].method, cfg->reqs[i].url_text, st->urls[i].completed,
+                st->urls[i].errors);
+        if (st->url_latency) {
+            units_fmt_time_us(h->total_count ? (double)hdr_value_at_percentile(h, 50) / 1e3 : 0,
+                              p50, sizeof p50);
+            units_fmt_time_us(h->total_count ? (double)hdr_value_at_percentile(h, 99) / 1e3 : 0,
+                              p99, sizeof p99);
+            fprintf(f, ", p50 %s, p99 %s", p50, p99);
+        }
+        fputc('\n', f);
     }
+    if (st->urls && st->nurls > REPORT_URL_LINES)
+        fprintf(f, "  ... and %u more URLs (each in --json's urls)%s\n", st->nurls - REPORT_URL_LINES,
+                st->url_latency ? ""
+                                : "; per-URL latency is kept for at most 1000 URLs: counts only");
     if (res->warmup_ns)
         fprintf(f, "  Warm-up: %.2fs first, %" PRIu64 " requests not counted above\n",
                 (double)res->warmup_ns / 1e9, res->warmup_outcomes);

@@ -47,8 +47,9 @@ int stats_init_urls(pc_stats *s, uint32_t n)
     if (!s->urls)
         return -ENOMEM;
     s->nurls = n;
-    for (uint32_t i = 0; i < n; i++)
-        if (hdr_init(&s->urls[i].latency, 1, STATS_LAT_HIGHEST, 3) < 0)
+    s->url_latency = n <= STATS_URL_LATENCY_MAX;
+    for (uint32_t i = 0; s->url_latency && i < n; i++)
+        if (hdr_init(&s->urls[i].latency, 1000, STATS_LAT_HIGHEST, 2) < 0)
             return -ENOMEM;
     return 0;
 }
@@ -77,13 +78,15 @@ void stats_reset(pc_stats *s)
     FOR_EACH_HIST(&keep, RESET_ONE)
 #undef RESET_ONE
     for (uint32_t i = 0; keep.urls && i < keep.nurls; i++) {
-        hdr_reset(&keep.urls[i].latency);
+        if (keep.url_latency)
+            hdr_reset(&keep.urls[i].latency);
         keep.urls[i].completed = keep.urls[i].errors = 0;
     }
     memset(s, 0, sizeof *s);
     s->doc_len = -1;
     s->urls = keep.urls;
     s->nurls = keep.nurls;
+    s->url_latency = keep.url_latency;
     s->recs = keep.recs;
     s->caprecs = keep.caprecs;
     s->conn_req = keep.conn_req;
@@ -117,7 +120,8 @@ void stats_merge(pc_stats *dst, const pc_stats *src)
     for (uint32_t i = 0; dst->urls && i < src->nurls && i < dst->nurls; i++) {
         dst->urls[i].completed += src->urls[i].completed;
         dst->urls[i].errors += src->urls[i].errors;
-        hdr_add(&dst->urls[i].latency, &src->urls[i].latency);
+        if (dst->url_latency && src->url_latency)
+            hdr_add(&dst->urls[i].latency, &src->urls[i].latency);
     }
     if (src->nrecs) {
         pc_reqrec *r = realloc(dst->recs, (dst->nrecs + src->nrecs) * sizeof *r);

@@ -41,6 +41,10 @@ typedef struct pc_url_stats {
     hdr_hist latency;
 } pc_url_stats;
 #define STATS_WHY_LEN 160
+/* Per-URL latency costs one histogram per URL per thread (2 significant
+ * digits from 1 us: about 30 KiB); above this many URLs only their counts
+ * are kept, so memory stays bounded whatever the size of --urls. */
+#define STATS_URL_LATENCY_MAX 1000
 
 typedef struct pc_stats {
     hdr_hist latency;   /* corrected: done - intended send time */
@@ -56,6 +60,7 @@ typedef struct pc_stats {
     hdr_hist total_req; /* per request: its connect time + first byte written -> last byte (ab's Total) */
     pc_url_stats *urls; /* per distinct request, when there are several */
     uint32_t nurls;
+    bool url_latency;   /* urls[].latency kept (at most STATS_URL_LATENCY_MAX URLs) */
     pc_reqrec *recs;    /* per completed request (-g), preallocated */
     size_t nrecs, caprecs;
 

@@ -192,4 +192,26 @@ if [ -w /dev/full ]; then
 else
     skip report_write_error "this platform has no writable /dev/full"
 fi
+# --- memory is bounded by what was asked, not by the size of an input ------
+start_serve
+for i in $(seq 1 10000); do echo "${SERVE_URL}p$i"; done >"$T_DIR/urls10k"
+/usr/bin/time -f 'maxrss %M' -o "$T_DIR/rss" "$PACER" -t2 -c10 -d500ms --urls "$T_DIR/urls10k" \
+    --json "$J" >"$R" 2>&1
+rss=$(awk '/maxrss/ {print $2}' "$T_DIR/rss")
+read -r nurls lat < <(json_get "$J" "len(d['urls']), d['urls'][0]['latency']")
+ok urls_10k_bounded_memory "max RSS ${rss:-?} KB, $(wc -l <"$R") report lines, $nurls URLs in the JSON (latency $lat)" "
+    [ '${rss:-999999}' -lt 102400 ] && [ \$(grep -c '^  URL ' '$R') -eq 20 ] && [ '$nurls' = 10000 ] && [ '$lat' = None ] &&
+    grep -q '^  ... and 9980 more URLs (each in --json.s urls); per-URL latency is kept for at most 1000 URLs' '$R'"
+head -n 50 "$T_DIR/urls10k" >"$T_DIR/urls50"
+"$PACER" -t1 -c2 -d300ms --urls "$T_DIR/urls50" --json "$J" >"$R" 2>&1
+ok urls_50_keep_latency "$(grep -m1 '^  URL 1:' "$R")" \
+    "grep -qE '^  URL 1: GET .*p1: [0-9]+ requests, 0 errors, p50 .*, p99 ' '$R' && [ \"\$(json_get '$J' \"d['urls'][0]['latency']['count'] > 0\")\" = True ]"
+# A script's response() buffers are capped over all connections (256 MiB):
+# 400 connections of 1 MiB bodies took 420 MB, now at most ~256 MB.
+start_serve --size 1M
+printf 'function response(status, headers, body) end\n' >"$T_DIR/resp.lua"
+/usr/bin/time -f 'maxrss %M' -o "$T_DIR/rss" "$PACER" -t1 -c400 -d1s -s "$T_DIR/resp.lua" "$SERVE_URL" >"$R" 2>&1
+rss=$(awk '/maxrss/ {print $2}' "$T_DIR/rss")
+ok response_buffers_bounded "max RSS ${rss:-?} KB: $(grep Outcomes "$R")" \
+    "[ '${rss:-999999}' -lt 307200 ] && grep -q 'Status codes: 200' '$R' && outcomes_add_up '$R'"
 finish
