@@ -9,12 +9,13 @@
 #include <string.h>
 
 #include "cli/url.h"
+#include "util/file.h"
 
 #define BODY_MAX (64u << 20) /* a request body larger than 64 MiB is a mistake */
 
 int urls_read_file(const char *path, char **out, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = pc_fopen_read(path, "rb");
     char *buf = NULL;
     size_t cap = 0, n = 0;
     int rc = 0;
@@ -45,7 +46,7 @@ int urls_read_file(const char *path, char **out, size_t *len)
         n += got;
         if (got == 0) {
             if (ferror(f))
-                rc = -EIO;
+                rc = errno ? -errno : -EIO;
             break;
         }
     }
@@ -110,7 +111,7 @@ static bool is_method(const char *t)
 int urls_load(pc_config *cfg, const char *path, const char *dflt_method, char *err,
               size_t errlen)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = pc_fopen_read(path, "r");
     char line[8192], uerr[400];
     unsigned lineno = 0;
     int rc = 0;

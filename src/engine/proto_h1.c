@@ -265,8 +265,14 @@ static void h1_eof_cb(conn *c, uint64_t now)
  * response would still come. Everything in flight ends as a timeout. */
 static void h1_timeout(conn *c, slot *s, uint64_t now)
 {
-    (void)s;
-    eng_conn_fail(c, PC_ERR_TIMEOUT, "no response within --timeout", now);
+    /* A request whose bytes are not all out: the server stopped reading. */
+    bool unwritten = c->owr < s->obeg + s->olen;
+
+    eng_conn_fail(c, PC_ERR_TIMEOUT,
+                  unwritten ? "request not fully written within --timeout (the server stopped "
+                              "reading)"
+                            : "no response within --timeout",
+                  now);
 }
 
 static void h1_reset(conn *c)

@@ -69,12 +69,13 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
             return NGHTTP2_ERR_CALLBACK_FAILURE;
     }
     if (sl && namelen == 7 && memcmp(name, ":status", 7) == 0 && valuelen == 3 &&
-        value[0] >= '1' && value[0] <= '5' && value[1] >= '0' && value[1] <= '9' &&
+        value[0] >= '0' && value[0] <= '9' && value[1] >= '0' && value[1] <= '9' &&
         value[2] >= '0' && value[2] <= '9') {
         int status = (value[0] - '0') * 100 + (value[1] - '0') * 10 + (value[2] - '0');
 
-        /* 1xx responses are interim: the final one follows. */
-        if (status >= 200)
+        /* 1xx responses are interim: the final one follows. A code outside
+         * 100..599 is final and not 2xx (RFC 9110 15), kept as it came. */
+        if (status >= 200 || (status < 100 && status > 0))
             sl->status = status;
     }
     return 0;

@@ -219,14 +219,14 @@ static int parse_status(h1_parser *p, const char *s, size_t n)
     if (n > 12 && (s[12] != ' ' || bad_field_bytes(s + 13, n - 13)))
         return H1_E_STATUS;
     code = (s[9] - '0') * 100 + (s[10] - '0') * 10 + (s[11] - '0');
-    /* RFC 9110 15: codes outside 100..599 are invalid, not extensions. */
-    if (code < 100 || code > 599)
-        return H1_E_STATUS;
+    /* RFC 9110 15: a code outside 100..599 is invalid, and a client SHOULD
+     * process the response as a 5xx: final, framed as usual, not 2xx. It
+     * is kept as it came (the report shows it). */
     p->status = code;
     p->version_minor = s[7] - '0';
     if (code == 101)
         return H1_E_UPGRADE;
-    p->interim_ = code < 200;
+    p->interim_ = code >= 100 && code < 200;
     return 0;
 }
 

@@ -102,8 +102,11 @@ void report_h2load(FILE *f, const pc_config *cfg, const pc_results *res)
 
     for (int k = 0; k < PC_ERR_KINDS; k++)
         errored += st->err[k];
-    for (int i = 100; i < STATS_MAX_STATUS; i++)
-        by_class[i / 100] += st->status[i];
+    /* A code outside 100..599 counts as a 5xx, as RFC 9110 15 says to
+     * process it (other, from older files, likewise). */
+    for (int i = 0; i < STATS_MAX_STATUS; i++)
+        by_class[i >= 100 && i < 600 ? i / 100 : 5] += st->status[i];
+    by_class[5] += st->status_other;
     if (st->tls_version[0]) {
         fprintf(f, "TLS Protocol: %s\n", st->tls_version);
         fprintf(f, "Cipher: %s\n", st->tls_cipher);

@@ -21,6 +21,7 @@
 #include "report/slo.h"
 #include "stats/hdr_codec.h"
 #include "stats/hlog.h"
+#include "util/file.h"
 #include "util/json.h"
 
 static int fail(char *err, size_t errlen, int rc, const char *fmt, const char *a, const char *b)
@@ -494,7 +495,7 @@ int merge_load(const char *path, pc_loaded *l, char *err, size_t errlen)
 
     if (loaded_init(l) < 0)
         return fail(err, errlen, -ENOMEM, "out of memory%s%s", "", "");
-    f = fopen(path, "r");
+    f = pc_fopen_read(path, "r");
     if (!f)
         return fail(err, errlen, -errno, "cannot read '%s': %s", path, strerror(errno));
     do

@@ -145,8 +145,10 @@ static void print_status_codes(FILE *f, const pc_stats *st)
         fprintf(f, "%s%d %" PRIu64, first ? "  Status codes: " : ", ", i, st->status[i]);
         first = false;
     }
-    if (st->status_other)
+    if (st->status_other) {
         fprintf(f, "%sother %" PRIu64, first ? "  Status codes: " : ", ", st->status_other);
+        first = false;
+    }
     if (!first)
         fputc('\n', f);
 }

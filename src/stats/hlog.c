@@ -3,6 +3,7 @@
  */
 #include "stats/hlog.h"
 #include "stats/hdr_codec.h"
+#include "util/file.h"
 
 #include <errno.h>
 #include <math.h>
@@ -270,7 +271,7 @@ int hlog_reader_open_path(hlog_reader **r, const char *path)
         rc = -EINVAL;
         goto out;
     }
-    f = fopen(path, "r");
+    f = pc_fopen_read(path, "r");
     if (!f) {
         rc = errno ? -errno : -EIO;
         goto out;

@@ -27,7 +27,7 @@ enum pc_err_kind {
     PC_ERR_KINDS
 };
 
-#define STATS_MAX_STATUS 600
+#define STATS_MAX_STATUS 1000 /* every three-digit code, valid or not (RFC 9110 15) */
 
 /* One request's timings (ab's -g file), nanoseconds. */
 typedef struct pc_reqrec {

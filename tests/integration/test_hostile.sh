@@ -214,4 +214,42 @@ printf 'function response(status, headers, body) end\n' >"$T_DIR/resp.lua"
 rss=$(awk '/maxrss/ {print $2}' "$T_DIR/rss")
 ok response_buffers_bounded "max RSS ${rss:-?} KB: $(grep Outcomes "$R")" \
     "[ '${rss:-999999}' -lt 307200 ] && grep -q 'Status codes: 200' '$R' && outcomes_add_up '$R'"
+# --- messages say what happened -------------------------------------------
+# A status code outside 100..599 is processed as a 5xx (RFC 9110 15), kept as
+# it came; not a protocol error, not an interim response to wait past.
+for code in 600 099; do
+    start_h1fault --mode ok --status $code || fail h1fault_start "no h1fault"
+    "$PACER" -t1 -c1 -d200ms --json "$J" "$H1F_URL" >"$R" 2>&1
+    n=$((10#$code))
+    ok status_${code}_as_5xx "$(grep -E 'Status|Non-2xx|Errors' "$R")" "
+        grep -qE '^  Status codes: $n [1-9][0-9]*\$' '$R' && grep -q 'Non-2xx or 3xx responses' '$R' &&
+        ! grep -qE 'Errors|timeout [1-9]' '$R' && \"\$PY\" -c \"import json; d=json.load(open('$J')); assert d['status_codes']['$n'] > 0\""
+    "$PACER" -t1 -c1 -d200ms --format h2load "$H1F_URL" >"$R" 2>&1
+    ok status_${code}_h2load_5xx "$(grep 'status codes' "$R")" "grep -qE '^status codes: 0 2xx, 0 3xx, 0 4xx, [1-9][0-9]* 5xx\$' '$R'"
+done
+# Inputs that are directories say so.
+"$PACER" -d100ms -p "$T_DIR" "$SERVE_URL" >"$R" 2>&1
+ok body_file_is_directory "$(cat "$R")" "grep -qx \"pacer: cannot read body file '$T_DIR': Is a directory\" '$R'"
+"$PACER" -d100ms --urls "$T_DIR" >"$R" 2>&1
+ok urls_file_is_directory "$(cat "$R")" "grep -qx \"pacer: cannot read --urls file '$T_DIR': Is a directory\" '$R'"
+"$PACER" report "$T_DIR" >"$R" 2>&1
+ok report_input_is_directory "$(cat "$R")" "grep -q \"cannot read '$T_DIR': Is a directory\" '$R'"
+# A request the server never read is not "no response within --timeout".
+"$PY" -c "
+import socket, sys, time
+s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(8)
+open(sys.argv[1], 'w').write(str(s.getsockname()[1]))
+held = []
+s.settimeout(15)
+try:
+    while True:
+        held.append(s.accept()[0])
+except Exception:
+    pass" "$T_DIR/nr.port" &
+T_PIDS+=($!)
+for _ in $(seq 1 50); do [ -s "$T_DIR/nr.port" ] && break; sleep 0.1; done
+head -c 8000000 /dev/zero >"$T_DIR/big.bin"
+"$PACER" -t1 -c1 -d500ms --timeout 500ms -p "$T_DIR/big.bin" "http://127.0.0.1:$(cat "$T_DIR/nr.port")/" >"$R" 2>&1
+ok timeout_request_not_written "$(grep -E 'Errors' "$R")" \
+    "grep -qx '  Errors: timeout 1 (request not fully written within --timeout (the server stopped reading))' '$R'"
 finish

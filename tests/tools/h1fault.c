@@ -85,7 +85,8 @@ static struct {
     unsigned port;
     bool tls;
     int max_conns;
-} cfg = {M_OK, 1, 100, -1, NULL, 0, false, 1000};
+    int status; /* ok mode's status code (any 000-999) */
+} cfg = {M_OK, 1, 100, -1, NULL, 0, false, 1000, 200};
 
 enum phase {
     PH_TLS_FAIL,  /* tls-fail: wait for the ClientHello */
@@ -170,6 +171,8 @@ static void usage(FILE *f)
         "  --stats FILE    keep \"requests=R connections=C\" in FILE\n"
         "  --tls           serve any mode over TLS (self-signed EC P-256\n"
         "                  certificate for localhost/127.0.0.1, ALPN http/1.1)\n"
+        "  --status CODE   ok mode answers \"HTTP/1.1 CODE Status\" (000-999,\n"
+        "                  default 200)\n"
         "  --max-conns N   open connections at most; more are closed at once\n"
         "                  (default 1000)\n"
         "\n"
@@ -559,7 +562,11 @@ static void build_plan(struct conn *c, const struct req *r, bool sel)
     case M_CONTINUE:
     case M_STALL:
     case M_SLOW_BODY:
-        plan_head(p, H200 "Content-Length: %" PRIu64 "\r\n%s\r\n", size, connhdr);
+        if (cfg.status != 200 && m == M_OK)
+            plan_head(p, "HTTP/1.1 %03d Status\r\nContent-Type: text/plain\r\nContent-Length: %" PRIu64
+                         "\r\n%s\r\n", cfg.status, size, connhdr);
+        else
+            plan_head(p, H200 "Content-Length: %" PRIu64 "\r\n%s\r\n", size, connhdr);
         p->body_left = body;
         p->after = keep;
         if (m == M_STALL)
@@ -1133,6 +1140,7 @@ int main(int argc, char **argv)
         {"every", required_argument, NULL, 'e'}, {"delay", required_argument, NULL, 'd'},
         {"size", required_argument, NULL, 's'},  {"stats", required_argument, NULL, 'S'},
         {"tls", no_argument, NULL, 't'},         {"max-conns", required_argument, NULL, 'c'},
+        {"status", required_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
     bool have_mode = false;
@@ -1182,6 +1190,11 @@ int main(int argc, char **argv)
             if (!parse_u64(optarg, 1000000, &v) || v == 0)
                 goto bad;
             cfg.max_conns = (int)v;
+            break;
+        case 'C':
+            if (!parse_u64(optarg, 999, &v))
+                goto bad;
+            cfg.status = (int)v;
             break;
         case 'h':
             usage(stdout);
