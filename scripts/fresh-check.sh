@@ -198,24 +198,18 @@ say "checking $repo at $short in $root; logs in $logs"
 mount_system
 
 status=0
-start=$SECONDS
-say "make demo (installs the dependencies first)"
-if in_chroot "$DEMO_LIMIT" 'cd /root/pacer && make demo' >"$logs/demo.log" 2>&1; then
-    demo=ok
-else
-    demo="failed (exit $?)"
-    status=1
-fi
-say "make demo: $demo after $((SECONDS - start)) s"
-start=$SECONDS
-say "make test (about ten minutes)"
-if in_chroot "$TEST_LIMIT" 'cd /root/pacer && make test' >"$logs/test.log" 2>&1; then
-    test=ok
-else
-    test="failed (exit $?)"
-    status=1
-fi
-say "make test: $test after $((SECONDS - start)) s"
+# step TARGET LIMIT WHAT: run `make TARGET` in the chroot, log to TARGET.log;
+# sets $TARGET to ok or "failed (exit N)".
+step() {
+    local target=$1 limit=$2 what=$3 start=$SECONDS result=ok
+    say "make $target ($what)"
+    in_chroot "$limit" "cd /root/pacer && make $target" >"$logs/$target.log" 2>&1 ||
+        { result="failed (exit $?)"; status=1; }
+    printf -v "$target" '%s' "$result"
+    say "make $target: $result after $((SECONDS - start)) s"
+}
+step demo "$DEMO_LIMIT" "installs the dependencies first"
+step test "$TEST_LIMIT" "about ten minutes"
 
 line=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$logs/test.log" | tail -n 1 || true)
 {

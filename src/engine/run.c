@@ -21,6 +21,7 @@
 #include "proto/h1req.h"
 #include "script/script.h"
 #include "util/clock.h"
+#include "util/grow.h"
 
 struct pc_engine {
     const pc_config *cfg;
@@ -539,15 +540,8 @@ static void add_never_sent_due(pc_results *res, const pc_worker *w)
     uint32_t n;
     const uint64_t *v = worker_never_sent_due(w, &n);
 
-    if (n > res->never_sent_n) {
-        uint64_t *p = realloc(res->never_sent_due, n * sizeof *p);
-
-        if (!p)
-            return;
-        memset(p + res->never_sent_n, 0, (n - res->never_sent_n) * sizeof *p);
-        res->never_sent_due = p;
-        res->never_sent_n = n;
-    }
+    if (counts_grow(&res->never_sent_due, &res->never_sent_n, n) < 0)
+        return;
     for (uint32_t i = 0; i < n; i++)
         res->never_sent_due[i] += v[i];
 }

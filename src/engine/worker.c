@@ -47,6 +47,7 @@
 #include "proto/h1req.h"
 #include "script/script.h"
 #include "util/clock.h"
+#include "util/grow.h"
 
 #define MAX_EVENTS 256
 #define RBUF_SIZE (256 * 1024)
@@ -255,16 +256,8 @@ static void never_sent_due(pc_worker *w, uint64_t intended, uint64_t count)
 
     if (w->iv && i > w->iv->index)
         i = w->iv->index;
-    if (i >= w->ns_n) {
-        uint32_t n = (uint32_t)i + 1;
-        uint64_t *v = realloc(w->ns_due, n * sizeof *v);
-
-        if (!v)
-            return;
-        memset(v + w->ns_n, 0, (n - w->ns_n) * sizeof *v);
-        w->ns_due = v;
-        w->ns_n = n;
-    }
+    if (counts_grow(&w->ns_due, &w->ns_n, (uint32_t)i + 1) < 0)
+        return;
     w->ns_due[i] += count;
 }
 
