@@ -70,6 +70,10 @@ h2_conn_error() { # NAME MODE PATTERN
 h2_conn_error h2_window_update_0 winupdate0 'HTTP/2 connection error by the server: invalid WINDOW_UPDATE frame: .*\(PROTOCOL_ERROR\)\)'
 h2_conn_error h2_frame_too_large bigframe 'HTTP/2 connection error by the server: .*\(FRAME_SIZE_ERROR\)\)'
 h2_conn_error h2c_server_speaks_http1 http1 'the server answered in HTTP/1.1: it does not speak h2c'
+start_h1fault --mode ok --tls --alpn-h2 || fail h1fault_start "no h1fault"
+"$PACER" -t1 -c1 -d300ms --h2 "$H1F_URL" >"$R" 2>&1
+ok alpn_h2_server_speaks_http1 "$(grep -E 'Errors' "$R")" \
+    "grep -qE '^  Errors: protocol [1-9][0-9]* \\(the server answered in HTTP/1.1 after choosing h2 \\(ALPN\\)\\)' '$R' && outcomes_add_up '$R'"
 
 # --- a server that refuses everything is not hammered --------------------
 P=$(pick_port)

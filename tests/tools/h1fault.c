@@ -86,7 +86,8 @@ static struct {
     bool tls;
     int max_conns;
     int status; /* ok mode's status code (any 000-999) */
-} cfg = {M_OK, 1, 100, -1, NULL, 0, false, 1000, 200};
+    bool alpn_h2; /* --alpn-h2: choose h2 in ALPN, answer in HTTP/1.1 all the same */
+} cfg = {M_OK, 1, 100, -1, NULL, 0, false, 1000, 200, false};
 
 enum phase {
     PH_TLS_FAIL,  /* tls-fail: wait for the ClientHello */
@@ -171,6 +172,7 @@ static void usage(FILE *f)
         "  --stats FILE    keep \"requests=R connections=C\" in FILE\n"
         "  --tls           serve any mode over TLS (self-signed EC P-256\n"
         "                  certificate for localhost/127.0.0.1, ALPN http/1.1)\n"
+        "  --alpn-h2       with --tls: choose h2 in ALPN, then answer in HTTP/1.1\n"
         "  --status CODE   ok mode answers \"HTTP/1.1 CODE Status\" (000-999,\n"
         "                  default 200)\n"
         "  --max-conns N   open connections at most; more are closed at once\n"
@@ -1020,10 +1022,12 @@ static int alpn_select(SSL *s, const unsigned char **out, unsigned char *outlen,
                        const unsigned char *in, unsigned int inlen, void *arg)
 {
     static const unsigned char h11[] = "\x08http/1.1";
+    static const unsigned char h2[] = "\x02h2"; /* --alpn-h2: chosen, then not spoken */
     (void)s;
     (void)arg;
     unsigned char *sel = NULL;
-    if (SSL_select_next_proto(&sel, outlen, h11, sizeof h11 - 1, in, inlen) ==
+    if (SSL_select_next_proto(&sel, outlen, cfg.alpn_h2 ? h2 : h11,
+                              cfg.alpn_h2 ? sizeof h2 - 1 : sizeof h11 - 1, in, inlen) ==
         OPENSSL_NPN_NEGOTIATED) {
         *out = sel;
         return SSL_TLSEXT_ERR_OK;
@@ -1141,6 +1145,7 @@ int main(int argc, char **argv)
         {"size", required_argument, NULL, 's'},  {"stats", required_argument, NULL, 'S'},
         {"tls", no_argument, NULL, 't'},         {"max-conns", required_argument, NULL, 'c'},
         {"status", required_argument, NULL, 'C'},
+        {"alpn-h2", no_argument, NULL, 'A'},
         {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
     bool have_mode = false;
@@ -1190,6 +1195,9 @@ int main(int argc, char **argv)
             if (!parse_u64(optarg, 1000000, &v) || v == 0)
                 goto bad;
             cfg.max_conns = (int)v;
+            break;
+        case 'A':
+            cfg.alpn_h2 = true;
             break;
         case 'C':
             if (!parse_u64(optarg, 999, &v))
