@@ -442,6 +442,60 @@ static int mode_only(const pc_config *cfg, int mode, const char *flag, FILE *err
     return bad(err, "%s is an option of %s", flag, names[mode]);
 }
 
+/* Blogs print "--latency" as "–latency" (an en dash), and "-" as a minus
+ * sign: such an argument is read with ASCII dashes, in place (the UTF-8
+ * dash is longer than what replaces it), and one line says so. */
+static void ascii_dashes(int argc, char **argv, FILE *err)
+{
+    static const struct {
+        const char *utf8, *ascii;
+    } dashes[] = {{"\xe2\x80\x93", "--"}, {"\xe2\x80\x94", "--"}, {"\xe2\x88\x92", "-"}};
+
+    for (int i = 1; i < argc; i++)
+        for (size_t d = 0; d < sizeof dashes / sizeof dashes[0]; d++) {
+            size_t ul = strlen(dashes[d].utf8), al = strlen(dashes[d].ascii);
+            char was[64];
+
+            if (strncmp(argv[i], dashes[d].utf8, ul) != 0 || !argv[i][ul] ||
+                !((argv[i][ul] >= 'a' && argv[i][ul] <= 'z') ||
+                  (argv[i][ul] >= 'A' && argv[i][ul] <= 'Z')))
+                continue;
+            snprintf(was, sizeof was, "%s", argv[i]);
+            memcpy(argv[i], dashes[d].ascii, al);
+            memmove(argv[i] + al, argv[i] + ul, strlen(argv[i] + ul) + 1);
+            fprintf(err, "pacer: note: '%s' read as '%s' (a typographic dash)\n", was, argv[i]);
+            break;
+        }
+}
+
+/* Other tools' single-dash long flags: getopt would read "-h2" as -h (help,
+ * exit 0) and "-host" as -h -o -s -t. Refused with pacer's spelling. */
+static int peer_spellings(int argc, char **argv, FILE *err)
+{
+    static const struct {
+        const char *flag, *hint;
+    } peers[] = {
+        {"-h2", "HTTP/2 is --h2 here (hey's -h2)"},
+        {"-host", "the Host header is --host NAME here (hey's -host)"},
+        {"-disable-keepalive", "a connection per request is --no-keepalive here (hey's -disable-keepalive)"},
+        {"-disable-compression", "pacer asks for no compression: drop it (hey's -disable-compression)"},
+        {"-disable-redirects", "pacer never follows redirects: drop it (hey's -disable-redirects)"},
+        {"-cpus", "threads are -t N here (hey's -cpus)"},
+    };
+
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (argv[i][0] != '-' || argv[i][1] == '-' || strlen(argv[i]) < 3)
+            continue;
+        for (size_t p = 0; p < sizeof peers / sizeof peers[0]; p++)
+            if (strcmp(argv[i], peers[p].flag) == 0)
+                return bad(err, "unknown option '%s': %s", argv[i], peers[p].hint);
+        for (const struct option *o = long_opts; o->name; o++)
+            if (strcmp(argv[i] + 1, o->name) == 0 && strlen(o->name) > 1)
+                return bad(err, "unknown option '%s': did you mean '--%s'?", argv[i], o->name);
+    }
+    return 0;
+}
+
 /* Whether NAME (len bytes, as typed after "--", perhaps abbreviated as
  * getopt_long allows) names exactly one option, and that one takes no
  * value: then "--NAME=x" is a misplaced value, not an unknown option. */
@@ -518,6 +572,9 @@ int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, F
     cfg->window_bits = 30;
     cfg->conn_window_bits = 30;
 
+    ascii_dashes(argc, argv, err);
+    if ((rc = peer_spellings(argc, argv, err)) < 0)
+        return rc;
     optind = 0; /* 0, not 1: glibc then also forgets a half-parsed "-xyz" group */
     opterr = 0;
     /* GNU getopt permutes, so options may follow the URL (as in wrk);
@@ -533,6 +590,12 @@ int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, F
             rc = parse_u32("-c/--connections", optarg, 1, &cfg->connections, err);
             break;
         case 'd':
+            if (strchr("{[\"'<", optarg[0])) {
+                rc = bad(err, "invalid duration for -d/--duration: '%s' (a request body is "
+                              "--body TEXT here: hey's -d)",
+                         optarg);
+                break;
+            }
             rc = parse_dur("-d/--duration", optarg, &cfg->duration_ns, err);
             cfg->duration_set = true;
             if (rc == 0 && cfg->duration_ns < 1000000)
@@ -674,6 +737,12 @@ int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, F
                 rc = bad(err, "--alpn needs h2 and/or http/1.1, got '%s'", optarg);
             break;
         case 'm':
+            if (optarg[0] >= 'A' && optarg[0] <= 'Z') {
+                rc = bad(err, "invalid number for -m/--streams: '%s' (the method is -X %s here: "
+                              "hey's -m)",
+                         optarg, optarg);
+                break;
+            }
             rc = parse_u32("-m/--streams", optarg, 1, &cfg->streams, err);
             if (rc == 0 && cfg->streams > 65536)
                 rc = bad(err, "-m/--streams must be at most 65536, got '%s'", optarg);
@@ -701,7 +770,9 @@ int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, F
         case 's':
             cfg->script_path = optarg;
             if (access(optarg, R_OK) != 0)
-                rc = bad(err, "cannot read script '%s': %s", optarg, strerror(errno));
+                rc = bad(err, "cannot read script '%s': %s%s", optarg, strerror(errno),
+                     optarg[strspn(optarg, "0123456789")] ? ""
+                     : " (-s is a Lua script here; the timeout is --timeout: ab's -s)");
             break;
         case 'n':
             if (units_parse_count(optarg, &cfg->requests) < 0 || cfg->requests == 0 ||
@@ -856,7 +927,10 @@ int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, F
     } else if (optind < argc) {
         cfg->url_text = argv[optind];
         if (url_parse(argv[optind], &cfg->url, uerr, sizeof uerr) < 0)
-            return bad(err, "%s", uerr);
+            return bad(err, "%s%s", uerr,
+                       access(argv[optind], R_OK) == 0
+                           ? " (a file of URLs is --urls FILE; -i is HEAD here: h2load's -i)"
+                           : "");
         optind++;
     }
     if (optind < argc && strcmp(argv[optind], "--") == 0)

@@ -31,6 +31,30 @@ usage_error bad_url ftp://example.test/
 usage_error bad_port http://127.0.0.1:99999/
 usage_error bad_ipv6 "http://[::1/"
 
+# hint NAME PATTERN ARGS...: a usage error whose one line carries the hint.
+hint() {
+    local name=$1 pattern=$2; shift 2
+    "$PACER" "$@" >"$T_DIR/out" 2>"$T_DIR/err"
+    local rc=$?
+    ok "$name" "exit $rc: $(head -c 300 "$T_DIR/err")" \
+        "[ $rc -eq 2 ] && [ \$(wc -l <'$T_DIR/err') -eq 1 ] && grep -qF -- \"$pattern\" '$T_DIR/err' && [ ! -s '$T_DIR/out' ]"
+}
+# Other tools' spellings: refused with pacer's (hey's -h2 printed the help and exited 0).
+hint hint_hey_h2 "HTTP/2 is --h2 here (hey's -h2)" -h2 http://127.0.0.1:1/
+hint hint_hey_host "--host NAME here (hey's -host)" -host example.com http://127.0.0.1:1/
+hint hint_hey_disable_keepalive "--no-keepalive here" -disable-keepalive http://127.0.0.1:1/
+hint hint_single_dash_long "did you mean '--latency'?" -latency http://127.0.0.1:1/
+hint hint_hey_method "the method is -X POST here: hey's -m" -m POST http://127.0.0.1:1/
+hint hint_hey_body "a request body is --body TEXT here: hey's -d" -d '{"a":1}' http://127.0.0.1:1/
+hint hint_ab_timeout "the timeout is --timeout: ab's -s" -s 30 http://127.0.0.1:1/
+echo http://127.0.0.1:1/ >"$T_DIR/uris.txt"
+hint hint_h2load_uri_file "a file of URLs is --urls FILE" -i "$T_DIR/uris.txt"
+
+# Typographic dashes, as blog posts print them, are read as ASCII (one note).
+"$PACER" -t1 -c1 -d1ms $'\xe2\x80\x93'latency http://127.0.0.1:1/ >"$T_DIR/out" 2>"$T_DIR/err"
+ok en_dash_read_as_ascii "$(head -2 "$T_DIR/err")" \
+    "grep -qx \"pacer: note: '\$(printf '\\342\\200\\223')latency' read as '--latency' (a typographic dash)\" '$T_DIR/err' && grep -q 'Latency Distribution' '$T_DIR/out'"
+
 "$PACER" >"$T_DIR/out" 2>"$T_DIR/err"
 rc=$?
 ok missing_url "exit $rc: $(tail -1 "$T_DIR/err")" "[ $rc -eq 2 ] && grep -q '^pacer: missing URL' '$T_DIR/err'"
