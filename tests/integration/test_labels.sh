@@ -74,9 +74,13 @@ start_serve --delay 50ms --threads 2
 "$PACER" -t2 -c200 -d1s --json "$J" "$SERVE_URL" >"$R" 2>&1
 read -r n dur lat < <(json_get "$J" "d['requests']['completed'], d['duration_s'], d['latency']['uncorrected']['mean']")
 rps=$(field "$R" '^Requests/sec:')
+# The period runs past -d by the drain (at most about one latency, plus the
+# responses' own spread), the rate is requests over that period, and it is
+# the steady one within the end effects (Little: 6 % at L/d = 5 %; counted
+# over -d alone the rate would be 5 % high with a period of exactly 1 s).
 ok closed_loop_period "completed $n in ${dur}s, Requests/sec $rps, mean latency ${lat}us" "
-    fcmp '$dur' '>' 1.0 && awk -v n='$n' -v d='$dur' -v r='$rps' -v l='$lat' 'BEGIN {
-        little = 200 / (l / 1e6); exit !((r / little - 1)^2 < 0.025^2 && (n / d / r - 1)^2 < 0.001^2) }'"
+    fcmp '$dur' '>' 1.0 && fcmp '$dur' '<' 1.3 && awk -v n='$n' -v d='$dur' -v r='$rps' -v l='$lat' 'BEGIN {
+        little = 200 / (l / 1e6); exit !((r / little - 1)^2 < 0.06^2 && (n / d / r - 1)^2 < 0.001^2) }'"
 
 # --- Req/Sec of a run shorter than a sample: measured, never zeros ----------
 "$PACER" -t1 -c1 -d 30ms --json "$J" "$URL" >"$R" 2>&1

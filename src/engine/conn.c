@@ -1,0 +1,341 @@
+/*
+ * conn.c - a connection's lifecycle: connect, TLS handshake, ALPN choice,
+ * back-off, reopen; epoll interest.
+ */
+#include "engine/worker_int.h"
+
+const pc_run *conn_run(const conn *c)
+{
+    return c->w->run;
+}
+
+/* ---- events ---------------------------------------------------------- */
+
+static void set_events(conn *c, uint32_t ev)
+{
+    struct epoll_event e = {.events = ev, .data.ptr = c};
+
+    if (ev == c->events)
+        return;
+    epoll_ctl(c->w->epfd, c->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->nc.fd, &e);
+    c->events = ev;
+}
+
+void eng_want_write(conn *c, bool on)
+{
+    if (c->state == CS_READY)
+        set_events(c, on ? (EPOLLIN | EPOLLOUT) : EPOLLIN);
+}
+
+/* ---- connection lifecycle -------------------------------------------- */
+
+void conn_close(conn *c)
+{
+    if (c->proto)
+        c->proto->reset(c);
+    if (c->nc.fd >= 0)
+        c->net->close(&c->nc);
+    c->gen++;
+    opening(c, false);
+    c->state = CS_CLOSED;
+    c->events = 0;
+    c->reused = false;
+    c->draining = false;
+    c->nc.want = 0;
+}
+
+static void settle(conn *c)
+{
+    if (!c->settled) {
+        c->settled = true;
+        c->w->settled++;
+    }
+}
+
+/* ALPN decides the protocol over TLS; --h2 means prior knowledge in clear. */
+static const proto_ops *pick_proto(conn *c, char *why, size_t whylen)
+{
+    const pc_run *run = c->w->run;
+    const unsigned char *sel = NULL;
+    unsigned int len = 0;
+
+    if (!run->origins[c->origin].tls)
+        return run->h2 ? &proto_h2 : &proto_h1;
+    SSL_get0_alpn_selected(c->nc.ssl, &sel, &len);
+    if (len == 2 && memcmp(sel, "h2", 2) == 0)
+        return &proto_h2;
+    if ((len == 8 && memcmp(sel, "http/1.1", 8) == 0) || len == 0) {
+        if (!run->h2 || run->alpn_h1_ok)
+            return &proto_h1;
+        snprintf(why, whylen, "server refused h2 (ALPN: %s)",
+                 len ? "it chose http/1.1" : "it chose no protocol");
+        return NULL;
+    }
+    snprintf(why, whylen, "server chose an unsupported protocol with ALPN: %.*s", (int)len, sel);
+    return NULL;
+}
+
+
+static void on_ready(conn *c, uint64_t now)
+{
+    pc_worker *w = c->w;
+    char why[STATS_WHY_LEN] = "";
+    int rc;
+
+    c->proto = pick_proto(c, why, sizeof why);
+    if (!c->proto) {
+        c->tries = UINT32_MAX / 2; /* another address would say the same */
+        connect_failed(c, why, now);
+        return;
+    }
+    c->state = CS_READY;
+    c->tries = 0;
+    c->fresh = true;
+    c->conn_time = now - c->t_start;
+    w->pref_addr = c->addr_idx;
+    w->st.connects++;
+    if (c->proto == &proto_h1)
+        w->st.h1_conns++;
+    settle(c);
+    set_events(c, EPOLLIN);
+    rc = c->proto->start(c, now);
+    if (rc < 0) {
+        connect_failed(c, strerror(-rc), now);
+        return;
+    }
+    after_io(c, now);
+}
+
+/* The addresses c connects to: its origin's, or the worker's. */
+static const pc_addr *conn_addrs(const conn *c, uint32_t *n)
+{
+    const pc_worker *w = c->w;
+
+    if (w->run->norigins > 1) {
+        *n = w->run->origins[c->origin].naddrs;
+        return w->run->origins[c->origin].addrs;
+    }
+    *n = w->naddrs;
+    return w->addrs;
+}
+
+void connect_failed(conn *c, const char *why, uint64_t now)
+{
+    pc_worker *w = c->w;
+    char buf[STATS_WHY_LEN];
+    uint32_t naddrs;
+    const pc_addr *addrs = conn_addrs(c, &naddrs);
+
+    conn_close(c);
+    snprintf(buf, sizeof buf, "%s: %s", addrs[c->addr_idx].text, why);
+    c->tries++;
+    if (c->tries < naddrs) {
+        /* Names resolve once; each address is tried in order. A failure
+         * that another address of the name makes good is no failed connect
+         * (localhost as ::1 against a server on 127.0.0.1 only): it is
+         * counted apart, and the address that answers is tried first. */
+        w->st.addr_fallbacks++;
+        if (!w->st.fallback_why[0])
+            snprintf(w->st.fallback_why, sizeof w->st.fallback_why, "%s", buf);
+        c->addr_idx = (c->addr_idx + 1) % naddrs;
+        conn_start(c, now);
+        return;
+    }
+    w->st.connect_errors++;
+    stats_why(&w->st, PC_ERR_CONNECT, buf);
+    settle(c);
+    c->tries = 0;
+    c->state = CS_BACKOFF;
+    /* 50 ms, doubling while the connects keep failing, up to 1 s. */
+    c->t_start = now + (c->fails < 5 ? BACKOFF_NS << c->fails : 1000000000ull);
+    if (c->fails++)
+        w->st.reconnect_backoffs++;
+}
+
+void do_handshake(conn *c, uint64_t now)
+{
+    pc_worker *w = c->w;
+    char why[STATS_WHY_LEN] = "";
+    int rc = c->net->handshake(&c->nc, why, sizeof why);
+
+    if (rc == 0) {
+        /* OpenSSL may run the whole handshake inside this one call when
+         * the server's answers are already there (loopback), so the
+         * event's time would read as 0: take the clock again. */
+        now = pc_now_ns();
+        if (w->run->origins[c->origin].tls) {
+            hdr_record(&w->st.tls, (int64_t)(now - c->t_tcp));
+            if (net_tls_resumed(&c->nc))
+                w->st.tls_resumed++;
+            if (!w->st.tls_version[0]) {
+                snprintf(w->st.tls_version, sizeof w->st.tls_version, "%s",
+                         SSL_get_version(c->nc.ssl));
+                snprintf(w->st.tls_cipher, sizeof w->st.tls_cipher, "%s",
+                         SSL_get_cipher_name(c->nc.ssl));
+            }
+        }
+        on_ready(c, now);
+    } else if (rc == -EAGAIN) {
+        set_events(c, c->nc.want == NET_WANT_WRITE ? EPOLLOUT : EPOLLIN);
+    } else {
+        if (w->run->h2 && strstr(why, "no application protocol")) {
+            /* A server that does not speak h2 may refuse the handshake
+             * outright rather than choose http/1.1. */
+            snprintf(why, sizeof why, "server refused h2 (TLS alert: no application protocol)");
+            c->tries = UINT32_MAX / 2;
+        }
+        connect_failed(c, why[0] ? why : strerror(-rc), now);
+    }
+}
+
+/* Whether the kernel had to retransmit our SYN (or the handshake's ACK)
+ * before this connection was established: on loopback, the sign of a full
+ * accept backlog. Unix-domain sockets have no TCP_INFO: false. */
+static bool syn_retransmitted(int fd)
+{
+    struct tcp_info ti;
+    socklen_t len = sizeof ti;
+
+    memset(&ti, 0, sizeof ti);
+    return getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 && ti.tcpi_total_retrans > 0;
+}
+
+void on_tcp_connected(conn *c, uint64_t now)
+{
+    pc_worker *w = c->w;
+
+    c->t_tcp = now;
+    hdr_record(&w->st.connect, (int64_t)(now - c->t_start));
+    if (syn_retransmitted(c->nc.fd))
+        w->st.connect_retrans++;
+    if (w->run->origins[c->origin].tls) {
+        if (net_tls_attach(&c->nc, w->run->ssl_ctx, w->run->origins[c->origin].tls_name, w->session,
+                           &w->session) < 0) {
+            connect_failed(c, "TLS: out of memory", now);
+            return;
+        }
+        c->state = CS_HANDSHAKE;
+    }
+    do_handshake(c, now);
+}
+
+void conn_start(conn *c, uint64_t now)
+{
+    pc_worker *w = c->w;
+    const pc_addr *a;
+    int rc;
+
+    if (c->tries == 0)
+        c->addr_idx = w->run->norigins > 1 ? 0 : w->pref_addr;
+    {
+        uint32_t n;
+
+        a = &conn_addrs(c, &n)[c->addr_idx];
+    }
+    c->t_start = now;
+    c->events = 0;
+    c->proto = NULL;
+    opening(c, true);
+    rc = net_connect(&c->nc, (const struct sockaddr *)&a->sa, a->len);
+    if (rc == 0) {
+        c->state = CS_CONNECTING;
+        set_events(c, EPOLLIN);
+        on_tcp_connected(c, now);
+    } else if (rc == -EINPROGRESS) {
+        c->state = CS_CONNECTING;
+        set_events(c, EPOLLOUT);
+    } else {
+        if (rc == -EMFILE || rc == -ENFILE)
+            snprintf(w->err, sizeof w->err, "out of file descriptors");
+        connect_failed(c, rc == -EADDRNOTAVAIL ? "no free local port (port exhaustion)"
+                                               : strerror(-rc),
+                       now);
+    }
+}
+
+/* Is there work for one more connection? With -n, the requests left must
+ * outnumber the connections already opening, or the extra connection
+ * would only be opened and closed (wrong with --no-keepalive, where each
+ * request's connection is counted). */
+static bool more_work(const pc_worker *w)
+{
+    uint64_t left;
+
+    if (!w->quota)
+        return true;
+    left = backlog_len(w) + (w->open_loop ? w->k_end - w->k_due : w->quota - w->created);
+    return left > w->opening;
+}
+
+void opening(conn *c, bool on)
+{
+    if (c->opening != on) {
+        c->opening = on;
+        if (on)
+            c->w->opening++;
+        else
+            c->w->opening--;
+    }
+}
+
+void eng_conn_recycle(conn *c, uint64_t now)
+{
+    conn_close(c);
+    if (c->w->phase == P_RUN && more_work(c->w))
+        conn_start(c, now);
+}
+
+void eng_conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now)
+{
+    if (c->count == 0) {
+        /* No request to charge it to: say it happened, to the connection. */
+        pc_stats *st = &c->w->st;
+
+        st->conn_drops++;
+        if (!st->drop_why[0] && why)
+            snprintf(st->drop_why, sizeof st->drop_why, "%s", why);
+        eng_conn_recycle(c, now);
+        return;
+    }
+    stats_why(&c->w->st, kind, why);
+    for (uint32_t i = 0; i < c->depth && c->count; i++)
+        if (c->slots[i].used) {
+            record_failed(c->w, &c->slots[i], kind, now);
+            slot_release(c, &c->slots[i]);
+        }
+    /* A server that fails every connection before answering anything is
+     * not hit thousands of times a second: the second failure in a row
+     * waits 10 ms before reopening, doubling up to 1 s. */
+    if (++c->fails >= 2 && c->w->phase == P_RUN && more_work(c->w)) {
+        uint32_t sh = c->fails - 2 < 7 ? c->fails - 2 : 7;
+        uint64_t wait = RECONNECT_BACKOFF_NS << sh;
+
+        conn_close(c);
+        c->w->st.reconnect_backoffs++;
+        c->state = CS_BACKOFF;
+        c->t_start = now + (wait < 1000000000ull ? wait : 1000000000ull);
+        return;
+    }
+    eng_conn_recycle(c, now);
+}
+
+/* After a protocol has had its say: reopen a drained connection, or give
+ * a connection with room its next requests. */
+void after_io(conn *c, uint64_t now)
+{
+    if (c->state != CS_READY)
+        return;
+    if (c->draining) {
+        if (c->count == 0)
+            eng_conn_recycle(c, now);
+        return;
+    }
+    if (c->w->phase != P_RUN)
+        return;
+    if (c->w->open_loop) {
+        if (has_room(c))
+            ready_push(c);
+    } else {
+        closed_fill(c, now);
+    }
+}

@@ -1,0 +1,282 @@
+/*
+ * events.c - what the protocols report (conn.h's eng_*): record and
+ * release only; the worker decides what happens next.
+ */
+#include "engine/worker_int.h"
+
+/* ---- what the protocols report ----------------------------------------- */
+
+void eng_first_byte(conn *c, slot *s, uint64_t now)
+{
+    (void)c;
+    if (!s->first_byte)
+        s->first_byte = now;
+}
+
+void eng_done(conn *c, slot *s, int status, uint64_t body_len, uint64_t now)
+{
+    pc_worker *w = c->w;
+
+    c->reused = true;
+    c->fails = 0;
+    if (!warm(w, s->intended)) {
+        c->done_total++;
+        if (!c->draining)
+            w->st.keepalive_responses++;
+    }
+    record_done(w, s, now, status, body_len);
+    slot_release(c, s);
+    if (c->count == 0 && w->cfg->batch_latency && w->depth > 1 && !warm(w, c->batch_intended)) {
+        rec_latency(w, (int64_t)(now - c->batch_intended),
+                    (int64_t)(now - (c->batch_sent ? c->batch_sent : now)));
+        hdr_record(&w->st.batch, (int64_t)(now - c->batch_intended));
+    }
+}
+
+void eng_failed(conn *c, slot *s, enum pc_err_kind kind, const char *why, uint64_t now)
+{
+    stats_why(&c->w->st, kind, why);
+    record_failed(c->w, s, kind, now);
+    slot_release(c, s);
+}
+
+void eng_refused(conn *c, slot *s, const char *why, uint64_t now)
+{
+    pc_worker *w = c->w;
+
+    if (s->retries >= MAX_RETRIES) {
+        char buf[STATS_WHY_LEN];
+
+        snprintf(buf, sizeof buf, "%s, %d times", why, MAX_RETRIES + 1);
+        eng_failed(c, s, PC_ERR_PROTOCOL, buf, now);
+        return;
+    }
+    /* Back to the front of the line: it was due before anything queued. */
+    if (w->run->norigins > 1) {
+        oq_push(w, (resend){.intended = s->intended, .retries = (uint8_t)(s->retries + 1),
+                            .tmpl = s->tmpl},
+                true);
+        if (!warm(w, s->intended))
+            w->st.resent++;
+        slot_release(c, s);
+        return;
+    }
+    w->rs_head = (w->rs_head + w->rs_cap - 1) % w->rs_cap;
+    w->rs[w->rs_head] =
+        (resend){.intended = s->intended, .retries = (uint8_t)(s->retries + 1), .tmpl = s->tmpl};
+    w->rs_len++;
+    if (!warm(w, s->intended))
+        w->st.resent++;
+    slot_release(c, s);
+}
+
+void eng_drain(conn *c)
+{
+    c->draining = true;
+}
+
+const char *eng_h1_bytes(conn *c, slot *s, size_t *len, bool *head)
+{
+    pc_worker *w = c->w;
+    const char *p;
+
+    if (w->lua_req) {
+        /* request() returns a whole pipelined batch: the batch's first
+         * request carries the bytes, the others none. */
+        if (c->count > 1 && c->proto == &proto_h1 && !w->open_loop) {
+            *len = 0;
+            *head = false;
+            return NULL;
+        }
+        p = script_request(w->ts, len);
+        *head = p && *len >= 5 && memcmp(p, "HEAD ", 5) == 0;
+        return p;
+    }
+    if (w->use_own) {
+        *len = w->own.h1_len;
+        *head = w->own.head;
+        return w->own.h1;
+    }
+    *len = w->run->tmpls[s->tmpl].h1_len;
+    *head = w->run->tmpls[s->tmpl].head;
+    return w->run->tmpls[s->tmpl].h1;
+}
+
+int sbuf_add(sbuf *b, const char *p, size_t n, size_t max)
+{
+    if (b->len + n > max)
+        return 0;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        char *q;
+
+        while (cap < b->len + n)
+            cap *= 2;
+        q = realloc(b->p, cap);
+        if (!q)
+            return -ENOMEM;
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
+sbuf *eng_slot_buf(conn *c, const slot *s, int which)
+{
+    return c->sb ? &c->sb[slot_index(c, s) * 3 + (uint32_t)which] : NULL;
+}
+
+static void nv_set(nghttp2_nv *v, const char *n, size_t nl, const char *val, size_t vl)
+{
+    v->name = (uint8_t *)n;
+    v->namelen = nl;
+    v->value = (uint8_t *)val;
+    v->valuelen = vl;
+    v->flags = NGHTTP2_NV_FLAG_NONE; /* nghttp2 copies them at submit */
+}
+
+bool eng_h2_request(conn *c, slot *s, const void **nva, size_t *nvlen)
+{
+    pc_worker *w = c->w;
+    const char *text, *authority = w->cfg->url.hostport;
+    size_t len, n = 0, used = 0, alen = strlen(authority);
+    h1req_parsed r;
+    bool head;
+
+    if (!w->ts)
+        return false;
+    text = eng_h1_bytes(c, s, &len, &head);
+    *nva = NULL;
+    if (!text || h1req_parse(text, len, &r) < 0) {
+        eng_failed(c, s, PC_ERR_WRITE,
+                   text ? "script request is not valid HTTP/1.1 text" : "script error in request()",
+                   0);
+        return true;
+    }
+    for (size_t i = 0; i < r.nh; i++)
+        if (r.h[i].nlen == 4 && strncasecmp(r.h[i].name, "host", 4) == 0) {
+            authority = r.h[i].value;
+            alen = r.h[i].vlen;
+        }
+    nv_set(&w->nv[n++], ":method", 7, r.method, r.method_len);
+    nv_set(&w->nv[n++], ":scheme", 7, w->cfg->url.tls ? "https" : "http", w->cfg->url.tls ? 5 : 4);
+    nv_set(&w->nv[n++], ":authority", 10, authority, alen);
+    nv_set(&w->nv[n++], ":path", 5, r.target, r.target_len);
+    for (size_t i = 0; i < r.nh; i++) {
+        static const char *const banned[] = {"host", "connection", "keep-alive",
+                                             "proxy-connection", "transfer-encoding", "upgrade"};
+        char *low = w->nvnames + used;
+        bool skip = false;
+
+        if (used + r.h[i].nlen > sizeof w->nvnames)
+            break;
+        for (size_t k = 0; k < r.h[i].nlen; k++)
+            low[k] = (char)tolower((unsigned char)r.h[i].name[k]);
+        for (size_t b = 0; b < sizeof banned / sizeof banned[0]; b++)
+            skip = skip || (strlen(banned[b]) == r.h[i].nlen && memcmp(low, banned[b], r.h[i].nlen) == 0);
+        if (skip)
+            continue;
+        used += r.h[i].nlen;
+        nv_set(&w->nv[n++], low, r.h[i].nlen, r.h[i].value, r.h[i].vlen);
+    }
+    /* The body must outlive this call: a static request's is stable, a
+     * request()'s is copied into the slot's buffer. */
+    s->req_body = r.body;
+    s->req_body_len = r.body_len;
+    if (r.body_len && w->lua_req) {
+        sbuf *b = eng_slot_buf(c, s, 0);
+
+        if (b)
+            b->len = 0;
+        if (!b || sbuf_add(b, r.body, r.body_len, SBUF_REQUEST_MAX) < 0) {
+            eng_failed(c, s, PC_ERR_WRITE, "out of memory", 0);
+            return true;
+        }
+        s->req_body = b->p;
+    }
+    *nva = w->nv;
+    *nvlen = n;
+    return true;
+}
+
+void eng_script_response_slot(conn *c, slot *s, int status)
+{
+    sbuf *h = eng_slot_buf(c, s, 1), *b = eng_slot_buf(c, s, 2);
+
+    script_response(c->w->ts, status, h->p, h->len, b->p, b->len);
+    h->len = b->len = 0;
+}
+
+bool eng_wants_response(const conn *c)
+{
+    return c->w->lua_resp;
+}
+
+void eng_script_response(conn *c, int status)
+{
+    script_response(c->w->ts, status, c->rh.p, c->rh.len, c->rb.p, c->rb.len);
+    c->rh.len = c->rb.len = 0;
+}
+
+bool eng_want_server(const conn *c)
+{
+    return !c->w->st.server[0];
+}
+
+void eng_server(conn *c, const char *v, size_t n)
+{
+    pc_stats *st = &c->w->st;
+
+    if (!st->server[0]) {
+        if (n >= sizeof st->server)
+            n = sizeof st->server - 1;
+        memcpy(st->server, v, n);
+        st->server[n] = '\0';
+        for (char *p = st->server; *p; p++)
+            if ((unsigned char)*p < ' ')
+                *p = '?';
+    }
+}
+
+void eng_written(conn *c, size_t n)
+{
+    c->w->st.bytes_written += n;
+}
+
+void eng_close_after(conn *c, const slot *s)
+{
+    if (!warm(c->w, s->intended))
+        c->w->st.server_closes++;
+    c->draining = true;
+}
+
+void eng_idle_closed(conn *c)
+{
+    if (c->reused)
+        c->w->st.idle_closes++;
+}
+
+void eng_headers(conn *c, uint64_t wire, uint64_t decoded)
+{
+    c->w->st.header_wire += wire;
+    c->w->st.header_decoded += decoded;
+}
+
+void eng_body(conn *c, uint64_t n)
+{
+    c->w->st.body_bytes += n;
+}
+
+void eng_h2_event(conn *c, int ev)
+{
+    if (ev == H2EV_RST)
+        c->w->st.h2_rst++;
+    else if (ev == H2EV_REFUSED)
+        c->w->st.h2_refused++;
+    else if (ev == H2EV_GOAWAY)
+        c->w->st.h2_goaway++;
+    else
+        c->w->st.h2_conns++;
+}

@@ -1,0 +1,271 @@
+/*
+ * queue.c - slots, the backlog (schedule index range, re-sends, per-origin
+ * queues) and handing due requests to connections with room.
+ */
+#include "engine/worker_int.h"
+
+/* ---- slots ------------------------------------------------------------- */
+
+static slot *slot_alloc(conn *c)
+{
+    uint32_t idx = c->free_idx[--c->nfree];
+    slot *s = &c->slots[idx];
+
+    memset(s, 0, sizeof *s);
+    s->used = true;
+    c->fifo[(c->fifo_head + c->count) % c->depth] = idx;
+    c->count++;
+    c->w->inflight++;
+    return s;
+}
+
+void slot_release(conn *c, slot *s)
+{
+    s->used = false;
+    c->free_idx[c->nfree++] = slot_index(c, s);
+    c->count--;
+    c->w->inflight--;
+    if (c->count == 0)
+        c->fifo_head = 0;
+}
+
+/* ---- backlog --------------------------------------------------------- */
+
+/* Which request next: round robin over the templates, or weighted
+ * random (--mix random) from a per-thread xorshift generator. */
+uint16_t pick_tmpl(pc_worker *w)
+{
+    const pc_run *run = w->run;
+    double x;
+    uint32_t lo = 0, hi;
+
+    if (run->ntmpl == 1)
+        return 0;
+    if (!w->cfg->mix_random)
+        return (uint16_t)(w->rr++ % run->ntmpl);
+    w->rng ^= w->rng << 13;
+    w->rng ^= w->rng >> 7;
+    w->rng ^= w->rng << 17;
+    x = (double)(w->rng >> 11) / 9007199254740992.0 * run->total_weight;
+    hi = run->ntmpl - 1;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+
+        if (x < run->tmpls[mid].cum_weight)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return (uint16_t)lo;
+}
+
+
+/* Queue r for its origin, at the back (due now) or the front (re-sent). */
+int oq_push(pc_worker *w, resend r, bool front)
+{
+    uint32_t o = w->run->tmpls[r.tmpl].origin;
+
+    if (w->oq_len[o] == w->oq_cap[o]) {
+        uint32_t cap = w->oq_cap[o] ? w->oq_cap[o] * 2 : 64;
+        resend *q = malloc(cap * sizeof *q);
+
+        if (!q)
+            return -ENOMEM;
+        for (uint32_t i = 0; i < w->oq_len[o]; i++)
+            q[i] = w->oq[o][(w->oq_head[o] + i) % w->oq_cap[o]];
+        free(w->oq[o]);
+        w->oq[o] = q;
+        w->oq_head[o] = 0;
+        w->oq_cap[o] = cap;
+    }
+    if (front) {
+        w->oq_head[o] = (w->oq_head[o] + w->oq_cap[o] - 1) % w->oq_cap[o];
+        w->oq[o][w->oq_head[o]] = r;
+    } else {
+        w->oq[o][(w->oq_head[o] + w->oq_len[o]) % w->oq_cap[o]] = r;
+    }
+    w->oq_len[o]++;
+    w->oq_total++;
+    return 0;
+}
+
+static resend oq_pop(pc_worker *w, uint32_t o)
+{
+    resend r = w->oq[o][w->oq_head[o]];
+
+    w->oq_head[o] = (w->oq_head[o] + 1) % w->oq_cap[o];
+    w->oq_len[o]--;
+    w->oq_total--;
+    return r;
+}
+
+resend backlog_take(pc_worker *w)
+{
+    resend r;
+
+    if (w->rs_len) {
+        r = w->rs[w->rs_head];
+        w->rs_head = (w->rs_head + 1) % w->rs_cap;
+        w->rs_len--;
+        return r;
+    }
+    for (uint32_t o = 0; w->oq_total && o < w->run->norigins; o++)
+        if (w->oq_len[o])
+            return oq_pop(w, o);
+    r.intended = sched_time(&w->sc, w->k_disp++);
+    r.retries = 0;
+    r.tmpl = pick_tmpl(w);
+    return r;
+}
+
+void ready_push(conn *c)
+{
+    pc_worker *w = c->w;
+
+    if (c->in_ready || !w->open_loop)
+        return;
+    w->rq[(w->rq_head + w->rq_len) % w->nconns] = (uint32_t)(c - w->conns);
+    w->rq_len++;
+    c->in_ready = true;
+}
+
+bool has_room(const conn *c)
+{
+    /* thread:stop() or a script error: this thread sends nothing more. */
+    if (c->w->ts && script_stopped(c->w->ts))
+        return false;
+    return c->state == CS_READY && !c->draining && c->count < c->proto->capacity(c);
+}
+
+static void enqueue(conn *c, resend r)
+{
+    slot *s = slot_alloc(c);
+
+    if (c->count == 1) {
+        c->batch_intended = r.intended;
+        c->batch_sent = 0;
+    }
+    s->intended = r.intended;
+    s->retries = r.retries;
+    s->tmpl = r.tmpl;
+    if (c->fresh) {
+        s->ctime = c->conn_time;
+        c->fresh = false;
+        opening(c, false);
+    }
+    /* --no-keepalive: one request per connection. */
+    if (c->w->cfg->no_keepalive)
+        c->draining = true;
+    c->proto->submit(c, s);
+}
+
+/* Take the next connection off the ready queue. */
+static conn *ready_pop(pc_worker *w)
+{
+    conn *c = &w->conns[w->rq[w->rq_head]];
+
+    w->rq_head = (w->rq_head + 1) % w->nconns;
+    w->rq_len--;
+    c->in_ready = false;
+    return c;
+}
+
+/* Several origins: each connection takes from its own origin's queue. */
+static void dispatch_origins(pc_worker *w, uint64_t now)
+{
+    bool progress = true;
+
+    while (progress && w->oq_total && w->rq_len) {
+        uint32_t n = w->rq_len;
+
+        progress = false;
+        while (n-- > 0 && w->oq_total) {
+            conn *c = ready_pop(w);
+            uint32_t gen = c->gen;
+
+            if (!has_room(c))
+                continue;
+            if (w->oq_len[c->origin]) {
+                enqueue(c, oq_pop(w, c->origin));
+                c->proto->flush(c, now);
+                progress = true;
+            }
+            if (c->gen == gen && has_room(c))
+                ready_push(c);
+        }
+    }
+}
+
+/* Hand queued requests to connections with room, oldest first. */
+void dispatch(pc_worker *w, uint64_t now)
+{
+    if (w->run->norigins > 1) {
+        dispatch_origins(w, now);
+        return;
+    }
+    while (backlog_len(w) > 0 && w->rq_len > 0) {
+        conn *c = ready_pop(w);
+        uint32_t gen = c->gen;
+
+        if (!has_room(c))
+            continue;
+        enqueue(c, backlog_take(w));
+        c->proto->flush(c, now);
+        if (c->gen == gen && has_room(c))
+            ready_push(c);
+    }
+}
+
+/* Closed loop: a connection with room sends at once. HTTP/1.1 pipelining
+ * refills only an idle connection (a batch at a time, as wrk). */
+void closed_fill(conn *c, uint64_t now)
+{
+    pc_worker *w = c->w;
+    bool any = false;
+
+    if (w->open_loop || w->phase != P_RUN)
+        return;
+    if (c->proto == &proto_h1 && c->count)
+        return;
+    if (w->lua_delay && c->count == 0) {
+        /* delay(): wait that long before this connection's next request. */
+        if (!c->wake_at) {
+            double ms = script_delay(w->ts);
+
+            if (ms > 0) {
+                c->wake_at = now + (uint64_t)(ms * 1e6);
+                if (!w->next_wake || c->wake_at < w->next_wake)
+                    w->next_wake = c->wake_at;
+                return;
+            }
+        } else if (now < c->wake_at) {
+            return;
+        }
+        c->wake_at = 0;
+    }
+    while (has_room(c)) {
+        if (w->run->norigins > 1 && w->oq_len[c->origin]) {
+            enqueue(c, oq_pop(w, c->origin));
+        } else if (w->run->norigins == 1 && w->rs_len) {
+            enqueue(c, backlog_take(w));
+        } else {
+            uint16_t t = pick_tmpl(w);
+
+            if (w->quota && w->created >= w->quota)
+                break;
+            /* Several origins: a request of this connection's origin. */
+            for (int tries = 0; w->run->norigins > 1 && w->run->tmpls[t].origin != c->origin;
+                 tries++)
+                t = tries < 64 ? pick_tmpl(w) : w->first_tmpl[c->origin];
+            w->created++;
+            /* Counted before it is handed on: the script's request() runs
+             * inside, and a worker seized there still owes it an outcome. */
+            if (!warm(w, now))
+                w->st.scheduled++;
+            enqueue(c, (resend){.intended = now, .tmpl = t});
+        }
+        any = true;
+    }
+    if (any)
+        c->proto->flush(c, now);
+}

@@ -1,0 +1,182 @@
+/*
+ * recorder.c - every request's one outcome: responses, failures and
+ * never-sent requests into the worker's statistics and current interval.
+ */
+#include "engine/worker_int.h"
+
+/* ---- outcomes -------------------------------------------------------- */
+
+
+/* Every latency sample goes to the run totals and to the current interval,
+ * so that the intervals add up to the totals exactly. uncorrected < 0:
+ * there is none. */
+void rec_latency(pc_worker *w, int64_t corrected, int64_t uncorrected)
+{
+    hdr_record(&w->st.latency, corrected);
+    if (w->iv)
+        hdr_record(&w->iv->latency, corrected);
+    if (uncorrected >= 0) {
+        hdr_record(&w->st.latency_u, uncorrected);
+        if (w->iv)
+            hdr_record(&w->iv->latency_u, uncorrected);
+    }
+}
+
+void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t body)
+{
+    uint64_t sent = s->sent ? s->sent : s->intended;
+    bool ok = status >= 200 && status < 400;
+
+    if (warm(w, s->intended)) {
+        w->warm_outcomes++;
+        return;
+    }
+    w->st.completed++;
+    w->last_done = now;
+    if (w->st.doc_len < 0)
+        w->st.doc_len = (int64_t)body;
+    else if ((uint64_t)w->st.doc_len != body)
+        w->st.length_differs++;
+    hdr_record(&w->st.conn_req, (int64_t)s->ctime);
+    if (w->st.nrecs < w->st.caprecs)
+        w->st.recs[w->st.nrecs++] = (pc_reqrec){
+            .start = sent - s->ctime,
+            .ctime = s->ctime,
+            .dtime = now - sent,
+            .wait = s->first_byte >= sent ? s->first_byte - sent : 0,
+        };
+    hdr_record(&w->st.total_req, (int64_t)(s->ctime + now - sent));
+    if (s->first_byte >= sent && now >= s->first_byte)
+        hdr_record(&w->st.processing, (int64_t)(now - s->first_byte));
+    if (w->st.urls) {
+        w->st.urls[s->tmpl].completed++;
+        if (w->st.url_latency)
+            hdr_record(&w->st.urls[s->tmpl].latency, (int64_t)(now - s->intended));
+    }
+    if (status >= 0 && status < STATS_MAX_STATUS)
+        w->st.status[status]++;
+    else
+        w->st.status_other++;
+    w->st.non2xx += !ok;
+    if (w->iv) {
+        w->iv->completed++;
+        w->iv->non2xx += !ok;
+    }
+    if (!w->cfg->batch_latency || w->depth < 2)
+        rec_latency(w, (int64_t)(now - s->intended), (int64_t)(now - sent));
+    if (s->first_byte >= sent)
+        hdr_record(&w->st.ttfb, (int64_t)(s->first_byte - sent));
+}
+
+/* A request that got no response. Timeouts and never-sent requests are
+ * recorded in the latency histograms at the latency they had reached,
+ * a lower bound of the truth: leaving them out is how tools hide stalls. */
+void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now)
+{
+    if (warm(w, s->intended)) {
+        w->warm_outcomes++;
+        return;
+    }
+    if (kind == PC_ERR_TIMEOUT) {
+        rec_latency(w, (int64_t)(now - s->intended),
+                    (int64_t)(now - (s->sent ? s->sent : s->intended)));
+        w->st.lower_bound++;
+        if (w->iv)
+            w->iv->timeouts++;
+    }
+    if (w->iv)
+        w->iv->errors++;
+    if (w->st.urls)
+        w->st.urls[s->tmpl].errors++;
+    w->st.err[kind]++;
+}
+
+/* A never-sent request is known as such only when the run ends, long after
+ * the interval it was due in was handed on: it is counted by that
+ * interval's index, for the series to place (worker_never_sent_due; one
+ * there was no room for is placed in the last interval). */
+static void never_sent_due(pc_worker *w, uint64_t intended, uint64_t count)
+{
+    uint64_t i = (intended - w->measure_start) / w->run->interval_ns;
+
+    if (w->iv && i > w->iv->index)
+        i = w->iv->index;
+    if (counts_grow(&w->ns_due, &w->ns_n, (uint32_t)i + 1) < 0)
+        return;
+    w->ns_due[i] += count;
+}
+
+static void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now)
+{
+    if (warm(w, intended)) {
+        w->warm_outcomes++;
+        return;
+    }
+    w->st.never_sent++;
+    w->st.lower_bound++;
+    if (w->run->interval_ns)
+        never_sent_due(w, intended, 1);
+    rec_latency(w, (int64_t)(now > intended ? now - intended : 0), -1);
+}
+
+/* The schedule's requests [k, end) were never sent: counted in bulk, one
+ * latency slot and one interval at a time. All the requests of a chunk
+ * fall in the same histogram slot (the first, earliest, is recorded alone
+ * so the exact max and min stay right), so the result is the same as one
+ * at a time, and a backlog of 10^9 requests costs thousands of steps, not
+ * 10^9 (-R 1G against a slow server once took 13 s to end). */
+static void never_sent_range(pc_worker *w, uint64_t k, uint64_t end, uint64_t now)
+{
+    const sched *sc = &w->sc;
+
+    while (k < end) {
+        uint64_t t = sched_time(sc, k), k2, n;
+        int64_t lat = now > t ? (int64_t)(now - t) : 0;
+
+        if (t < w->measure_start) {
+            k2 = sched_count_before(sc, w->measure_start);
+            k2 = k2 > end ? end : k2 > k ? k2 : k + 1;
+            w->warm_outcomes += k2 - k;
+            k = k2;
+            continue;
+        }
+        /* Later requests have smaller latencies: the chunk is those whose
+         * latency stays in lat's slot (intended <= now - lowest). */
+        k2 = lat == 0 ? end
+                      : sched_count_before(sc, now - (uint64_t)hdr_lowest_equivalent(
+                                                        &w->st.latency, lat) + 1);
+        if (w->run->interval_ns) {
+            uint64_t iv = (t - w->measure_start) / w->run->interval_ns;
+            uint64_t b = sched_count_before(sc, w->measure_start + (iv + 1) * w->run->interval_ns);
+
+            k2 = b < k2 ? b : k2;
+        }
+        k2 = k2 > end ? end : k2 > k ? k2 : k + 1;
+        n = k2 - k;
+        w->st.never_sent += n;
+        w->st.lower_bound += n;
+        if (w->run->interval_ns)
+            never_sent_due(w, t, n);
+        rec_latency(w, lat, -1);
+        if (n > 1) {
+            uint64_t tl = sched_time(sc, k2 - 1);
+            int64_t last = now > tl ? (int64_t)(now - tl) : 0;
+
+            hdr_record_n(&w->st.latency, lat, (int64_t)n - 2);
+            if (w->iv)
+                hdr_record_n(&w->iv->latency, lat, (int64_t)n - 2);
+            rec_latency(w, last, -1);
+        }
+        k = k2;
+    }
+}
+
+
+/* Everything still queued at the end was never sent: one outcome each. */
+void drain_backlog(pc_worker *w, uint64_t now)
+{
+    while (w->rs_len || w->oq_total)
+        record_never_sent(w, backlog_take(w).intended, now);
+    never_sent_range(w, w->k_disp, w->k_due, now);
+    w->k_disp = w->k_due;
+}

@@ -1,0 +1,155 @@
+/*
+ * worker_int.h - what the parts of a worker share: the pc_worker state and
+ * the functions one part calls in another (recorder.c, queue.c, events.c,
+ * conn.c, worker.c). Not for use outside src/engine/.
+ */
+#ifndef PACER_ENGINE_WORKER_INT_H
+#define PACER_ENGINE_WORKER_INT_H
+
+#include "engine/worker.h"
+
+#include <errno.h>
+#include <openssl/ssl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/prctl.h>
+#include <sys/timerfd.h>
+#include <netdb.h>
+#include <unistd.h>
+
+#include <ctype.h>
+#include <nghttp2/nghttp2.h>
+#include <strings.h>
+
+#include "engine/conn.h"
+#include "engine/sched.h"
+#include "proto/h1req.h"
+#include "script/script.h"
+#include "util/clock.h"
+#include "util/grow.h"
+
+#define MAX_EVENTS 256
+#define RBUF_SIZE (256 * 1024)
+#define TICK_MAX_NS 100000000ull /* sweep and Req/Sec sample period */
+#define BACKOFF_NS 50000000ull   /* wait after a failed connect */
+#define RECONNECT_BACKOFF_NS 10000000ull /* first wait after connections fail in a row */
+#define MAX_RETRIES 3            /* re-sends of a request the server refused */
+
+enum { P_CONNECT, P_RUN, P_DRAIN, P_DONE };
+
+typedef struct resend {
+    uint64_t intended;
+    uint16_t tmpl;
+    uint8_t retries;
+} resend;
+
+struct pc_worker {
+    pc_run *run;
+    const pc_config *cfg;
+    uint32_t index;
+    int epfd, tfd;
+    bool use_pwait2;
+    uint64_t tfd_armed;
+    conn *conns;
+    uint32_t nconns, depth;
+    slot *slot_mem;
+    uint32_t *idx_mem;
+    char *rbuf;
+    uint32_t *rq; /* ready queue of connection indexes (open loop) */
+    uint32_t rq_head, rq_len;
+    resend *rs; /* requests to send again, oldest first */
+    uint32_t rs_head, rs_len, rs_cap;
+    uint32_t pref_addr;
+
+    bool open_loop;
+    sched sc;
+    uint64_t k_disp, k_due, k_end, k_meas;
+    uint64_t measure_start, end, stop, drain_end;
+    int phase;
+    bool warm_reset;
+    uint64_t tick_ns, next_tick, rps_t, rps_completed;
+    uint32_t inflight, settled;
+    uint64_t warm_outcomes, stopped_ns;
+    uint64_t last_done;  /* time of the last measured response */
+    bool script_stop;    /* thread:stop() or a script error ended this thread */
+    _Atomic bool done;   /* the run loop has ended (or the worker was seized) */
+    bool seized;         /* taken over by the main thread while stuck in Lua */
+    uint64_t quota;   /* -n: requests this thread creates in all, 0 = no limit */
+    uint64_t created; /* requests created (closed loop) */
+    uint64_t rr;      /* round-robin position over the templates */
+    uint32_t opening; /* connections opening or open without a request yet */
+    pc_tscript *ts;   /* the Lua script's state, or NULL */
+    bool lua_req, lua_resp, lua_delay;
+    pc_tmpl own;      /* the script's request when it has no request() */
+    bool use_own;
+    uint64_t next_wake; /* earliest delay() wake-up, 0 = none */
+    nghttp2_nv nv[H1REQ_MAX_HEADERS + 4]; /* a script request as HTTP/2 */
+    char nvnames[8192];                    /* its header names, lower-cased */
+    sbuf *sb_mem;     /* conn->sb arrays (scripts over HTTP/2) */
+    /* Several origins (--urls): a queue of due requests per origin. */
+    resend **oq;
+    uint32_t *oq_head, *oq_len, *oq_cap;
+    uint64_t oq_total;
+    uint16_t *first_tmpl; /* per origin: one of its templates */
+    pc_addr *addrs;   /* where to connect (the run's, or setup()'s thread.addr) */
+    uint32_t naddrs;
+    pc_addr own_addr;
+    uint64_t rng;     /* xorshift state for --mix random */
+    SSL_SESSION *session;
+    pc_stats st;
+    pc_interval *iv;       /* the interval being recorded (NULL: none) */
+    uint64_t iv_end;       /* its nominal end */
+    pthread_mutex_t mb;    /* guards the two lists below */
+    pc_interval *iv_ready; /* finished intervals for the main thread, oldest first */
+    pc_interval *iv_free;  /* reusable ones it handed back */
+    uint64_t *ns_due;      /* never-sent requests by the interval they were due in */
+    uint32_t ns_n;         /* entries in ns_due */
+    char err[256];
+};
+
+
+/* A request intended before the measured period: the warm-up's. */
+static inline bool warm(const pc_worker *w, uint64_t intended)
+{
+    return intended < w->measure_start;
+}
+
+/* Requests due and not yet on a connection. */
+static inline uint64_t backlog_len(const pc_worker *w)
+{
+    return w->rs_len + (w->k_due - w->k_disp) + w->oq_total;
+}
+
+/* conn.c */
+void after_io(conn *c, uint64_t now);
+void conn_close(conn *c);
+void conn_start(conn *c, uint64_t now);
+void connect_failed(conn *c, const char *why, uint64_t now);
+void do_handshake(conn *c, uint64_t now);
+void eng_conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now);
+void eng_conn_recycle(conn *c, uint64_t now);
+void on_tcp_connected(conn *c, uint64_t now);
+void opening(conn *c, bool on);
+
+/* queue.c */
+resend backlog_take(pc_worker *w);
+void closed_fill(conn *c, uint64_t now);
+void dispatch(pc_worker *w, uint64_t now);
+bool has_room(const conn *c);
+int oq_push(pc_worker *w, resend r, bool front);
+uint16_t pick_tmpl(pc_worker *w);
+void ready_push(conn *c);
+void slot_release(conn *c, slot *s);
+
+/* recorder.c */
+void drain_backlog(pc_worker *w, uint64_t now);
+void rec_latency(pc_worker *w, int64_t corrected, int64_t uncorrected);
+void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t body);
+void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now);
+
+#endif
