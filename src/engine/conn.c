@@ -84,7 +84,7 @@ static void on_ready(conn *c, uint64_t now)
 
     c->proto = pick_proto(c, why, sizeof why);
     if (!c->proto) {
-        c->tries = UINT32_MAX / 2; /* another address would say the same */
+        c->last_try = true; /* another address would say the same */
         connect_failed(c, why, now);
         return;
     }
@@ -94,7 +94,7 @@ static void on_ready(conn *c, uint64_t now)
     c->conn_time = now - c->t_start;
     w->pref_addr = c->addr_idx;
     w->st.connects++;
-    if (c->proto == &proto_h1)
+    if (!c->proto->multiplexed)
         w->st.h1_conns++;
     settle(c);
     set_events(c, EPOLLIN);
@@ -129,7 +129,7 @@ void connect_failed(conn *c, const char *why, uint64_t now)
     conn_close(c);
     snprintf(buf, sizeof buf, "%s: %s", addrs[c->addr_idx].text, why);
     c->tries++;
-    if (c->tries < naddrs) {
+    if (!c->last_try && c->tries < naddrs) {
         /* Names resolve once; each address is tried in order. A failure
          * that another address of the name makes good is no failed connect
          * (localhost as ::1 against a server on 127.0.0.1 only): it is
@@ -145,6 +145,7 @@ void connect_failed(conn *c, const char *why, uint64_t now)
     stats_why(&w->st, PC_ERR_CONNECT, buf);
     settle(c);
     c->tries = 0;
+    c->last_try = false;
     c->state = CS_BACKOFF;
     /* 50 ms, doubling while the connects keep failing, up to 1 s. */
     c->t_start = now + (c->fails < 5 ? BACKOFF_NS << c->fails : 1000000000ull);
@@ -178,11 +179,11 @@ void do_handshake(conn *c, uint64_t now)
     } else if (rc == -EAGAIN) {
         set_events(c, c->nc.want == NET_WANT_WRITE ? EPOLLOUT : EPOLLIN);
     } else {
-        if (w->run->h2 && strstr(why, "no application protocol")) {
+        if (w->run->h2 && rc == -ENOPROTOOPT) {
             /* A server that does not speak h2 may refuse the handshake
              * outright rather than choose http/1.1. */
             snprintf(why, sizeof why, "server refused h2 (TLS alert: no application protocol)");
-            c->tries = UINT32_MAX / 2;
+            c->last_try = true;
         }
         connect_failed(c, why[0] ? why : strerror(-rc), now);
     }

@@ -49,6 +49,11 @@ typedef struct conn conn;
 /* What a protocol does with a connection. */
 typedef struct proto_ops {
     const char *name; /* "http/1.1", "h2" */
+    /* Requests answered in any order, each on its own stream, so a
+     * connection takes a new one whenever it has room (HTTP/2). false:
+     * answered in order on one byte stream; in closed loop a pipelined
+     * batch goes out again only once all of it is answered (HTTP/1.1). */
+    bool multiplexed;
     /* The transport is ready (TCP / TLS done): set up, e.g. send SETTINGS.
      * 0 or a negative errno (the connection then fails). */
     int (*start)(conn *c, uint64_t now);
@@ -89,7 +94,8 @@ struct conn {
     uint32_t gen; /* bumped at every close: stale work can tell */
     uint64_t done_total; /* measured responses over all its reconnections */
     uint32_t fails;      /* connections in a row that ended in an error before a response */
-    uint32_t addr_idx, tries;
+    uint32_t addr_idx, tries; /* address in use; addresses tried in this round */
+    bool last_try;      /* this failure would be the same on any address: back off */
     uint64_t t_start; /* connect started; in CS_BACKOFF: retry time */
     uint64_t t_tcp;   /* TCP connected */
     slot *slots;      /* depth slots */

@@ -83,7 +83,7 @@ const char *eng_h1_bytes(conn *c, slot *s, size_t *len, bool *head)
     if (w->lua_req) {
         /* request() returns a whole pipelined batch: the batch's first
          * request carries the bytes, the others none. */
-        if (c->count > 1 && c->proto == &proto_h1 && !w->open_loop) {
+        if (c->count > 1 && !c->proto->multiplexed && !w->open_loop) {
             *len = 0;
             *head = false;
             return NULL;

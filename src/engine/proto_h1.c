@@ -287,6 +287,7 @@ static void h1_reset(conn *c)
 
 const proto_ops proto_h1 = {
     .name = "http/1.1",
+    .multiplexed = false,
     .start = h1_start,
     .capacity = h1_capacity,
     .submit = h1_submit,

@@ -486,6 +486,7 @@ static void h2_reset(conn *c)
 
 const proto_ops proto_h2 = {
     .name = "h2",
+    .multiplexed = true,
     .start = h2_start,
     .capacity = h2_capacity,
     .submit = h2_submit,

@@ -225,7 +225,7 @@ void closed_fill(conn *c, uint64_t now)
 
     if (w->open_loop || w->phase != P_RUN)
         return;
-    if (c->proto == &proto_h1 && c->count)
+    if (!c->proto->multiplexed && c->count)
         return;
     if (w->lua_delay && c->count == 0) {
         /* delay(): wait that long before this connection's next request. */

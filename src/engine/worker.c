@@ -129,7 +129,7 @@ static void tick(pc_worker *w, uint64_t now)
         case CS_HANDSHAKE:
             if (now - c->t_start >= w->cfg->connect_timeout_ns) {
                 w->st.connect_timeouts++;
-                c->tries = UINT32_MAX / 2; /* no quick retry: back off */
+                c->last_try = true; /* no quick retry: back off */
                 connect_failed(c, "connect timed out", now);
             }
             break;
@@ -138,8 +138,9 @@ static void tick(pc_worker *w, uint64_t now)
                 conn_start(c, now);
             break;
         case CS_CLOSED:
-            /* Closed for lack of work; work came back (a re-send). */
-            if (w->phase == P_RUN && w->rs_len)
+            /* Closed for lack of work; work came back (a re-send, in the
+             * re-send ring or, with several origins, in its origin's queue). */
+            if (w->phase == P_RUN && (w->rs_len || (w->oq_total && w->oq_len[c->origin])))
                 conn_start(c, now);
             break;
         case CS_READY:

@@ -29,7 +29,9 @@ typedef struct net_conn {
 } net_conn;
 
 typedef struct net_ops {
-    /* Finish what follows the TCP connect (the TLS handshake). 0 when done. */
+    /* Finish what follows the TCP connect (the TLS handshake). 0 when done,
+     * -EAGAIN to wait for want, -ENOPROTOOPT when the server refused every
+     * protocol offered (ALPN), another negative errno on failure. */
     int (*handshake)(net_conn *c, char *err, size_t errlen);
     /* > 0 bytes read, 0 orderly EOF, -EAGAIN, or -errno. */
     ssize_t (*read)(net_conn *c, void *buf, size_t len);

@@ -157,7 +157,10 @@ static ssize_t map_err(net_conn *c, int r, char *err, size_t errlen)
                 snprintf(err, errlen, "TLS: %s", buf);
         }
         ERR_clear_error();
-        return -EPROTO;
+        /* The server's alert that it speaks none of the protocols offered
+         * (ALPN): the engine may say which it asked for. */
+        return ERR_GET_REASON(code) == SSL_R_TLSV1_ALERT_NO_APPLICATION_PROTOCOL ? -ENOPROTOOPT
+                                                                                : -EPROTO;
     }
 }
 
