@@ -45,7 +45,13 @@ FINAL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 FINAL_LIBS    = $(LDLIBS) $(PKG_LIBS) -lpthread -lm
 
 SRC      := $(shell find src -name '*.c' | sort)
-OBJ      := $(SRC:src/%.c=$(BUILD)/obj/%.o)
+# Every .js and .css under src/ is compiled in as data (the HTML page's
+# scripts and style): scripts/embed.sh writes src/DIR/F.EXT as C into
+# $(BUILD)/gen/DIR/F.EXT.c, defining pc_F_EXT[] and pc_F_EXT_len.
+EMBED    := $(shell find src -name '*.js' -o -name '*.css' | sort)
+EMBED_C  := $(EMBED:src/%=$(BUILD)/gen/%.c)
+EMBED_OBJ := $(EMBED:src/%=$(BUILD)/obj/gen/%.o)
+OBJ      := $(SRC:src/%.c=$(BUILD)/obj/%.o) $(EMBED_OBJ)
 LIBOBJ   := $(filter-out $(BUILD)/obj/main.o,$(OBJ))
 UNIT_SRC := $(shell find tests/unit -name 'test_*.c' | sort)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -64,6 +70,15 @@ $(PACER_BIN): $(OBJ)
 	$(CC) $(FINAL_LDFLAGS) -o $@ $^ $(FINAL_LIBS)
 
 $(BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(FINAL_CFLAGS) -c -o $@ $<
+
+# Static pattern rules: the generated sources are named, so make keeps them.
+$(EMBED_C): $(BUILD)/gen/%.c: src/% scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh $< >$@.tmp && mv $@.tmp $@
+
+$(EMBED_OBJ): $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(FINAL_CFLAGS) -c -o $@ $<
 

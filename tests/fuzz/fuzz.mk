@@ -16,9 +16,10 @@
 #
 # The compiler is FUZZ_CC (default clang); tests/fuzz/ensure-clang.sh checks
 # that it can build libFuzzer programs and installs clang with apt-get when
-# it cannot. Each fuzz binary links every pacer source but src/main.c, all
-# built once with the fuzzer's instrumentation and sanitizers. Everything
-# built goes under build-fuzz/ (FUZZ_OUT), which git is told to ignore.
+# it cannot. Each fuzz binary links every pacer source but src/main.c (and
+# the .js and .css compiled in as data), all built once with the fuzzer's
+# instrumentation and sanitizers. Everything built goes under build-fuzz/
+# (FUZZ_OUT), which git is told to ignore.
 
 # Where this file is, hence the repository root (relative when make runs
 # there, as it normally does).
@@ -51,6 +52,10 @@ FUZZ_RUNFLAGS ?= -timeout=10 -rss_limit_mb=1024 -max_len=65536
 
 FUZZ_LIB_SRC := $(sort $(filter-out $(FUZZ_R)src/main.c,$(shell find $(FUZZ_R)src -name '*.c')))
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:$(FUZZ_R)%.c=$(FUZZ_OUT)/obj/%.o)
+# The .js and .css files compiled in as data, as the Makefile does (EMBED).
+FUZZ_EMBED   := $(sort $(shell find $(FUZZ_R)src -name '*.js' -o -name '*.css'))
+FUZZ_EMBED_C := $(FUZZ_EMBED:$(FUZZ_R)src/%=$(FUZZ_OUT)/gen/%.c)
+FUZZ_EMBED_OBJ := $(FUZZ_EMBED:$(FUZZ_R)src/%=$(FUZZ_OUT)/obj/gen/%.o)
 FUZZ_SRC     := $(sort $(wildcard $(FUZZ_R)tests/fuzz/fuzz_*.c))
 FUZZ_NAMES   := $(FUZZ_SRC:$(FUZZ_R)tests/fuzz/fuzz_%.c=%)
 ifneq ($(strip $(FUZZ_ONLY)),)
@@ -73,11 +78,19 @@ $(FUZZ_LIB_OBJ): $(FUZZ_OUT)/obj/%.o: $(FUZZ_R)%.c | fuzz-ensure-clang
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
 
+$(FUZZ_EMBED_C): $(FUZZ_OUT)/gen/%.c: $(FUZZ_R)src/% $(FUZZ_R)scripts/embed.sh | $(FUZZ_OUT)/.gitignore
+	@mkdir -p $(@D)
+	sh $(FUZZ_R)scripts/embed.sh $< >$@.tmp && mv $@.tmp $@
+
+$(FUZZ_EMBED_OBJ): $(FUZZ_OUT)/obj/gen/%.o: $(FUZZ_OUT)/gen/%.c | fuzz-ensure-clang
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
+
 $(FUZZ_OBJ): $(FUZZ_OUT)/obj/%.o: $(FUZZ_R)%.c | fuzz-ensure-clang
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_WARN) -MMD -MP -c -o $@ $<
 
-$(FUZZ_BIN): $(FUZZ_OUT)/fuzz_%: $(FUZZ_OUT)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
+$(FUZZ_BIN): $(FUZZ_OUT)/fuzz_%: $(FUZZ_OUT)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ) $(FUZZ_EMBED_OBJ)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(FUZZ_LIBS)
 
 # One target after the other (each is one process); the corpus is copied
@@ -119,7 +132,7 @@ fuzz-clean:
 
 .PHONY: fuzz fuzz-smoke fuzz-clean fuzz-ensure-clang
 
--include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_EMBED_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
 
 ifeq ($(FUZZ_SAVED_GOAL),)
 ifeq ($(firstword $(MAKEFILE_LIST)),$(FUZZ_MK))

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The Makefile: the user's CFLAGS/LDFLAGS/LDLIBS never drop the project's
-# own flags (make -n -B, nothing is built), and make install / uninstall
-# with DESTDIR and PREFIX put in, and take out, exactly pacer's files.
+# own flags (make -n -B, nothing is built), an edit to a file compiled in as
+# data (scripts/embed.sh) rebuilds what holds it, and make install /
+# uninstall with DESTDIR and PREFIX put in, and take out, exactly pacer's
+# files.
 . "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 need_cmd pkg-config pkg-config || finish
@@ -44,6 +46,41 @@ line=$(ld_line pacer LDFLAGS=-Wl,-O1 LDLIBS=-lrt)
 ok ldflags_user_kept "$(echo "$line" | tail -c 300)" has "$line" -Wl,-O1 -lrt $PKG_L -lpthread -lm
 line=$(ld_line SAN=1 build-san/pacer LDFLAGS=-Wl,-O1)
 ok ldflags_san_kept "$(echo "$line" | tail -c 300)" has "$line" -Wl,-O1 -fsanitize=address,undefined $PKG_L
+
+# --- files compiled in as data (scripts/embed.sh) ----------------------------
+# An edit to the page's script or style regenerates its C, compiles that and
+# links pacer (make -n -W: as if the file had changed; nothing is built).
+for f in src/report/html_render.js src/report/html_page.css; do
+    for san in 0 1; do
+        b=build; [ $san -eq 1 ] && b=build-san
+        o=$(mk -n -W "$f" SAN=$san all)
+        ok "embed_rebuilds_$(basename "$f" | tr . _)_san$san" "make -n -W $f SAN=$san: $(echo "$o" | grep -E 'gen/| -o [^ ]*pacer ' | cut -c 1-120 | tr '\n' '|')" \
+            "echo \"\$o\" | grep -qF 'sh scripts/embed.sh $f >$b/gen/${f#src/}.c' &&
+             echo \"\$o\" | grep -qE -- '-c -o $b/obj/gen/${f#src/}\.o $b/gen/${f#src/}\.c' &&
+             echo \"\$o\" | grep -qE -- ' -o ($b/)?pacer .*$b/obj/gen/${f#src/}\.o'"
+    done
+done
+# The C holds the file's bytes, every one of the 256, and their number.
+E="$T_DIR/embed"; mkdir -p "$E"
+LC_ALL=C awk 'BEGIN { for (i = 255; i >= 0; i--) printf "%c", i; printf "tail, no newline" }' </dev/null >"$E/all_bytes.bin"
+printf '#include <stdio.h>\nextern const char pc_all_bytes_bin[];\nextern const size_t pc_all_bytes_bin_len;\n%s\n' \
+    'int main(void) { return fwrite(pc_all_bytes_bin, 1, pc_all_bytes_bin_len, stdout) != pc_all_bytes_bin_len || pc_all_bytes_bin[pc_all_bytes_bin_len] != 0; }' >"$E/main.c"
+sh "$ROOT/scripts/embed.sh" "$E/all_bytes.bin" >"$E/all_bytes.c" 2>"$E/embed.err" &&
+    cc -std=c11 -Wall -Wextra -Werror -o "$E/roundtrip" "$E/main.c" "$E/all_bytes.c" 2>>"$E/embed.err" &&
+    "$E/roundtrip" >"$E/out.bin" 2>>"$E/embed.err"
+rc=$?
+ok embed_bytes_exact "exit $rc, $(wc -c <"$E/all_bytes.bin") bytes in, $(wc -c <"$E/out.bin" 2>/dev/null) out: $(head -3 "$E/embed.err")" \
+    "[ $rc -eq 0 ] && [ \$(wc -c <'$E/all_bytes.bin') -eq 272 ] && cmp -s '$E/all_bytes.bin' '$E/out.bin'"
+# What would end the page's <script> or <style> early is refused, in one line.
+n=0
+for bad in "x = '</script>';" "/* </STYLE > */" "a <!-- b"; do
+    n=$((n + 1))
+    printf 'var a = 1;\n%s\n' "$bad" >"$E/bad$n.js"
+    out=$(sh "$ROOT/scripts/embed.sh" "$E/bad$n.js" 2>&1 >"$E/bad$n.c")
+    rc=$?
+    ok "embed_refuses_$n" "exit $rc for '$bad': $out" \
+        "[ $rc -eq 1 ] && [ \$(printf '%s\n' \"\$out\" | wc -l) -eq 1 ] && printf '%s' \"\$out\" | grep -q '^embed.sh: .*bad$n.js: holds'"
+done
 
 # --- make install / uninstall -------------------------------------------------
 # make test built ./pacer before the tests: install that one as it is (-o),

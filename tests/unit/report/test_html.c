@@ -130,6 +130,78 @@ static void test_page_is_self_contained(void)
     free(out);
 }
 
+/* The whole of a file of the repository (run from its root, as tests/run.sh
+ * does), NUL-terminated; NULL if it cannot be read or holds a NUL. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0, n;
+    char chunk[4096];
+
+    if (!f)
+        return NULL;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        char *p = realloc(buf, len + n + 1);
+
+        if (!p) {
+            free(buf);
+            fclose(f);
+            return NULL;
+        }
+        buf = p;
+        memcpy(buf + len, chunk, n);
+        len += n;
+    }
+    fclose(f);
+    if (buf)
+        buf[len] = '\0';
+    if (buf && strlen(buf) != len) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* The page holds the style and scripts of src/report/ as they are now, each
+ * whole, once, in its own element: the build embedded them, and an edit to
+ * one is in the binary (the Makefile rebuilt what holds it). */
+static void test_page_embeds_the_files(void)
+{
+    static const struct {
+        const char *path, *open, *close;
+    } parts[] = {
+        {"src/report/html_page.css", "</title>\n<style>\n", "</style>\n<script>\n"},
+        {"src/report/html_head.js", "</style>\n<script>\n", "</script>\n</head>\n"},
+        {"src/report/html_render.js", "</script>\n<script>\n", "</script>\n</body>\n</html>\n"},
+    };
+    html_doc *d = html_doc_new("t");
+    char *out;
+    int rc = -1;
+
+    html_doc_chart(d, "one", "x", HTML_LINEAR, "y", HTML_LINEAR);
+    out = page(d, &rc);
+    html_doc_free(d);
+    CHECK(out != NULL);
+    CHECK_EQ_I64(rc, 0);
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        char *text = slurp(parts[i].path), *want;
+        size_t n;
+
+        CHECK(text != NULL);
+        CHECK(strlen(text) > 100);
+        n = strlen(parts[i].open) + strlen(text) + strlen(parts[i].close) + 1;
+        want = malloc(n);
+        CHECK(want != NULL);
+        snprintf(want, n, "%s%s%s", parts[i].open, text, parts[i].close);
+        CHECK_EQ_I64(count(out, want), 1);
+        CHECK_EQ_I64(count(out, text), 1);
+        free(want);
+        free(text);
+    }
+    free(out);
+}
+
 static void test_data_cannot_close_its_script(void)
 {
     html_doc *d = html_doc_new("t");
@@ -705,6 +777,7 @@ int main(void)
 {
     RUN(test_escapes_text_everywhere);
     RUN(test_page_is_self_contained);
+    RUN(test_page_embeds_the_files);
     RUN(test_data_cannot_close_its_script);
     RUN(test_nonfinite_numbers_are_null);
     RUN(test_spectrum_of_known_histogram);
