@@ -45,7 +45,7 @@ run_one() { # name, command...
 
 for t in $(find "$BUILD/tests" -type f -perm -u+x 2>/dev/null | sort); do
     name=${t#"$BUILD/tests/"}
-    case "$name" in *"${ONLY:-}"*) ;; *) continue ;; esac
+    case "unit/$name" in *"${ONLY:-}"*) ;; *) continue ;; esac
     run_one "unit/$name" "$t"
 done
 for t in tests/integration/test_*.sh; do
