@@ -760,8 +760,8 @@ int report_main(int argc, char **argv)
     char err[512] = "";
     FILE *text = stdout;
     pc_slo slo;
-    bool have_slo = false;
-    int c, rc, code = 0;
+    bool have_slo = false, slo_failed;
+    int c, rc, code = PC_EXIT_OK;
 
     optind = 0;
     opterr = 0;
@@ -868,8 +868,7 @@ int report_main(int argc, char **argv)
     report_wrk(text, &m.cfg, &m.res);
     /* The gate a CI job applies to saved results. Interval logs carry no
      * outcomes, so errors and rate are judged on what they hold. */
-    if (have_slo && !slo_print(text, &slo, m.cfg.rate, &m.res, NULL))
-        code = PC_EXIT_SLO;
+    slo_failed = have_slo && !slo_print(text, &slo, m.cfg.rate, &m.res, NULL);
     if (json_path && write_file(json_path, &m, OUT_JSON, err, sizeof err) < 0) {
         fprintf(stderr, "pacer report: %s\n", err);
         code = PC_EXIT_RUNTIME;
@@ -883,5 +882,5 @@ int report_main(int argc, char **argv)
         code = PC_EXIT_RUNTIME;
     }
     merge_free(&m);
-    return code;
+    return pc_exit_code(code, 0, false, slo_failed);
 }

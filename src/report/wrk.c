@@ -341,5 +341,5 @@ void report_wrk(FILE *f, const pc_config *cfg, const pc_results *res)
     print_shortfall(f, cfg, res, rps);
     if (res->signal)
         fprintf(f, "  Stopped early by %s after %.2fs\n",
-                res->signal == 2 ? "SIGINT" : "SIGTERM", secs);
+                pc_signal_name(res->signal), secs);
 }
