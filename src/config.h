@@ -7,6 +7,7 @@
 #ifndef PACER_CONFIG_H
 #define PACER_CONFIG_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,6 +26,38 @@ enum {
     PC_EXIT_SIGINT = 130,    /* stopped by SIGINT; the partial report was printed */
     PC_EXIT_SIGTERM = 143,   /* stopped by SIGTERM; the partial report was printed */
 };
+
+/* "SIGINT" or "SIGTERM", the signals that stop a run (static). */
+static inline const char *pc_signal_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
+
+/* The exit code for a run (or a workflow) that was stopped by sig (0: none). */
+static inline int pc_exit_signal(int sig)
+{
+    return !sig ? PC_EXIT_OK : sig == SIGINT ? PC_EXIT_SIGINT : PC_EXIT_SIGTERM;
+}
+
+/* The exit code of a run or a workflow, in one order everywhere: an error
+ * met on the way (so_far: the script failed, a file could not be written)
+ * stands; then the signal that stopped it; then not one response; then a
+ * failed --slo. */
+static inline int pc_exit_code(int so_far, int sig, bool no_response, bool slo_failed)
+{
+    return so_far != PC_EXIT_OK ? so_far
+           : sig                ? pc_exit_signal(sig)
+           : no_response        ? PC_EXIT_NO_RESPONSE
+           : slo_failed         ? PC_EXIT_SLO
+                                : PC_EXIT_OK;
+}
+
+/* The exit code of a run that could not finish (engine_run failed): the
+ * signal that cut it short, else the script's failure, else a runtime error. */
+static inline int pc_exit_failed(int sig, bool script)
+{
+    return sig ? pc_exit_signal(sig) : script ? PC_EXIT_SCRIPT : PC_EXIT_RUNTIME;
+}
 
 enum { PC_FORMAT_WRK = 0, PC_FORMAT_H2LOAD = 1, PC_FORMAT_AB = 2 };
 

@@ -73,9 +73,7 @@ static int run_load(int argc, char **argv)
     progress_end(prog);
     if (rc < 0) {
         fprintf(stderr, "pacer: %s\n", err[0] ? err : "run failed");
-        code = res.signal ? (res.signal == SIGINT ? PC_EXIT_SIGINT : PC_EXIT_SIGTERM)
-               : script   ? PC_EXIT_SCRIPT
-                          : PC_EXIT_RUNTIME;
+        code = pc_exit_failed(res.signal, script != NULL);
         goto out;
     }
     if (err[0])
@@ -105,14 +103,7 @@ static int run_load(int argc, char **argv)
         fprintf(stderr, "pacer: %s (the run stopped there)\n", script_run_error(script));
         code = PC_EXIT_SCRIPT;
     }
-    if (code != PC_EXIT_OK)
-        ;
-    else if (res.signal)
-        code = res.signal == SIGINT ? PC_EXIT_SIGINT : PC_EXIT_SIGTERM;
-    else if (res.st.completed == 0)
-        code = PC_EXIT_NO_RESPONSE;
-    else if (!slo_ok)
-        code = PC_EXIT_SLO;
+    code = pc_exit_code(code, res.signal, res.st.completed == 0, !slo_ok);
     engine_results_free(&res);
 out:
     outputs_free(outs);

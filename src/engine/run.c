@@ -765,7 +765,7 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
     stopped = stopped > start + cfg->warmup_ns ? stopped : start + cfg->warmup_ns;
     res->duration_ns = stopped - start - cfg->warmup_ns;
     if (res->signal)
-        res->stopped_by = res->signal == SIGINT ? "SIGINT" : "SIGTERM";
+        res->stopped_by = pc_signal_name(res->signal);
     else if (script_stop)
         res->stopped_by = "script";
     else if (cfg->requests && stats_outcomes(&res->st) + res->warmup_outcomes >= cfg->requests)

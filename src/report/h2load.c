@@ -144,5 +144,5 @@ void report_h2load(FILE *f, const pc_config *cfg, const pc_results *res)
                 st->never_sent, st->resent, st->h2_rst, st->h2_refused, st->h2_goaway);
     report_notes(f, cfg, res, "pacer: ");
     if (res->signal)
-        fprintf(f, "pacer: stopped early by %s\n", res->signal == 2 ? "SIGINT" : "SIGTERM");
+        fprintf(f, "pacer: stopped early by %s\n", pc_signal_name(res->signal));
 }

@@ -154,8 +154,38 @@ static void w_config(json_w *w, const pc_config *cfg)
     json_w_obj_end(w);
 }
 
-static const char *const err_keys[PC_ERR_KINDS] = {"connect", "read", "write", "timeout",
-                                                   "protocol"};
+/* The key of a field the JSON has from stats.h's table (PC_SJ_TABLE), if its path
+ * is in section. */
+static const char *table_key(const pc_stats_field *f, const char *section)
+{
+    size_t n = strlen(section);
+
+    if (f->json != PC_SJ_TABLE || strncmp(f->path, section, n) != 0 || f->path[n] != '.')
+        return NULL;
+    return f->path + n + 1;
+}
+
+/* The table's counters in section, in its order: from the one after the
+ * key `after` (NULL: the first) through the key `through` (NULL: the last). */
+static void w_counters(json_w *w, const pc_stats *st, const char *section, const char *after,
+                       const char *through)
+{
+    bool on = !after;
+
+    for (size_t i = 0; i < pc_stats_nfields; i++) {
+        const pc_stats_field *f = &pc_stats_fields[i];
+        const char *key = f->kind == PC_SK_SUM ? table_key(f, section) : NULL;
+
+        if (!key)
+            continue;
+        if (on)
+            json_w_kuint(w, key, *(const uint64_t *)stats_cfield(st, f));
+        if (on && through && strcmp(key, through) == 0)
+            break;
+        if (after && strcmp(key, after) == 0)
+            on = true;
+    }
+}
 
 static void w_series(json_w *w, const pc_series *s, double interval_s)
 {
@@ -298,14 +328,10 @@ void report_json_obj(json_w *wp, const pc_config *cfg, const pc_results *res, co
 
     json_w_key(wp, "requests");
     json_w_obj_begin(wp);
-    json_w_kuint(wp, "scheduled", st->scheduled);
-    json_w_kuint(wp, "completed", st->completed);
+    w_counters(wp, st, "requests", NULL, "completed");
     json_w_kuint(wp, "timed_out", st->err[PC_ERR_TIMEOUT]);
     json_w_kuint(wp, "errors", errors);
-    json_w_kuint(wp, "never_sent", st->never_sent);
-    json_w_kuint(wp, "interrupted", st->interrupted);
-    json_w_kuint(wp, "resent", st->resent);
-    json_w_kuint(wp, "latency_lower_bounds", st->lower_bound);
+    w_counters(wp, st, "requests", "completed", NULL);
     json_w_kuint(wp, "warmup_discarded", res->warmup_outcomes);
     json_w_obj_end(wp);
 
@@ -321,22 +347,20 @@ void report_json_obj(json_w *wp, const pc_config *cfg, const pc_results *res, co
 
     json_w_key(wp, "bytes");
     json_w_obj_begin(wp);
-    json_w_kuint(wp, "read", st->bytes_read);
-    json_w_kuint(wp, "written", st->bytes_written);
-    json_w_kuint(wp, "body", st->body_bytes);
+    w_counters(wp, st, "bytes", NULL, NULL);
     json_w_kdouble(wp, "read_per_s", secs > 0 ? (double)st->bytes_read / secs : 0);
     json_w_obj_end(wp);
 
     json_w_key(wp, "errors");
     json_w_obj_begin(wp);
-    json_w_kuint(wp, "connect", st->connect_errors);
+    w_counters(wp, st, "errors", NULL, NULL);
     for (int k = PC_ERR_READ; k < PC_ERR_KINDS; k++)
-        json_w_kuint(wp, err_keys[k], st->err[k]);
+        json_w_kuint(wp, pc_err_name(k), st->err[k]);
     json_w_key(wp, "causes");
     json_w_obj_begin(wp);
     for (int k = 0; k < PC_ERR_KINDS; k++)
         if (st->why[k][0])
-            json_w_kstr(wp, err_keys[k], st->why[k]);
+            json_w_kstr(wp, pc_err_name(k), st->why[k]);
     json_w_obj_end(wp);
     json_w_obj_end(wp);
 
@@ -357,15 +381,11 @@ void report_json_obj(json_w *wp, const pc_config *cfg, const pc_results *res, co
     json_w_kstr(wp, "protocol", report_protocol(st));
     json_w_key(wp, "http2");
     json_w_obj_begin(wp);
-    json_w_kuint(wp, "connections", st->h2_conns);
-    json_w_kuint(wp, "rst_stream", st->h2_rst);
-    json_w_kuint(wp, "refused_stream", st->h2_refused);
-    json_w_kuint(wp, "goaway", st->h2_goaway);
+    w_counters(wp, st, "http2", NULL, NULL);
     json_w_obj_end(wp);
     json_w_key(wp, "headers");
     json_w_obj_begin(wp);
-    json_w_kuint(wp, "wire_bytes", st->header_wire);
-    json_w_kuint(wp, "decoded_bytes", st->header_decoded);
+    w_counters(wp, st, "headers", NULL, NULL);
     json_w_kdouble(wp, "space_savings",
                    st->header_decoded
                        ? 1.0 - (double)st->header_wire / (double)st->header_decoded
@@ -373,28 +393,19 @@ void report_json_obj(json_w *wp, const pc_config *cfg, const pc_results *res, co
     json_w_obj_end(wp);
     json_w_key(wp, "connections");
     json_w_obj_begin(wp);
-    json_w_kuint(wp, "opened", st->connects);
-    json_w_kuint(wp, "tls_resumed", st->tls_resumed);
-    json_w_kuint(wp, "server_closes", st->server_closes);
-    json_w_kuint(wp, "idle_closes", st->idle_closes);
-    json_w_kuint(wp, "dropped", st->conn_drops);
-    json_w_kuint(wp, "syn_retransmitted", st->connect_retrans);
-    json_w_kuint(wp, "connect_timeouts", st->connect_timeouts);
-    json_w_kuint(wp, "reconnect_backoffs", st->reconnect_backoffs);
-    json_w_kuint(wp, "address_fallbacks", st->addr_fallbacks);
+    w_counters(wp, st, "connections", NULL, NULL);
     json_w_obj_end(wp);
 
     json_w_key(wp, "latency");
     json_w_obj_begin(wp);
     json_w_kstr(wp, "unit", "us");
-    w_hist(wp, "corrected", &st->latency);
-    w_hist(wp, "uncorrected", &st->latency_u);
-    w_hist(wp, "connect", &st->connect);
-    w_hist(wp, "tls_handshake", &st->tls);
-    w_hist(wp, "first_byte", &st->ttfb);
-    w_hist(wp, "processing", &st->processing);
-    w_hist(wp, "connect_per_request", &st->conn_req);
-    w_hist(wp, "total", &st->total_req);
+    for (size_t i = 0; i < pc_stats_nfields; i++) {
+        const pc_stats_field *f = &pc_stats_fields[i];
+        const char *key = f->kind != PC_SK_SUM ? table_key(f, "latency") : NULL;
+
+        if (key)
+            w_hist(wp, key, stats_cfield(st, f));
+    }
     json_w_obj_end(wp);
 
     json_w_key(wp, "thread_rate");

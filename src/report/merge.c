@@ -276,12 +276,7 @@ static int add_b64(hdr_hist *h, const json_val *v, const char *what, char *err, 
 static int load_json(const char *path, const json_val *root, pc_loaded *l, char *err,
                      size_t errlen)
 {
-    static const char *const hists[] = {"corrected", "uncorrected", "connect", "tls_handshake",
-                                        "first_byte"};
-    static const char *const kinds[PC_ERR_KINDS] = {"connect", "read", "write", "timeout",
-                                                    "protocol"};
     pc_stats *st = &l->res.st;
-    hdr_hist *dst[] = {&st->latency, &st->latency_u, &st->connect, &st->tls, &st->ttfb};
     const json_val *v, *series;
     const char *s;
     int rc;
@@ -311,68 +306,54 @@ static int load_json(const char *path, const json_val *root, pc_loaded *l, char 
     l->res.start_wall_ns = (uint64_t)(jd(root, "start_epoch_s") * 1e9);
     l->res.duration_ns = (uint64_t)(jd(root, "duration_s") * 1e9);
     l->res.warmup_outcomes = ju(root, "requests.warmup_discarded");
-    st->scheduled = ju(root, "requests.scheduled");
-    st->completed = ju(root, "requests.completed");
-    st->never_sent = ju(root, "requests.never_sent");
-    st->interrupted = ju(root, "requests.interrupted");
-    st->resent = ju(root, "requests.resent");
-    st->lower_bound = ju(root, "requests.latency_lower_bounds");
-    st->bytes_read = ju(root, "bytes.read");
-    st->bytes_written = ju(root, "bytes.written");
-    st->connect_errors = ju(root, "errors.connect");
+    /* The plain counters and histograms (stats.h's table), then the
+     * fields the document has in forms of their own. */
+    for (size_t i = 0; i < pc_stats_nfields; i++) {
+        const pc_stats_field *f = &pc_stats_fields[i];
+        char p[128];
+
+        if (f->json != PC_SJ_TABLE)
+            continue;
+        if (f->kind == PC_SK_SUM) {
+            *(uint64_t *)stats_field(st, f) = ju(root, f->path);
+            continue;
+        }
+        snprintf(p, sizeof p, "%s.histogram", f->path);
+        if ((rc = add_b64(stats_field(st, f), json_path(root, p), path, err, errlen)) < 0)
+            return rc;
+    }
     for (int k = PC_ERR_READ; k < PC_ERR_KINDS; k++) {
         char p[64];
 
-        snprintf(p, sizeof p, "errors.%s", kinds[k]);
+        snprintf(p, sizeof p, "errors.%s", pc_err_name(k));
         st->err[k] = ju(root, p);
     }
     for (int k = 0; k < PC_ERR_KINDS; k++) {
         char p[64];
 
-        snprintf(p, sizeof p, "errors.causes.%s", kinds[k]);
+        snprintf(p, sizeof p, "errors.causes.%s", pc_err_name(k));
         stats_why(st, k, json_str(json_path(root, p)));
     }
     v = json_get(root, "status_codes");
     for (size_t i = 0; i < json_len(v); i++) {
         const char *k = json_key_at(v, i);
         uint64_t n = 0;
-        long code;
+        char *end;
+        long code = strtol(k, &end, 10);
 
         json_uint64(json_at(v, i), &n);
-        code = strtol(k, NULL, 10);
-        if (code > 0 && code < STATS_MAX_STATUS)
+        /* "0".."999" (a server may send 000), or "other" */
+        if (end != k && !*end && code >= 0 && code < STATS_MAX_STATUS)
             st->status[code] += n;
         else
             st->status_other += n;
         if (!(code >= 200 && code < 400))
             st->non2xx += n;
     }
-    st->connects = ju(root, "connections.opened");
-    st->tls_resumed = ju(root, "connections.tls_resumed");
-    st->server_closes = ju(root, "connections.server_closes");
-    st->connect_retrans = ju(root, "connections.syn_retransmitted");
-    st->connect_timeouts = ju(root, "connections.connect_timeouts");
-    st->reconnect_backoffs = ju(root, "connections.reconnect_backoffs");
-    st->addr_fallbacks = ju(root, "connections.address_fallbacks");
-    st->idle_closes = ju(root, "connections.idle_closes");
     /* The protocol the connections spoke (the reports print it). */
-    st->h2_conns = ju(root, "http2.connections");
-    st->h2_rst = ju(root, "http2.rst_stream");
-    st->h2_refused = ju(root, "http2.refused_stream");
-    st->h2_goaway = ju(root, "http2.goaway");
-    st->header_wire = ju(root, "headers.wire_bytes");
-    st->header_decoded = ju(root, "headers.decoded_bytes");
     s = json_str(json_get(root, "protocol"));
     if (s && strcmp(s, "mixed") == 0 && st->connects > st->h2_conns)
         st->h1_conns = st->connects - st->h2_conns;
-
-    for (size_t i = 0; i < sizeof hists / sizeof hists[0]; i++) {
-        char p[64];
-
-        snprintf(p, sizeof p, "latency.%s.histogram", hists[i]);
-        if ((rc = add_b64(dst[i], json_path(root, p), path, err, errlen)) < 0)
-            return rc;
-    }
     if ((rc = add_b64(&st->rps, json_path(root, "thread_rate.histogram"), path, err, errlen)) < 0)
         return rc;
 
@@ -779,8 +760,8 @@ int report_main(int argc, char **argv)
     char err[512] = "";
     FILE *text = stdout;
     pc_slo slo;
-    bool have_slo = false;
-    int c, rc, code = 0;
+    bool have_slo = false, slo_failed;
+    int c, rc, code = PC_EXIT_OK;
 
     optind = 0;
     opterr = 0;
@@ -887,8 +868,7 @@ int report_main(int argc, char **argv)
     report_wrk(text, &m.cfg, &m.res);
     /* The gate a CI job applies to saved results. Interval logs carry no
      * outcomes, so errors and rate are judged on what they hold. */
-    if (have_slo && !slo_print(text, &slo, m.cfg.rate, &m.res, NULL))
-        code = PC_EXIT_SLO;
+    slo_failed = have_slo && !slo_print(text, &slo, m.cfg.rate, &m.res, NULL);
     if (json_path && write_file(json_path, &m, OUT_JSON, err, sizeof err) < 0) {
         fprintf(stderr, "pacer report: %s\n", err);
         code = PC_EXIT_RUNTIME;
@@ -902,5 +882,5 @@ int report_main(int argc, char **argv)
         code = PC_EXIT_RUNTIME;
     }
     merge_free(&m);
-    return code;
+    return pc_exit_code(code, 0, false, slo_failed);
 }

@@ -30,8 +30,9 @@ void report_notes(FILE *f, const pc_config *cfg, const pc_results *res, const ch
     if (st->addr_fallbacks)
         fprintf(f,
                 "%sAddress fallback: %" PRIu64 " connects failed on one of the name's addresses "
-                "and went on to the next (not counted as errors; first: %s)\n",
-                indent, st->addr_fallbacks, st->fallback_why);
+                "and went on to the next (not counted as errors%s%s)\n",
+                indent, st->addr_fallbacks, st->fallback_why[0] ? "; first: " : "",
+                st->fallback_why); /* a result file has no cause */
     if (st->reconnect_backoffs)
         fprintf(f,
                 "%sReconnects backed off %" PRIu64 " times: connections failed in a row before any "

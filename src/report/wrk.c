@@ -132,9 +132,6 @@ void report_wrk_header(FILE *f, const pc_config *cfg)
     fflush(f);
 }
 
-static const char *const err_names[PC_ERR_KINDS] = {"connect", "read", "write", "timeout",
-                                                    "protocol"};
-
 static void print_status_codes(FILE *f, const pc_stats *st)
 {
     bool first = true;
@@ -176,7 +173,7 @@ static void print_outcomes(FILE *f, const pc_stats *st)
         uint64_t n = k == PC_ERR_CONNECT ? st->connect_errors : st->err[k];
 
         if (n || (k == PC_ERR_PROTOCOL && st->why[k][0]))
-            fprintf(f, "  Errors: %s %" PRIu64 "%s%s%s\n", err_names[k], n,
+            fprintf(f, "  Errors: %s %" PRIu64 "%s%s%s\n", pc_err_name(k), n,
                     st->why[k][0] ? " (" : "", st->why[k], st->why[k][0] ? ")" : "");
     }
     if (st->server_closes)
@@ -189,8 +186,9 @@ static void print_outcomes(FILE *f, const pc_stats *st)
                    " requests the server closed without answering\n",
                 st->resent);
     if (st->conn_drops)
-        fprintf(f, "  Connections dropped with no request in flight: %" PRIu64 " (%s)\n",
-                st->conn_drops, st->drop_why);
+        fprintf(f, "  Connections dropped with no request in flight: %" PRIu64 "%s%s%s\n",
+                st->conn_drops, st->drop_why[0] ? " (" : "", st->drop_why,
+                st->drop_why[0] ? ")" : ""); /* a result file has no cause */
     if (st->idle_closes)
         fprintf(f, "  Idle keep-alive connections closed by the server: %" PRIu64 "\n",
                 st->idle_closes);
@@ -343,5 +341,5 @@ void report_wrk(FILE *f, const pc_config *cfg, const pc_results *res)
     print_shortfall(f, cfg, res, rps);
     if (res->signal)
         fprintf(f, "  Stopped early by %s after %.2fs\n",
-                res->signal == 2 ? "SIGINT" : "SIGTERM", secs);
+                pc_signal_name(res->signal), secs);
 }

@@ -4,28 +4,71 @@
 #include "stats/stats.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define FOR_EACH_HIST(s, X)                                                                  \
-    X(&(s)->latency) X(&(s)->latency_u) X(&(s)->connect) X(&(s)->tls) X(&(s)->ttfb)          \
-        X(&(s)->rps) X(&(s)->batch) X(&(s)->conn_rps) X(&(s)->conn_req) X(&(s)->processing)         \
-        X(&(s)->total_req)
+/* Each kind's element size, and the member types it accepts (checked at
+ * compile time below: a field listed with the wrong kind does not build). */
+#define S_(f) (((pc_stats *)0)->f)
+#define ELEM_HIST_NS(f) sizeof(hdr_hist)
+#define ELEM_HIST_RATE(f) sizeof(hdr_hist)
+#define ELEM_SUM(f) sizeof(uint64_t)
+#define ELEM_FIRST(f) sizeof(S_(f))
+#define ELEM_FIRST_EACH(f) sizeof(S_(f)[0])
+#define ELEM_FIRST_LEN(f) sizeof(int64_t)
+#define ELEM_KEEP(f) sizeof(S_(f))
+#define ELEM_HAND(f) sizeof(S_(f))
+#define TYPE_HIST_NS(f) _Generic(&S_(f), hdr_hist *: 1, default: 0)
+#define TYPE_HIST_RATE(f) TYPE_HIST_NS(f)
+#define TYPE_SUM(f) _Generic(S_(f) + 0, uint64_t: 1, uint64_t *: 1, default: 0)
+#define TYPE_FIRST(f) _Generic(S_(f) + 0, char *: 1, default: 0)
+#define TYPE_FIRST_EACH(f) _Generic(S_(f)[0] + 0, char *: 1, default: 0)
+#define TYPE_FIRST_LEN(f) _Generic(S_(f), int64_t: 1, default: 0)
+#define TYPE_KEEP(f) 1
+#define TYPE_HAND(f) 1
+
+#define CHECK_ROW(kind, f, json, path)                                                       \
+    _Static_assert(TYPE_##kind(f), "pc_stats." #f " does not have the type of a " #kind);   \
+    _Static_assert(PC_SJ_##json != PC_SJ_TABLE || PC_SK_##kind != PC_SK_SUM ||               \
+                       sizeof(S_(f)) == sizeof(uint64_t),                                    \
+                   "pc_stats." #f ": a TABLE counter is one uint64_t");                 \
+    _Static_assert(PC_SJ_##json != PC_SJ_TABLE || PC_SK_##kind == PC_SK_SUM ||               \
+                       PC_SK_##kind == PC_SK_HIST_NS || PC_SK_##kind == PC_SK_HIST_RATE,     \
+                   "pc_stats." #f ": only counters and histograms are TABLE in the JSON");
+PC_STATS_FIELDS(CHECK_ROW)
+
+#define ROW(kind, f, json, path)                                                             \
+    {#f, path, offsetof(pc_stats, f), sizeof(S_(f)), ELEM_##kind(f), PC_SK_##kind, PC_SJ_##json},
+const pc_stats_field pc_stats_fields[] = {PC_STATS_FIELDS(ROW)};
+const size_t pc_stats_nfields = sizeof pc_stats_fields / sizeof pc_stats_fields[0];
+#undef ROW
+#undef CHECK_ROW
+
+static const char *const err_names[PC_ERR_KINDS] = {"connect", "read", "write", "timeout",
+                                                    "protocol"};
+
+const char *pc_err_name(enum pc_err_kind k)
+{
+    return (unsigned)k < PC_ERR_KINDS ? err_names[k] : "?";
+}
+
+#define FOR_EACH_FIELD(f)                                                                    \
+    for (const pc_stats_field *f = pc_stats_fields; f < pc_stats_fields + pc_stats_nfields; f++)
 
 int stats_init(pc_stats *s)
 {
-    hdr_hist *lat[] = {&s->latency, &s->latency_u, &s->connect, &s->tls,       &s->ttfb,
-                       &s->batch,   &s->conn_req,  &s->processing, &s->total_req};
-    hdr_hist *rates[] = {&s->rps, &s->conn_rps};
-
     memset(s, 0, sizeof *s);
-    s->doc_len = -1;
-    for (size_t i = 0; i < sizeof lat / sizeof lat[0]; i++)
-        if (hdr_init(lat[i], 1, STATS_LAT_HIGHEST, 3) < 0)
-            goto fail;
-    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++)
-        if (hdr_init(rates[i], 1, 10000000000LL, 3) < 0)
-            goto fail;
+    FOR_EACH_FIELD(f) {
+        if (f->kind == PC_SK_FIRST_LEN)
+            *(int64_t *)stats_field(s, f) = -1;
+        else if (f->kind == PC_SK_HIST_NS || f->kind == PC_SK_HIST_RATE) {
+            int64_t highest = f->kind == PC_SK_HIST_NS ? STATS_LAT_HIGHEST : 10000000000LL;
+
+            if (hdr_init(stats_field(s, f), 1, highest, 3) < 0)
+                goto fail;
+        }
+    }
     return 0;
 fail:
     stats_free(s);
@@ -56,9 +99,9 @@ int stats_init_urls(pc_stats *s, uint32_t n)
 
 void stats_free(pc_stats *s)
 {
-#define FREE_ONE(h) hdr_free(h);
-    FOR_EACH_HIST(s, FREE_ONE)
-#undef FREE_ONE
+    FOR_EACH_FIELD(f)
+        if (f->kind == PC_SK_HIST_NS || f->kind == PC_SK_HIST_RATE)
+            hdr_free(stats_field(s, f));
     for (uint32_t i = 0; s->urls && i < s->nurls; i++)
         hdr_free(&s->urls[i].latency);
     free(s->urls);
@@ -71,50 +114,63 @@ void stats_free(pc_stats *s)
 
 void stats_reset(pc_stats *s)
 {
-    /* Keep the histogram allocations, zero everything else. */
-    pc_stats keep = *s;
-
-#define RESET_ONE(h) hdr_reset(h);
-    FOR_EACH_HIST(&keep, RESET_ONE)
-#undef RESET_ONE
-    for (uint32_t i = 0; keep.urls && i < keep.nurls; i++) {
-        if (keep.url_latency)
-            hdr_reset(&keep.urls[i].latency);
-        keep.urls[i].completed = keep.urls[i].errors = 0;
+    /* Keep the allocations, forget what was measured. */
+    FOR_EACH_FIELD(f) {
+        switch (f->kind) {
+        case PC_SK_HIST_NS:
+        case PC_SK_HIST_RATE:
+            hdr_reset(stats_field(s, f));
+            break;
+        case PC_SK_FIRST_LEN:
+            *(int64_t *)stats_field(s, f) = -1;
+            break;
+        case PC_SK_KEEP:
+            break;
+        case PC_SK_SUM:
+        case PC_SK_FIRST:
+        case PC_SK_FIRST_EACH:
+        case PC_SK_HAND:
+            memset(stats_field(s, f), 0, f->size);
+            break;
+        }
     }
-    memset(s, 0, sizeof *s);
-    s->doc_len = -1;
-    s->urls = keep.urls;
-    s->nurls = keep.nurls;
-    s->url_latency = keep.url_latency;
-    s->recs = keep.recs;
-    s->caprecs = keep.caprecs;
-    s->conn_req = keep.conn_req;
-    s->processing = keep.processing;
-    s->total_req = keep.total_req;
-    s->latency = keep.latency;
-    s->latency_u = keep.latency_u;
-    s->connect = keep.connect;
-    s->tls = keep.tls;
-    s->ttfb = keep.ttfb;
-    s->rps = keep.rps;
-    s->batch = keep.batch;
-    s->conn_rps = keep.conn_rps;
+    for (uint32_t i = 0; s->urls && i < s->nurls; i++) {
+        if (s->url_latency)
+            hdr_reset(&s->urls[i].latency);
+        s->urls[i].completed = s->urls[i].errors = 0;
+    }
 }
 
 void stats_merge(pc_stats *dst, const pc_stats *src)
 {
-    hdr_add(&dst->latency, &src->latency);
-    hdr_add(&dst->latency_u, &src->latency_u);
-    hdr_add(&dst->connect, &src->connect);
-    hdr_add(&dst->tls, &src->tls);
-    hdr_add(&dst->ttfb, &src->ttfb);
-    hdr_add(&dst->rps, &src->rps);
-    hdr_add(&dst->batch, &src->batch);
-    hdr_add(&dst->conn_rps, &src->conn_rps);
-    hdr_add(&dst->conn_req, &src->conn_req);
-    hdr_add(&dst->processing, &src->processing);
-    hdr_add(&dst->total_req, &src->total_req);
+    FOR_EACH_FIELD(f) {
+        char *d = stats_field(dst, f);
+        const char *v = stats_cfield(src, f);
+
+        switch (f->kind) {
+        case PC_SK_HIST_NS:
+        case PC_SK_HIST_RATE:
+            hdr_add((hdr_hist *)d, (const hdr_hist *)v);
+            break;
+        case PC_SK_SUM:
+            for (size_t i = 0; i < f->size / sizeof(uint64_t); i++)
+                ((uint64_t *)d)[i] += ((const uint64_t *)v)[i];
+            break;
+        case PC_SK_FIRST:
+        case PC_SK_FIRST_EACH:
+            for (size_t i = 0; i < f->size; i += f->elem)
+                if (!d[i])
+                    memcpy(d + i, v + i, f->elem);
+            break;
+        case PC_SK_FIRST_LEN:
+            if (*(int64_t *)d < 0)
+                *(int64_t *)d = *(const int64_t *)v;
+            break;
+        case PC_SK_KEEP:
+        case PC_SK_HAND:
+            break; /* below */
+        }
+    }
     if (src->nurls && !dst->urls)
         stats_init_urls(dst, src->nurls);
     for (uint32_t i = 0; dst->urls && i < src->nurls && i < dst->nurls; i++) {
@@ -133,55 +189,6 @@ void stats_merge(pc_stats *dst, const pc_stats *src)
             dst->caprecs = dst->nrecs;
         }
     }
-    if (dst->doc_len < 0)
-        dst->doc_len = src->doc_len;
-    dst->length_differs += src->length_differs;
-    dst->keepalive_responses += src->keepalive_responses;
-    if (!dst->server[0])
-        memcpy(dst->server, src->server, sizeof dst->server);
-    dst->scheduled += src->scheduled;
-    dst->completed += src->completed;
-    dst->never_sent += src->never_sent;
-    dst->interrupted += src->interrupted;
-    for (int k = 0; k < PC_ERR_KINDS; k++) {
-        dst->err[k] += src->err[k];
-        if (!dst->why[k][0])
-            memcpy(dst->why[k], src->why[k], STATS_WHY_LEN);
-    }
-    dst->connect_errors += src->connect_errors;
-    dst->connect_retrans += src->connect_retrans;
-    dst->connect_timeouts += src->connect_timeouts;
-    dst->reconnect_backoffs += src->reconnect_backoffs;
-    for (int i = 0; i < STATS_MAX_STATUS; i++)
-        dst->status[i] += src->status[i];
-    dst->status_other += src->status_other;
-    dst->non2xx += src->non2xx;
-    dst->lower_bound += src->lower_bound;
-    dst->bytes_read += src->bytes_read;
-    dst->bytes_written += src->bytes_written;
-    dst->connects += src->connects;
-    dst->tls_resumed += src->tls_resumed;
-    dst->server_closes += src->server_closes;
-    dst->idle_closes += src->idle_closes;
-    dst->conn_drops += src->conn_drops;
-    if (!dst->drop_why[0])
-        memcpy(dst->drop_why, src->drop_why, sizeof dst->drop_why);
-    dst->addr_fallbacks += src->addr_fallbacks;
-    if (!dst->fallback_why[0])
-        memcpy(dst->fallback_why, src->fallback_why, sizeof dst->fallback_why);
-    dst->resent += src->resent;
-    dst->header_wire += src->header_wire;
-    dst->header_decoded += src->header_decoded;
-    dst->body_bytes += src->body_bytes;
-    dst->h1_conns += src->h1_conns;
-    if (!dst->tls_version[0]) {
-        memcpy(dst->tls_version, src->tls_version, sizeof dst->tls_version);
-        memcpy(dst->tls_cipher, src->tls_cipher, sizeof dst->tls_cipher);
-    }
-    dst->h2_rst += src->h2_rst;
-    dst->h2_refused += src->h2_refused;
-    dst->h2_goaway += src->h2_goaway;
-    dst->h2_conns += src->h2_conns;
 }
 
 void stats_why(pc_stats *s, enum pc_err_kind k, const char *why)

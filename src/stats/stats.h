@@ -11,6 +11,7 @@
 #define PACER_STATS_STATS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "stats/hdr.h"
@@ -46,6 +47,7 @@ typedef struct pc_url_stats {
  * are kept, so memory stays bounded whatever the size of --urls. */
 #define STATS_URL_LATENCY_MAX 1000
 
+/* Every field is in PC_STATS_FIELDS below too. */
 typedef struct pc_stats {
     hdr_hist latency;   /* corrected: done - intended send time */
     hdr_hist latency_u; /* uncorrected: done - first byte written */
@@ -105,6 +107,130 @@ typedef struct pc_stats {
     uint64_t h2_goaway;         /* GOAWAY received */
     uint64_t h2_conns;          /* connections that spoke HTTP/2 */
 } pc_stats;
+
+/*
+ * Every field of pc_stats, once: X(kind, field, json, path). stats.c starts,
+ * resets, merges and frees each field by its kind; json_out.c writes and
+ * merge.c (`pacer report`) reads back the TABLE ones at their path.
+ * Within a section of the JSON document the table's order is the
+ * document's. To add a field: add it to pc_stats and here (test_stats.c
+ * fails on a field of pc_stats this table lacks); a plain counter whose
+ * path is in a section json_out.c already writes needs nothing else
+ * (test_result_json.c checks it round-trips).
+ *
+ * kind (PC_SK_*): how the field starts, resets and merges
+ *   HIST_NS    hdr_hist of nanoseconds, 1 ns to 24 h: merge adds, reset empties
+ *   HIST_RATE  hdr_hist of per-second rates, 1 to 1e10
+ *   SUM        uint64_t, or an array of them: merge adds (each element)
+ *   FIRST      char[]: the first non-empty string wins
+ *   FIRST_EACH char[n][len]: the same for each of the n strings
+ *   FIRST_LEN  int64_t, -1 until known: the first known value wins
+ *   KEEP       an allocation or its size: kept by reset, merged by hand
+ *   HAND       merged by hand in stats_merge, zeroed by reset
+ * json (PC_SJ_*): how the JSON result (docs/pacer-result.schema.json) has it
+ *   TABLE  a plain value at `path` (a SUM scalar: an integer; a HIST: an
+ *          object with its encoded "histogram"), written and read from here
+ *   HAND   in a form of its own, written (json_out.c) and read back
+ *          (merge.c) by hand; `path` says where
+ *   OUT    written by hand, not read back by `pacer report`
+ *   NONE   not in the document
+ */
+#define PC_STATS_FIELDS(X)                                                                   \
+    X(HIST_NS, latency, TABLE, "latency.corrected")                                          \
+    X(HIST_NS, latency_u, TABLE, "latency.uncorrected")                                      \
+    X(HIST_NS, connect, TABLE, "latency.connect")                                            \
+    X(HIST_NS, tls, TABLE, "latency.tls_handshake")                                          \
+    X(HIST_NS, ttfb, TABLE, "latency.first_byte")                                            \
+    X(HIST_NS, processing, TABLE, "latency.processing")                                      \
+    X(HIST_NS, conn_req, TABLE, "latency.connect_per_request")                               \
+    X(HIST_NS, total_req, TABLE, "latency.total")                                            \
+    X(HIST_NS, batch, NONE, NULL)                                                            \
+    X(HIST_RATE, rps, HAND, "thread_rate (mean, stdev, max, histogram)")                     \
+    X(HIST_RATE, conn_rps, NONE, NULL)                                                       \
+    X(KEEP, urls, OUT, "urls[] (requests, errors, latency)")                                 \
+    X(KEEP, nurls, OUT, "urls[]")                                                            \
+    X(KEEP, url_latency, OUT, "urls[].latency (null when not kept)")                         \
+    X(KEEP, recs, NONE, NULL)                                                                \
+    X(HAND, nrecs, NONE, NULL)                                                               \
+    X(KEEP, caprecs, NONE, NULL)                                                             \
+    X(SUM, scheduled, TABLE, "requests.scheduled")                                           \
+    X(SUM, completed, TABLE, "requests.completed")                                           \
+    X(SUM, never_sent, TABLE, "requests.never_sent")                                         \
+    X(SUM, interrupted, TABLE, "requests.interrupted")                                       \
+    X(SUM, resent, TABLE, "requests.resent")                                                 \
+    X(SUM, lower_bound, TABLE, "requests.latency_lower_bounds")                              \
+    X(SUM, bytes_read, TABLE, "bytes.read")                                                  \
+    X(SUM, bytes_written, TABLE, "bytes.written")                                            \
+    X(SUM, body_bytes, TABLE, "bytes.body")                                                  \
+    X(SUM, connect_errors, TABLE, "errors.connect")                                          \
+    X(SUM, err, HAND, "errors.<kind> but connect (unused); requests.timed_out, .errors")     \
+    X(FIRST_EACH, why, HAND, "errors.causes.<kind>")                                         \
+    X(SUM, status, HAND, "status_codes.<code>")                                              \
+    X(SUM, status_other, HAND, "status_codes.other")                                         \
+    X(SUM, non2xx, HAND, "status_codes: read back as the codes outside 2xx and 3xx")         \
+    X(SUM, h2_conns, TABLE, "http2.connections")                                             \
+    X(SUM, h2_rst, TABLE, "http2.rst_stream")                                                \
+    X(SUM, h2_refused, TABLE, "http2.refused_stream")                                        \
+    X(SUM, h2_goaway, TABLE, "http2.goaway")                                                 \
+    X(SUM, h1_conns, HAND, "protocol: \"mixed\" reads back as opened - http2.connections")  \
+    X(SUM, header_wire, TABLE, "headers.wire_bytes")                                         \
+    X(SUM, header_decoded, TABLE, "headers.decoded_bytes")                                   \
+    X(SUM, connects, TABLE, "connections.opened")                                            \
+    X(SUM, tls_resumed, TABLE, "connections.tls_resumed")                                    \
+    X(SUM, server_closes, TABLE, "connections.server_closes")                                \
+    X(SUM, idle_closes, TABLE, "connections.idle_closes")                                    \
+    X(SUM, conn_drops, TABLE, "connections.dropped")                                         \
+    X(SUM, connect_retrans, TABLE, "connections.syn_retransmitted")                          \
+    X(SUM, connect_timeouts, TABLE, "connections.connect_timeouts")                          \
+    X(SUM, reconnect_backoffs, TABLE, "connections.reconnect_backoffs")                      \
+    X(SUM, addr_fallbacks, TABLE, "connections.address_fallbacks")                           \
+    X(FIRST, drop_why, NONE, NULL)                                                           \
+    X(FIRST, fallback_why, NONE, NULL)                                                       \
+    X(FIRST_LEN, doc_len, NONE, NULL)                                                        \
+    X(SUM, length_differs, NONE, NULL)                                                       \
+    X(SUM, keepalive_responses, NONE, NULL)                                                  \
+    X(FIRST, server, NONE, NULL)                                                             \
+    X(FIRST, tls_version, NONE, NULL)                                                        \
+    X(FIRST, tls_cipher, NONE, NULL)
+
+enum pc_stats_kind {
+    PC_SK_HIST_NS,
+    PC_SK_HIST_RATE,
+    PC_SK_SUM,
+    PC_SK_FIRST,
+    PC_SK_FIRST_EACH,
+    PC_SK_FIRST_LEN,
+    PC_SK_KEEP,
+    PC_SK_HAND
+};
+enum pc_stats_json { PC_SJ_TABLE, PC_SJ_HAND, PC_SJ_OUT, PC_SJ_NONE };
+
+/* One row of PC_STATS_FIELDS. */
+typedef struct pc_stats_field {
+    const char *name;   /* the member of pc_stats */
+    const char *path;   /* where the JSON result has it; NULL: nowhere */
+    size_t off, size;   /* the member's offset and size */
+    size_t elem;        /* the size of one element (SUM: 8; FIRST_EACH: one string) */
+    enum pc_stats_kind kind;
+    enum pc_stats_json json;
+} pc_stats_field;
+
+extern const pc_stats_field pc_stats_fields[];
+extern const size_t pc_stats_nfields;
+
+/* The member f of s. */
+static inline void *stats_field(pc_stats *s, const pc_stats_field *f)
+{
+    return (char *)s + f->off;
+}
+static inline const void *stats_cfield(const pc_stats *s, const pc_stats_field *f)
+{
+    return (const char *)s + f->off;
+}
+
+/* "connect", "read", "write", "timeout", "protocol": the error kinds'
+ * names in the reports and in the JSON result. */
+const char *pc_err_name(enum pc_err_kind k);
 
 /* Allocate the histograms. 0 or -ENOMEM. */
 int stats_init(pc_stats *s);

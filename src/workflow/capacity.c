@@ -515,12 +515,7 @@ int capacity_main(int argc, char **argv)
         code = PC_EXIT_RUNTIME;
     if (cfg.html_path && write_html(&S, cfg.html_path, table ? table : "", answer) < 0)
         code = PC_EXIT_RUNTIME;
-    if (S.signal)
-        code = S.signal == SIGINT ? PC_EXIT_SIGINT : PC_EXIT_SIGTERM;
-    else if (code == PC_EXIT_OK && dead)
-        code = PC_EXIT_NO_RESPONSE;
-    else if (code == PC_EXIT_OK && lo == 0)
-        code = PC_EXIT_SLO;
+    code = pc_exit_code(code, S.signal, dead != NULL, lo == 0);
 out:
     for (size_t i = 0; i < S.n; i++) {
         hdr_free(&S.steps[i].latency);

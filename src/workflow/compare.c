@@ -223,8 +223,8 @@ int compare_main(int argc, char **argv)
     char *table = NULL;
     size_t table_len = 0;
     char shape[160], err[512];
-    int code = PC_EXIT_OK, rc;
-    bool slo_ok = true;
+    int code = PC_EXIT_OK, rc, sig = 0;
+    bool slo_ok = true, no_response = false;
 
     if ((rc = wf_parse(PC_MODE_COMPARE, argc, argv, &cfg)) >= 0)
         return rc;
@@ -302,7 +302,7 @@ report:
     for (size_t i = 0; i < cfg.ntargets; i++)
         if (ts[i].total.signal) {
             fprintf(text, "Stopped early by %s: the last round is incomplete\n",
-                    ts[i].total.signal == SIGINT ? "SIGINT" : "SIGTERM");
+                    pc_signal_name(ts[i].total.signal));
             break;
         }
     if (cfg.slo) {
@@ -319,14 +319,11 @@ report:
         code = PC_EXIT_RUNTIME;
     if (cfg.html_path && write_html(cfg.html_path, &cfg, ts, cfg.ntargets, table ? table : "") < 0)
         code = PC_EXIT_RUNTIME;
-    for (size_t i = 0; code == PC_EXIT_OK && i < cfg.ntargets; i++)
-        if (ts[i].total.signal)
-            code = ts[i].total.signal == SIGINT ? PC_EXIT_SIGINT : PC_EXIT_SIGTERM;
-    for (size_t i = 0; code == PC_EXIT_OK && i < cfg.ntargets; i++)
-        if (ts[i].total.st.completed == 0)
-            code = PC_EXIT_NO_RESPONSE;
-    if (code == PC_EXIT_OK && !slo_ok)
-        code = PC_EXIT_SLO;
+    for (size_t i = 0; i < cfg.ntargets; i++) {
+        sig = sig ? sig : ts[i].total.signal;
+        no_response |= ts[i].total.st.completed == 0;
+    }
+    code = pc_exit_code(code, sig, no_response, !slo_ok);
 out:
     for (size_t i = 0; i < cfg.ntargets; i++) {
         if (ts[i].url)

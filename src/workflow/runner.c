@@ -88,9 +88,7 @@ int wf_run_once(const pc_config *cfg, const char *label, pc_results *res)
     if (engine_run(eng, res, err, sizeof err) < 0) {
         progress_end(prog);
         fprintf(stderr, "pacer: %s\n", err[0] ? err : "run failed");
-        code = res->signal ? (res->signal == SIGINT ? PC_EXIT_SIGINT : PC_EXIT_SIGTERM)
-               : script    ? PC_EXIT_SCRIPT
-                           : PC_EXIT_RUNTIME;
+        code = pc_exit_failed(res->signal, script != NULL);
         goto out;
     }
     progress_end(prog);

@@ -401,12 +401,7 @@ int suite_main(int argc, char **argv)
         code = PC_EXIT_RUNTIME;
     if (html_path && write_html(html_path, file, S, table ? table : "") < 0)
         code = PC_EXIT_RUNTIME;
-    if (code == PC_EXIT_OK)
-        code = sig == SIGINT    ? PC_EXIT_SIGINT
-               : sig            ? PC_EXIT_SIGTERM
-               : no_response    ? PC_EXIT_NO_RESPONSE
-               : slo_failed     ? PC_EXIT_SLO
-                                : PC_EXIT_OK;
+    code = pc_exit_code(code, sig, no_response, slo_failed);
 out:
     for (int i = 0; S->runs && i < S->nruns; i++) {
         if (S->runs[i].done)

@@ -117,6 +117,17 @@ ok merge_union_histogram "hlog merge and json merge differ" \
     "[ \"\$(json_get '$D/m_hlog.json' \"d['latency']['corrected']['histogram']\")\" = \"\$(json_get '$D/m_json.json' \"d['latency']['corrected']['histogram']\")\" ]"
 ok merge_counters_add "$(grep -E 'requests in|threads' "$D/m.txt")" \
     "grep -q '^  2 threads and 4 connections' '$D/m.txt' && [ \"\$(json_get '$D/m_json.json' \"d['requests']['completed'] == $ca + $cb and d['config']['rate'] == 500\")\" = True ]"
+# Every counter and histogram the JSON holds comes back from it (body bytes,
+# dropped connections and the per-request latencies were once left behind).
+sums() { json_get "$1" "[d['bytes']['body'], d['connections']['dropped']] + [d['latency'][k]['count'] for k in ('processing', 'connect_per_request', 'total')]"; }
+want=$("$PY" -c "import sys; a, b = eval(sys.argv[1]), eval(sys.argv[2]); print([x + y for x, y in zip(a, b)])" "$(sums "$D/a.json")" "$(sums "$D/b.json")")
+ok merge_every_counter "$(sums "$D/m_json.json") vs $want" \
+    "[ \"\$(sums '$D/m_json.json')\" = '$want' ] && [ \"\$(json_get '$D/m_json.json' \"d['latency']['total']['count'] > 0 and d['bytes']['body'] > 0\")\" = True ]"
+# A note whose cause the file does not hold says so without an empty one.
+"$PY" -c "import json, sys; d = json.load(open(sys.argv[1])); d['connections']['dropped'] = 3; d['connections']['address_fallbacks'] = 2; json.dump(d, open(sys.argv[2], 'w'))" "$D/a.json" "$D/drops.json"
+"$PACER" report "$D/drops.json" >"$D/drops.txt" 2>&1
+ok report_notes_without_cause "$(grep -E 'dropped|fallback' "$D/drops.txt")" \
+    "grep -q '^  Connections dropped with no request in flight: 3\$' '$D/drops.txt' && grep -q '^  Address fallback: 2 connects .*(not counted as errors)\$' '$D/drops.txt'"
 
 # --json -: stdout is the JSON, the report goes to stderr.
 "$PACER" -t1 -c1 -d300ms --json - "$SERVE_URL" >"$D/stdout.json" 2>"$D/stderr.txt"

@@ -135,6 +135,18 @@ rc=$?
 ok capacity_sigterm "exit $rc after $((SECONDS - t)) s: $(cat "$D/capsig.out")" \
     "[ $rc -eq 143 ] && [ $((SECONDS - t)) -le 4 ] && grep -q '^Capacity: sustains at least 250.00 req/s with p90<=50ms (search interrupted)' '$D/capsig.out' && [ \"\$(json_get '$D/capsig.json' 'float(d[\"capacity_rate\"])')\" = 250.0 ]"
 
+# An output that cannot be written outranks the signal, as for a run
+# (config.h, pc_exit_code): exit 1, not 143.
+"$PACER" capacity "$CAP" --slo 'p90<=50ms' -t1 -c10 -d1s --start-rate 250 --pause 500ms \
+    --json "$D/no-such-dir/capsig.json" >"$D/capsig2.out" 2>&1 &
+pid=$!
+sleep 2.2
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+ok capacity_sigterm_unwritable_json "exit $rc: $(tail -2 "$D/capsig2.out")" \
+    "[ $rc -eq 1 ] && grep -q '^pacer: cannot write .*no-such-dir/capsig.json' '$D/capsig2.out' && grep -q '(search interrupted)' '$D/capsig2.out'"
+
 # --- compare: nginx vs pacer serve -----------------------------------------
 before=$(wc -l <"$NGX_DIR/access.log")
 "$PACER" compare -t1 -c4 -d1s -R400 --rounds 2 "$NGX" "$PLAIN" --json "$D/cmp.json" \
