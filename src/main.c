@@ -104,7 +104,7 @@ static int run_load(int argc, char **argv)
         code = PC_EXIT_SCRIPT;
     }
     code = pc_exit_code(code, res.signal, res.st.completed == 0, !slo_ok);
-    engine_results_free(&res);
+    results_free(&res);
 out:
     outputs_free(outs);
     engine_free(eng);

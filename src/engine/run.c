@@ -525,13 +525,6 @@ static void collect(collector *co, bool final)
     }
 }
 
-void engine_results_free(pc_results *res)
-{
-    stats_free(&res->st);
-    free(res->never_sent_due);
-    res->never_sent_due = NULL;
-    res->never_sent_n = 0;
-}
 
 /* res->never_sent_due += the worker's (short of memory, they are placed in
  * the last interval: series_place_never_sent). */
@@ -785,6 +778,6 @@ out:
     free(ws);
     free(tids);
     if (rc < 0)
-        engine_results_free(res);
+        results_free(res);
     return rc;
 }

@@ -27,7 +27,7 @@
 #include <stdio.h>
 
 #include "config.h"
-#include "engine/engine.h"
+#include "stats/results.h"
 #include "report/series.h"
 #include "stats/hdr.h"
 

@@ -165,8 +165,7 @@ static void shape(html_doc *d, const pc_config *cfg, const pc_results *res)
         html_doc_text(d, line);
     }
     if (res->signal) {
-        snprintf(line, sizeof line, "Stopped early by %s.",
-                 res->signal == 2 ? "SIGINT" : "SIGTERM");
+        snprintf(line, sizeof line, "Stopped early by %s.", pc_signal_name(res->signal));
         html_doc_text(d, line);
     }
 }

@@ -8,7 +8,7 @@
 #define PACER_REPORT_MERGE_H
 
 #include "config.h"
-#include "engine/engine.h"
+#include "stats/results.h"
 #include "report/series.h"
 
 /* One file, or the merge of several. */

@@ -11,7 +11,8 @@
 #include <stdio.h>
 
 #include "config.h"
-#include "engine/engine.h"
+#include "stats/interval.h"
+#include "stats/results.h"
 
 typedef struct pc_outputs pc_outputs;
 

@@ -17,7 +17,8 @@
 #include <stdio.h>
 
 #include "config.h"
-#include "engine/engine.h"
+#include "stats/interval.h"
+#include "stats/results.h"
 
 typedef struct pc_progress pc_progress;
 

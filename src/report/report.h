@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "config.h"
-#include "engine/engine.h"
+#include "stats/results.h"
 #include "report/series.h"
 
 /* "Running 10s test @ URL" and the threads/connections line, printed

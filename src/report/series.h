@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/engine.h"
+#include "stats/results.h"
 #include "stats/interval.h"
 
 typedef struct pc_point {

@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #include "config.h"
-#include "engine/engine.h"
+#include "stats/results.h"
 
 #define SLO_MAX 32
 

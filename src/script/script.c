@@ -22,7 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "engine/engine.h"
+#include "stats/results.h"
 #include "util/clock.h"
 
 /* The wrk table as scripts expect it. wrk.format builds a request from

@@ -3,6 +3,8 @@
  */
 #include "stats/stats.h"
 
+#include "stats/results.h"
+
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -211,4 +213,12 @@ uint64_t stats_outcomes(const pc_stats *s)
     for (int k = 0; k < PC_ERR_KINDS; k++)
         n += s->err[k];
     return n;
+}
+
+void results_free(pc_results *res)
+{
+    stats_free(&res->st);
+    free(res->never_sent_due);
+    res->never_sent_due = NULL;
+    res->never_sent_n = 0;
 }

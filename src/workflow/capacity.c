@@ -172,7 +172,7 @@ static int run_step(search *S, double rate, int *code)
     if (s->inconclusive)
         s->pass = false;
     if (hdr_init(&s->latency, 1, STATS_LAT_HIGHEST, 3) < 0) {
-        engine_results_free(&res);
+        results_free(&res);
         *code = PC_EXIT_RUNTIME;
         return -1;
     }
@@ -183,7 +183,7 @@ static int run_step(search *S, double rate, int *code)
         s->json = buf;
     }
     S->signal = res.signal;
-    engine_results_free(&res);
+    results_free(&res);
     if (S->signal) {
         /* An interrupted step decides nothing and is not shown. */
         fprintf(S->text, "  (step %zu at %.2f req/s interrupted)\n", S->n + 1, rate);

@@ -270,11 +270,11 @@ int compare_main(int argc, char **argv)
                     label, ts[i].rps[r], p99, stats_outcomes(&res.st) - res.st.completed,
                     res.st.connect_errors);
             if (wf_results_add(&ts[i].total, &res) < 0) {
-                engine_results_free(&res);
+                results_free(&res);
                 code = PC_EXIT_RUNTIME;
                 break;
             }
-            engine_results_free(&res);
+            results_free(&res);
             if (ts[i].total.signal)
                 break;
         }
@@ -329,7 +329,7 @@ out:
         if (ts[i].url)
             wf_target_free(&ts[i].cfg);
         if (ts[i].total.st.latency.counts)
-            engine_results_free(&ts[i].total);
+            results_free(&ts[i].total);
         free(ts[i].rps);
     }
     free(ts);

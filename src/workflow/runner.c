@@ -94,7 +94,7 @@ int wf_run_once(const pc_config *cfg, const char *label, pc_results *res)
     progress_end(prog);
     if (script && (script_done(script, res, err, sizeof err) < 0 || script_run_error(script))) {
         fprintf(stderr, "pacer: %s\n", script_run_error(script) ? script_run_error(script) : err);
-        engine_results_free(res);
+        results_free(res);
         code = PC_EXIT_SCRIPT;
     }
 out:

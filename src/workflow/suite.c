@@ -405,7 +405,7 @@ int suite_main(int argc, char **argv)
 out:
     for (int i = 0; S->runs && i < S->nruns; i++) {
         if (S->runs[i].done)
-            engine_results_free(&S->runs[i].res);
+            results_free(&S->runs[i].res);
         if (S->runs[i].parsed)
             cli_free(&S->runs[i].cfg);
         free(S->runs[i].argv);

@@ -35,7 +35,7 @@ void wf_hold_signals(void);
 int wf_pause(uint64_t ns);
 
 /* Run cfg once (script included), with a progress line labelled label.
- * Returns PC_EXIT_OK with *res filled (engine_results_free it), or an
+ * Returns PC_EXIT_OK with *res filled (results_free it), or an
  * exit code with the reason printed on stderr. */
 int wf_run_once(const pc_config *cfg, const char *label, pc_results *res);
 

@@ -1,0 +1,39 @@
+/*
+ * results.h - what one run measured: the merged statistics and how the run
+ * went. Filled by the engine (engine_run), by `pacer report` from files,
+ * and read by every reporter, the SLO checks and the script's done(); it
+ * lives here so that none of them needs the engine.
+ */
+#ifndef PACER_STATS_RESULTS_H
+#define PACER_STATS_RESULTS_H
+
+#include <stdint.h>
+
+#include "stats/stats.h"
+
+typedef struct pc_results {
+    pc_stats st;              /* all workers merged */
+    uint64_t duration_ns;     /* the measured period: open loop, the schedule's (-d, or until
+                                 the stop); closed loop, until the last response (which
+                                 may come after -d: every response counted is in it) */
+    uint64_t warmup_ns;       /* length of the warm-up as run */
+    uint64_t warmup_outcomes; /* requests of the warm-up, not in st */
+    int signal;               /* 0, or SIGINT/SIGTERM that stopped the run */
+    const char *stopped_by;   /* what ended the run: "duration" (-d), "requests" (-n done),
+                                 "script" (thread:stop()), "SIGINT", "SIGTERM" (static) */
+    uint64_t start_mono_ns;   /* monotonic time the measured period began */
+    uint64_t start_wall_ns;   /* the same moment, wall clock (ns since the epoch) */
+    uint32_t intervals;       /* intervals delivered to the sink */
+    /* Never-sent requests by the index of the interval they were due in
+     * (heap, never_sent_n entries; NULL: none, or no intervals). They are
+     * known only when the run ends, so the intervals delivered to the
+     * sinks do not count them: whoever keeps the series places them
+     * (series_place_never_sent). */
+    uint64_t *never_sent_due;
+    uint32_t never_sent_n;
+} pc_results;
+
+/* Release what a pc_results holds (its statistics, the never-sent counts). */
+void results_free(pc_results *res);
+
+#endif
