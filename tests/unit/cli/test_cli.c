@@ -37,6 +37,9 @@ static void cli_reset(void)
     memset(&r, 0, sizeof r);
 }
 
+/* The subcommand cli_run parses for (PC_MODE_RUN: through cli_parse). */
+static int cli_mode = PC_MODE_RUN;
+
 /* Run cli_parse on "pacer" + args (NULL-terminated); fills r. */
 static int cli_run(const char *const *args)
 {
@@ -51,7 +54,8 @@ static int cli_run(const char *const *args)
     err = open_memstream(&r.err, &r.errlen);
     if (!out || !err)
         abort();
-    r.rc = cli_parse(r.argc, r.argv, &r.cfg, out, err);
+    r.rc = cli_mode == PC_MODE_RUN ? cli_parse(r.argc, r.argv, &r.cfg, out, err)
+                                   : cli_parse_mode(cli_mode, r.argc, r.argv, &r.cfg, out, err);
     r.live = 1;
     fclose(out);
     fclose(err);
@@ -59,6 +63,10 @@ static int cli_run(const char *const *args)
 }
 
 #define CLI(...) cli_run((const char *const[]){__VA_ARGS__, NULL})
+/* The same for a subcommand's command line (PC_MODE_*). */
+#define CLI_IN(mode, ...) \
+    (cli_mode = (mode), CLI(__VA_ARGS__), cli_mode = PC_MODE_RUN, r.rc)
+#define URL2 "http://127.0.0.1:8081/"
 
 static int count_lines(const char *s)
 {
@@ -330,6 +338,72 @@ static void test_help_matches_cli_usage(void)
     int same = strcmp(r.out, buf) == 0;
     free(buf);
     CHECK(same);
+}
+
+/* ---- the option table: --help lists every option ----------------------- */
+
+/* Whether text has spell ("--max-rate", or the man page's "\-\-max\-rate")
+ * as a whole option name, not as the start or the end of a longer one. */
+static int has_option(const char *text, const char *spell)
+{
+    size_t n = strlen(spell);
+
+    for (const char *p = strstr(text, spell); p; p = strstr(p + 1, spell)) {
+        const char *e = p + n;
+        int name_char = (*e >= 'a' && *e <= 'z') || (*e >= '0' && *e <= '9') || *e == '_';
+
+        if (p > text && (p[-1] == '-' || (p[-1] >= 'a' && p[-1] <= 'z')))
+            continue;
+        if (name_char || (*e == '-' && e[1] >= 'a' && e[1] <= 'z') ||
+            (e[0] == '\\' && e[1] == '-'))
+            continue;
+        return 1;
+    }
+    return 0;
+}
+
+static void test_help_lists_every_option(void)
+{
+    char spell[64];
+
+    CHECK(cli_long_option(0) != NULL);
+    CHECK_EQ_I64(CLI("--help"), CLI_EXIT);
+    for (size_t i = 0; cli_long_option(i); i++) {
+        snprintf(spell, sizeof spell, "--%s", cli_long_option(i));
+        if (!has_option(r.out, spell))
+            CHECK_EQ_STR(spell, "(in pacer --help)");
+    }
+    /* An alias is an option too: it parses as its entry does. */
+    CHECK_EQ_I64(CLI("--max-concurrent-streams", "4", "--h2", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.streams, 4);
+    CHECK_EQ_I64(CLI("-max-concurrent-streams", "4", URL), -EINVAL);
+    CHECK_ONE_ERROR_LINE();
+    CHECK_EQ_STR(r.err, "pacer: unknown option '-max-concurrent-streams': did you mean "
+                        "'--max-concurrent-streams'?\n");
+}
+
+/* The table says which subcommands take an option; the others refuse it. */
+static void test_options_of_one_subcommand(void)
+{
+    CHECK_EQ_I64(CLI("--rounds", "2", URL), -EINVAL);
+    CHECK_ONE_ERROR_LINE();
+    CHECK_EQ_STR(r.err, "pacer: --rounds is an option of pacer compare\n");
+    CHECK_EQ_I64(CLI("--pause=1s", URL), -EINVAL);
+    CHECK_EQ_STR(r.err, "pacer: --pause is an option of pacer capacity\n");
+
+    CHECK_EQ_I64(CLI_IN(PC_MODE_COMPARE, "--start-rate", "5", URL, URL2), -EINVAL);
+    CHECK_EQ_STR(r.err, "pacer: --start-rate is an option of pacer capacity\n");
+    CHECK_EQ_I64(CLI_IN(PC_MODE_COMPARE, "--rounds", "5", URL, URL2), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.rounds, 5);
+    CHECK_EQ_I64(r.cfg.ntargets, 2);
+
+    CHECK_EQ_I64(CLI_IN(PC_MODE_CAPACITY, "--slo", "p99<=1s", "--precision", "10%",
+                        "--max-time=1m", URL),
+                 CLI_RUN);
+    CHECK_NEAR(r.cfg.precision, 0.1, 1e-12);
+    CHECK_EQ_U64(r.cfg.max_time_ns, 60 * NS);
+    CHECK_EQ_I64(CLI_IN(PC_MODE_CAPACITY, "--slo", "p99<=1s", "--rounds", "2", URL), -EINVAL);
+    CHECK_EQ_STR(r.err, "pacer: --rounds is an option of pacer compare\n");
 }
 
 static void test_version_alone(void)
@@ -679,6 +753,8 @@ int main(void)
     RUN(test_all_flags_together);
     RUN(test_help);
     RUN(test_help_matches_cli_usage);
+    RUN(test_help_lists_every_option);
+    RUN(test_options_of_one_subcommand);
     RUN(test_version_alone);
     RUN(test_version_with_url_runs);
     RUN(test_options_after_url);
