@@ -340,7 +340,7 @@ static void test_help_matches_cli_usage(void)
     CHECK(same);
 }
 
-/* ---- the option table: --help lists every option ----------------------- */
+/* ---- the option table: --help and the docs list every option ---------- */
 
 /* Whether text has spell ("--max-rate", or the man page's "\-\-max\-rate")
  * as a whole option name, not as the start or the end of a longer one. */
@@ -362,6 +362,44 @@ static int has_option(const char *text, const char *spell)
     return 0;
 }
 
+/* "--name" as the man page writes it: every '-' is "\-". */
+static void man_spelling(const char *name, char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "\\-\\-");
+
+    for (; *name && n + 3 < cap; name++) {
+        if (*name == '-')
+            buf[n++] = '\\';
+        buf[n++] = *name;
+    }
+    buf[n] = '\0';
+}
+
+static char *read_doc(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *buf = NULL;
+    size_t len = 0, n;
+    char chunk[4096];
+    FILE *m = open_memstream(&buf, &len);
+
+    if (!f || !m)
+        abort();
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        fwrite(chunk, 1, n, m);
+    fclose(f);
+    fclose(m);
+    return buf;
+}
+
+static int is_option(const char *name, size_t len)
+{
+    for (size_t i = 0; cli_long_option(i); i++)
+        if (strlen(cli_long_option(i)) == len && strncmp(cli_long_option(i), name, len) == 0)
+            return 1;
+    return 0;
+}
+
 static void test_help_lists_every_option(void)
 {
     char spell[64];
@@ -380,6 +418,88 @@ static void test_help_lists_every_option(void)
     CHECK_ONE_ERROR_LINE();
     CHECK_EQ_STR(r.err, "pacer: unknown option '-max-concurrent-streams': did you mean "
                         "'--max-concurrent-streams'?\n");
+}
+
+/* Every option of the table is in docs/pacer.md and docs/pacer.1. */
+static void test_docs_list_every_option(void)
+{
+    char *md = read_doc("docs/pacer.md"), *man = read_doc("docs/pacer.1");
+    char spell[64], mspell[128], missing[1024] = "";
+    size_t n = 0;
+
+    for (size_t i = 0; cli_long_option(i); i++) {
+        snprintf(spell, sizeof spell, "--%s", cli_long_option(i));
+        man_spelling(cli_long_option(i), mspell, sizeof mspell);
+        if (!has_option(md, spell) && n < sizeof missing)
+            n += (size_t)snprintf(missing + n, sizeof missing - n, " pacer.md:%s", spell);
+        if (!has_option(man, mspell) && n < sizeof missing)
+            n += (size_t)snprintf(missing + n, sizeof missing - n, " pacer.1:%s", spell);
+    }
+    free(md);
+    free(man);
+    CHECK_EQ_STR(missing, "");
+}
+
+/* The other way round: every option the docs' OPTIONS lists name (the
+ * first column of pacer.md's table, the .BR lines of pacer.1) is one. */
+static void test_docs_list_only_options(void)
+{
+    char *md = read_doc("docs/pacer.md"), *man = read_doc("docs/pacer.1");
+    const char *p, *end;
+    char unknown[64] = "";
+    int rows = 0;
+
+    p = strstr(md, "\n## OPTIONS\n");
+    end = p ? strstr(p + 1, "\n#") : NULL;
+    for (; p && p < end && !unknown[0]; p = strchr(p + 1, '\n')) {
+        const char *cell_end;
+
+        if (strncmp(p, "\n| `", 4) != 0)
+            continue;
+        rows++;
+        cell_end = strstr(p + 4, " |");
+        for (const char *q = p + 4; q < cell_end && !unknown[0]; q++) {
+            size_t n = 0;
+
+            if (strncmp(q, "--", 2) != 0)
+                continue;
+            while (q[2 + n] == '-' || q[2 + n] == '_' || (q[2 + n] >= 'a' && q[2 + n] <= 'z') ||
+                   (q[2 + n] >= '0' && q[2 + n] <= '9'))
+                n++;
+            if (!is_option(q + 2, n))
+                snprintf(unknown, sizeof unknown, "pacer.md: --%.*s", (int)n, q + 2);
+            q += 1 + n;
+        }
+    }
+    p = strstr(man, "\n.SH OPTIONS\n");
+    end = p ? strstr(p + 1, "\n.SH ") : NULL;
+    for (; p && p < end && !unknown[0]; p = strchr(p + 1, '\n')) {
+        const char *eol = strchr(p + 1, '\n');
+
+        if (strncmp(p, "\n.BR ", 5) != 0)
+            continue;
+        rows++;
+        for (const char *q = p + 5; q < eol && !unknown[0]; q++) {
+            char name[64];
+            size_t n = 0;
+
+            if (strncmp(q, "\\-\\-", 4) != 0)
+                continue;
+            for (q += 4; q < eol && n + 1 < sizeof name; q++)
+                if (strncmp(q, "\\-", 2) == 0 && q[2] >= 'a' && q[2] <= 'z')
+                    name[n++] = '-', q++;
+                else if (*q == '_' || (*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9'))
+                    name[n++] = *q;
+                else
+                    break;
+            if (!is_option(name, n))
+                snprintf(unknown, sizeof unknown, "pacer.1: --%.*s", (int)n, name);
+        }
+    }
+    free(md);
+    free(man);
+    CHECK_EQ_STR(unknown, "");
+    CHECK(rows > 40);
 }
 
 /* The table says which subcommands take an option; the others refuse it. */
@@ -755,6 +875,8 @@ int main(void)
     RUN(test_help_matches_cli_usage);
     RUN(test_help_lists_every_option);
     RUN(test_options_of_one_subcommand);
+    RUN(test_docs_list_every_option);
+    RUN(test_docs_list_only_options);
     RUN(test_version_alone);
     RUN(test_version_with_url_runs);
     RUN(test_options_after_url);
