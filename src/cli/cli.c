@@ -633,7 +633,7 @@ static int take_format(pc_config *cfg, const cli_opt *o, const char *arg, FILE *
     else if (strcmp(arg, "ab") == 0)
         cfg->format = PC_FORMAT_AB;
     else
-        return bad(err, "unknown --format '%s' (wrk or h2load)", arg);
+        return bad(err, "unknown --format '%s' (wrk, h2load or ab)", arg);
     return 0;
 }
 

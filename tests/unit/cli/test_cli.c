@@ -526,6 +526,18 @@ static void test_options_of_one_subcommand(void)
     CHECK_EQ_STR(r.err, "pacer: --rounds is an option of pacer compare\n");
 }
 
+/* --format's error names every layout it takes. */
+static void test_format(void)
+{
+    CHECK_EQ_I64(CLI("--format", "ab", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.format, PC_FORMAT_AB);
+    CHECK_EQ_I64(CLI("--format=h2load", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.format, PC_FORMAT_H2LOAD);
+    CHECK_EQ_I64(CLI("--format", "json", URL), -EINVAL);
+    CHECK_ONE_ERROR_LINE();
+    CHECK_EQ_STR(r.err, "pacer: unknown --format 'json' (wrk, h2load or ab)\n");
+}
+
 static void test_version_alone(void)
 {
     CHECK_EQ_I64(CLI("-v"), CLI_EXIT);
@@ -875,6 +887,7 @@ int main(void)
     RUN(test_help_matches_cli_usage);
     RUN(test_help_lists_every_option);
     RUN(test_options_of_one_subcommand);
+    RUN(test_format);
     RUN(test_docs_list_every_option);
     RUN(test_docs_list_only_options);
     RUN(test_version_alone);
