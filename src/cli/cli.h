@@ -32,4 +32,8 @@ void cli_free(pc_config *cfg);
 /* The usage text (also `pacer --help`). */
 void cli_usage(FILE *f);
 
+/* The long names of pacer's options (aliases too), i = 0, 1, ... until
+ * NULL: what the docs must list. */
+const char *cli_long_option(size_t i);
+
 #endif

@@ -37,6 +37,9 @@ static void cli_reset(void)
     memset(&r, 0, sizeof r);
 }
 
+/* The subcommand cli_run parses for (PC_MODE_RUN: through cli_parse). */
+static int cli_mode = PC_MODE_RUN;
+
 /* Run cli_parse on "pacer" + args (NULL-terminated); fills r. */
 static int cli_run(const char *const *args)
 {
@@ -51,7 +54,8 @@ static int cli_run(const char *const *args)
     err = open_memstream(&r.err, &r.errlen);
     if (!out || !err)
         abort();
-    r.rc = cli_parse(r.argc, r.argv, &r.cfg, out, err);
+    r.rc = cli_mode == PC_MODE_RUN ? cli_parse(r.argc, r.argv, &r.cfg, out, err)
+                                   : cli_parse_mode(cli_mode, r.argc, r.argv, &r.cfg, out, err);
     r.live = 1;
     fclose(out);
     fclose(err);
@@ -59,6 +63,10 @@ static int cli_run(const char *const *args)
 }
 
 #define CLI(...) cli_run((const char *const[]){__VA_ARGS__, NULL})
+/* The same for a subcommand's command line (PC_MODE_*). */
+#define CLI_IN(mode, ...) \
+    (cli_mode = (mode), CLI(__VA_ARGS__), cli_mode = PC_MODE_RUN, r.rc)
+#define URL2 "http://127.0.0.1:8081/"
 
 static int count_lines(const char *s)
 {
@@ -330,6 +338,204 @@ static void test_help_matches_cli_usage(void)
     int same = strcmp(r.out, buf) == 0;
     free(buf);
     CHECK(same);
+}
+
+/* ---- the option table: --help and the docs list every option ---------- */
+
+/* Whether text has spell ("--max-rate", or the man page's "\-\-max\-rate")
+ * as a whole option name, not as the start or the end of a longer one. */
+static int has_option(const char *text, const char *spell)
+{
+    size_t n = strlen(spell);
+
+    for (const char *p = strstr(text, spell); p; p = strstr(p + 1, spell)) {
+        const char *e = p + n;
+        int name_char = (*e >= 'a' && *e <= 'z') || (*e >= '0' && *e <= '9') || *e == '_';
+
+        if (p > text && (p[-1] == '-' || (p[-1] >= 'a' && p[-1] <= 'z')))
+            continue;
+        if (name_char || (*e == '-' && e[1] >= 'a' && e[1] <= 'z') ||
+            (e[0] == '\\' && e[1] == '-'))
+            continue;
+        return 1;
+    }
+    return 0;
+}
+
+/* "--name" as the man page writes it: every '-' is "\-". */
+static void man_spelling(const char *name, char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "\\-\\-");
+
+    for (; *name && n + 3 < cap; name++) {
+        if (*name == '-')
+            buf[n++] = '\\';
+        buf[n++] = *name;
+    }
+    buf[n] = '\0';
+}
+
+static char *read_doc(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *buf = NULL;
+    size_t len = 0, n;
+    char chunk[4096];
+    FILE *m = open_memstream(&buf, &len);
+
+    if (!f || !m)
+        abort();
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        fwrite(chunk, 1, n, m);
+    fclose(f);
+    fclose(m);
+    return buf;
+}
+
+static int is_option(const char *name, size_t len)
+{
+    for (size_t i = 0; cli_long_option(i); i++)
+        if (strlen(cli_long_option(i)) == len && strncmp(cli_long_option(i), name, len) == 0)
+            return 1;
+    return 0;
+}
+
+static void test_help_lists_every_option(void)
+{
+    char spell[64];
+
+    CHECK(cli_long_option(0) != NULL);
+    CHECK_EQ_I64(CLI("--help"), CLI_EXIT);
+    for (size_t i = 0; cli_long_option(i); i++) {
+        snprintf(spell, sizeof spell, "--%s", cli_long_option(i));
+        if (!has_option(r.out, spell))
+            CHECK_EQ_STR(spell, "(in pacer --help)");
+    }
+    /* An alias is an option too: it parses as its entry does. */
+    CHECK_EQ_I64(CLI("--max-concurrent-streams", "4", "--h2", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.streams, 4);
+    CHECK_EQ_I64(CLI("-max-concurrent-streams", "4", URL), -EINVAL);
+    CHECK_ONE_ERROR_LINE();
+    CHECK_EQ_STR(r.err, "pacer: unknown option '-max-concurrent-streams': did you mean "
+                        "'--max-concurrent-streams'?\n");
+}
+
+/* Every option of the table is in docs/pacer.md and docs/pacer.1. */
+static void test_docs_list_every_option(void)
+{
+    char *md = read_doc("docs/pacer.md"), *man = read_doc("docs/pacer.1");
+    char spell[64], mspell[128], missing[1024] = "";
+    size_t n = 0;
+
+    for (size_t i = 0; cli_long_option(i); i++) {
+        snprintf(spell, sizeof spell, "--%s", cli_long_option(i));
+        man_spelling(cli_long_option(i), mspell, sizeof mspell);
+        if (!has_option(md, spell) && n < sizeof missing)
+            n += (size_t)snprintf(missing + n, sizeof missing - n, " pacer.md:%s", spell);
+        if (!has_option(man, mspell) && n < sizeof missing)
+            n += (size_t)snprintf(missing + n, sizeof missing - n, " pacer.1:%s", spell);
+    }
+    free(md);
+    free(man);
+    CHECK_EQ_STR(missing, "");
+}
+
+/* The other way round: every option the docs' OPTIONS lists name (the
+ * first column of pacer.md's table, the .BR lines of pacer.1) is one. */
+static void test_docs_list_only_options(void)
+{
+    char *md = read_doc("docs/pacer.md"), *man = read_doc("docs/pacer.1");
+    const char *p, *end;
+    char unknown[64] = "";
+    int rows = 0;
+
+    p = strstr(md, "\n## OPTIONS\n");
+    end = p ? strstr(p + 1, "\n#") : NULL;
+    for (; p && p < end && !unknown[0]; p = strchr(p + 1, '\n')) {
+        const char *cell_end;
+
+        if (strncmp(p, "\n| `", 4) != 0)
+            continue;
+        rows++;
+        cell_end = strstr(p + 4, " |");
+        for (const char *q = p + 4; q < cell_end && !unknown[0]; q++) {
+            size_t n = 0;
+
+            if (strncmp(q, "--", 2) != 0)
+                continue;
+            while (q[2 + n] == '-' || q[2 + n] == '_' || (q[2 + n] >= 'a' && q[2 + n] <= 'z') ||
+                   (q[2 + n] >= '0' && q[2 + n] <= '9'))
+                n++;
+            if (!is_option(q + 2, n))
+                snprintf(unknown, sizeof unknown, "pacer.md: --%.*s", (int)n, q + 2);
+            q += 1 + n;
+        }
+    }
+    p = strstr(man, "\n.SH OPTIONS\n");
+    end = p ? strstr(p + 1, "\n.SH ") : NULL;
+    for (; p && p < end && !unknown[0]; p = strchr(p + 1, '\n')) {
+        const char *eol = strchr(p + 1, '\n');
+
+        if (strncmp(p, "\n.BR ", 5) != 0)
+            continue;
+        rows++;
+        for (const char *q = p + 5; q < eol && !unknown[0]; q++) {
+            char name[64];
+            size_t n = 0;
+
+            if (strncmp(q, "\\-\\-", 4) != 0)
+                continue;
+            for (q += 4; q < eol && n + 1 < sizeof name; q++)
+                if (strncmp(q, "\\-", 2) == 0 && q[2] >= 'a' && q[2] <= 'z')
+                    name[n++] = '-', q++;
+                else if (*q == '_' || (*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9'))
+                    name[n++] = *q;
+                else
+                    break;
+            if (!is_option(name, n))
+                snprintf(unknown, sizeof unknown, "pacer.1: --%.*s", (int)n, name);
+        }
+    }
+    free(md);
+    free(man);
+    CHECK_EQ_STR(unknown, "");
+    CHECK(rows > 40);
+}
+
+/* The table says which subcommands take an option; the others refuse it. */
+static void test_options_of_one_subcommand(void)
+{
+    CHECK_EQ_I64(CLI("--rounds", "2", URL), -EINVAL);
+    CHECK_ONE_ERROR_LINE();
+    CHECK_EQ_STR(r.err, "pacer: --rounds is an option of pacer compare\n");
+    CHECK_EQ_I64(CLI("--pause=1s", URL), -EINVAL);
+    CHECK_EQ_STR(r.err, "pacer: --pause is an option of pacer capacity\n");
+
+    CHECK_EQ_I64(CLI_IN(PC_MODE_COMPARE, "--start-rate", "5", URL, URL2), -EINVAL);
+    CHECK_EQ_STR(r.err, "pacer: --start-rate is an option of pacer capacity\n");
+    CHECK_EQ_I64(CLI_IN(PC_MODE_COMPARE, "--rounds", "5", URL, URL2), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.rounds, 5);
+    CHECK_EQ_I64(r.cfg.ntargets, 2);
+
+    CHECK_EQ_I64(CLI_IN(PC_MODE_CAPACITY, "--slo", "p99<=1s", "--precision", "10%",
+                        "--max-time=1m", URL),
+                 CLI_RUN);
+    CHECK_NEAR(r.cfg.precision, 0.1, 1e-12);
+    CHECK_EQ_U64(r.cfg.max_time_ns, 60 * NS);
+    CHECK_EQ_I64(CLI_IN(PC_MODE_CAPACITY, "--slo", "p99<=1s", "--rounds", "2", URL), -EINVAL);
+    CHECK_EQ_STR(r.err, "pacer: --rounds is an option of pacer compare\n");
+}
+
+/* --format's error names every layout it takes. */
+static void test_format(void)
+{
+    CHECK_EQ_I64(CLI("--format", "ab", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.format, PC_FORMAT_AB);
+    CHECK_EQ_I64(CLI("--format=h2load", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.format, PC_FORMAT_H2LOAD);
+    CHECK_EQ_I64(CLI("--format", "json", URL), -EINVAL);
+    CHECK_ONE_ERROR_LINE();
+    CHECK_EQ_STR(r.err, "pacer: unknown --format 'json' (wrk, h2load or ab)\n");
 }
 
 static void test_version_alone(void)
@@ -679,6 +885,11 @@ int main(void)
     RUN(test_all_flags_together);
     RUN(test_help);
     RUN(test_help_matches_cli_usage);
+    RUN(test_help_lists_every_option);
+    RUN(test_options_of_one_subcommand);
+    RUN(test_format);
+    RUN(test_docs_list_every_option);
+    RUN(test_docs_list_only_options);
     RUN(test_version_alone);
     RUN(test_version_with_url_runs);
     RUN(test_options_after_url);
