@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/units.h"
+#include "util/units.h"
 #include "cli/url.h"
 #include "cli/urls.h"
 #include "report/slo.h"

@@ -7,7 +7,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "cli/units.h"
+#include "util/units.h"
 #include "report/report.h"
 #include "stats/hdr.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/units.h"
+#include "util/units.h"
 #include "stats/hdr.h"
 
 #define BAR 20

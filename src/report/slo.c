@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/units.h"
+#include "util/units.h"
 #include "report/report.h"
 #include "stats/hdr.h"
 

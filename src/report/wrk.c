@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "cli/units.h"
+#include "util/units.h"
 #include "report/report.h"
 #include "stats/hdr.h"
 

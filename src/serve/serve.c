@@ -14,7 +14,7 @@
  */
 #include "serve/serve.h"
 #include "serve/serve_int.h"
-#include "cli/units.h"
+#include "util/units.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

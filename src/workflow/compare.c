@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/units.h"
+#include "util/units.h"
 #include "report/html.h"
 #include "report/outputs.h"
 #include "report/report.h"

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
-#include "cli/units.h"
+#include "util/units.h"
 #include "cli/url.h"
 #include "cli/urls.h"
 #include "report/html.h"

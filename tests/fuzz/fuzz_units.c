@@ -24,7 +24,7 @@
  *     times its unit, is not the value (to the printed precision), or that
  *     should have moved to the next unit (wrk's 85% rule) or not.
  */
-#include "cli/units.h"
+#include "util/units.h"
 
 #include <errno.h>
 #include <math.h>

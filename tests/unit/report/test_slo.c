@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/units.h"
+#include "util/units.h"
 #include "report/slo.h"
 #include "stats/hdr.h"
 #include "stats/stats.h"

@@ -3,7 +3,7 @@
  * moves to the next unit once it reaches 85% of the scale), so pacer's
  * report lines read exactly like wrk's.
  */
-#include "cli/units.h"
+#include "util/units.h"
 
 #include <errno.h>
 #include <math.h>

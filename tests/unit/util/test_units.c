@@ -1,12 +1,12 @@
 /*
- * test_units.c - unit tests for src/cli/units.c: the duration, count, rate
+ * test_units.c - unit tests for src/util/units.c: the duration, count, rate
  * and size parsers, and the wrk-compatible printers.
  *
  * Expected printer outputs are wrk's (units.c: a value moves to the next
  * unit once it reaches 85% of the scale; time switches to the s/m/h table
  * at one second; two decimals).
  */
-#include "cli/units.h"
+#include "util/units.h"
 #include "unit.h"
 
 #include <errno.h>
