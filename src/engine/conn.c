@@ -56,12 +56,12 @@ static void settle(conn *c)
 static const proto_ops *pick_proto(conn *c, char *why, size_t whylen)
 {
     const pc_run *run = c->w->run;
-    const unsigned char *sel = NULL;
-    unsigned int len = 0;
+    const unsigned char *sel;
+    unsigned int len;
 
     if (!run->origins[c->origin].tls)
         return run->h2 ? &proto_h2 : &proto_h1;
-    SSL_get0_alpn_selected(c->nc.ssl, &sel, &len);
+    sel = net_tls_alpn(&c->nc, &len);
     if (len == 2 && memcmp(sel, "h2", 2) == 0)
         return &proto_h2;
     if ((len == 8 && memcmp(sel, "http/1.1", 8) == 0) || len == 0) {
@@ -169,10 +169,11 @@ void do_handshake(conn *c, uint64_t now)
             if (net_tls_resumed(&c->nc))
                 w->st.tls_resumed++;
             if (!w->st.tls_version[0]) {
-                snprintf(w->st.tls_version, sizeof w->st.tls_version, "%s",
-                         SSL_get_version(c->nc.ssl));
-                snprintf(w->st.tls_cipher, sizeof w->st.tls_cipher, "%s",
-                         SSL_get_cipher_name(c->nc.ssl));
+                const char *version, *cipher;
+
+                net_tls_describe(&c->nc, &version, &cipher);
+                snprintf(w->st.tls_version, sizeof w->st.tls_version, "%s", version);
+                snprintf(w->st.tls_cipher, sizeof w->st.tls_cipher, "%s", cipher);
             }
         }
         on_ready(c, now);

@@ -145,10 +145,10 @@ void eng_script_response(conn *c, int status);
  * beats a complete huge body). 0 or -ENOMEM. */
 int sbuf_add(sbuf *b, const char *p, size_t n, size_t max);
 #define SBUF_REQUEST_MAX (16u << 20) /* a script's request body over HTTP/2 */
-/* HTTP/2 with a script: the request for s as a header list and body
- * (from the script's request text). false: use the run's template. On a
- * script error s is failed and *nva is NULL. */
-bool eng_h2_request(conn *c, slot *s, const void **nva, size_t *nvlen);
+/* Whether a script's text makes the requests (HTTP/2 turns it into a header
+ * list, proto_h2.c), and whether through request(). */
+bool eng_script_requests(const conn *c); /* a script's text makes the requests */
+bool eng_script_request_fn(const conn *c); /* ... through request(): bodies change per call */
 /* HTTP/2 with response(): the slot's buffers, and delivery. */
 sbuf *eng_slot_buf(conn *c, const slot *s, int which);
 void eng_script_response_slot(conn *c, slot *s, int status);

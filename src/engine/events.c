@@ -128,77 +128,14 @@ sbuf *eng_slot_buf(conn *c, const slot *s, int which)
     return c->sb ? &c->sb[slot_index(c, s) * 3 + (uint32_t)which] : NULL;
 }
 
-static void nv_set(nghttp2_nv *v, const char *n, size_t nl, const char *val, size_t vl)
+bool eng_script_requests(const conn *c)
 {
-    v->name = (uint8_t *)n;
-    v->namelen = nl;
-    v->value = (uint8_t *)val;
-    v->valuelen = vl;
-    v->flags = NGHTTP2_NV_FLAG_NONE; /* nghttp2 copies them at submit */
+    return c->w->ts != NULL;
 }
 
-bool eng_h2_request(conn *c, slot *s, const void **nva, size_t *nvlen)
+bool eng_script_request_fn(const conn *c)
 {
-    pc_worker *w = c->w;
-    const char *text, *authority = w->cfg->url.hostport;
-    size_t len, n = 0, used = 0, alen = strlen(authority);
-    h1req_parsed r;
-    bool head;
-
-    if (!w->ts)
-        return false;
-    text = eng_h1_bytes(c, s, &len, &head);
-    *nva = NULL;
-    if (!text || h1req_parse(text, len, &r) < 0) {
-        eng_failed(c, s, PC_ERR_WRITE,
-                   text ? "script request is not valid HTTP/1.1 text" : "script error in request()",
-                   0);
-        return true;
-    }
-    for (size_t i = 0; i < r.nh; i++)
-        if (r.h[i].nlen == 4 && strncasecmp(r.h[i].name, "host", 4) == 0) {
-            authority = r.h[i].value;
-            alen = r.h[i].vlen;
-        }
-    nv_set(&w->nv[n++], ":method", 7, r.method, r.method_len);
-    nv_set(&w->nv[n++], ":scheme", 7, w->cfg->url.tls ? "https" : "http", w->cfg->url.tls ? 5 : 4);
-    nv_set(&w->nv[n++], ":authority", 10, authority, alen);
-    nv_set(&w->nv[n++], ":path", 5, r.target, r.target_len);
-    for (size_t i = 0; i < r.nh; i++) {
-        static const char *const banned[] = {"host", "connection", "keep-alive",
-                                             "proxy-connection", "transfer-encoding", "upgrade"};
-        char *low = w->nvnames + used;
-        bool skip = false;
-
-        if (used + r.h[i].nlen > sizeof w->nvnames)
-            break;
-        for (size_t k = 0; k < r.h[i].nlen; k++)
-            low[k] = (char)tolower((unsigned char)r.h[i].name[k]);
-        for (size_t b = 0; b < sizeof banned / sizeof banned[0]; b++)
-            skip = skip || (strlen(banned[b]) == r.h[i].nlen && memcmp(low, banned[b], r.h[i].nlen) == 0);
-        if (skip)
-            continue;
-        used += r.h[i].nlen;
-        nv_set(&w->nv[n++], low, r.h[i].nlen, r.h[i].value, r.h[i].vlen);
-    }
-    /* The body must outlive this call: a static request's is stable, a
-     * request()'s is copied into the slot's buffer. */
-    s->req_body = r.body;
-    s->req_body_len = r.body_len;
-    if (r.body_len && w->lua_req) {
-        sbuf *b = eng_slot_buf(c, s, 0);
-
-        if (b)
-            b->len = 0;
-        if (!b || sbuf_add(b, r.body, r.body_len, SBUF_REQUEST_MAX) < 0) {
-            eng_failed(c, s, PC_ERR_WRITE, "out of memory", 0);
-            return true;
-        }
-        s->req_body = b->p;
-    }
-    *nva = w->nv;
-    *nvlen = n;
-    return true;
+    return c->w->lua_req;
 }
 
 void eng_script_response_slot(conn *c, slot *s, int status)

@@ -8,13 +8,16 @@
  * (eng_done, eng_failed, eng_refused); the engine decides what comes next
  * once nghttp2 has returned.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <nghttp2/nghttp2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "engine/conn.h"
+#include "proto/h1req.h"
 
 struct h2state {
     nghttp2_session *s;
@@ -307,6 +310,85 @@ static ssize_t read_body(nghttp2_session *session, int32_t id, uint8_t *buf, siz
     return (ssize_t)n;
 }
 
+static void nv_set(nghttp2_nv *v, const char *n, size_t nl, const char *val, size_t vl)
+{
+    v->name = (uint8_t *)n;
+    v->namelen = nl;
+    v->value = (uint8_t *)val;
+    v->valuelen = vl;
+    v->flags = NGHTTP2_NV_FLAG_NONE; /* nghttp2 copies them at submit */
+}
+
+/* A script's request (its static wrk.format() text or request()'s) as an
+ * HTTP/2 header list and body. false: no script, use the run's template.
+ * true with *nva NULL: the request failed (recorded). The list lives in
+ * per-thread scratch: nghttp2 copies it at submit. */
+static bool script_request(conn *c, slot *s, const void **nva, size_t *nvlen)
+{
+    static __thread nghttp2_nv nv[H1REQ_MAX_HEADERS + 4];
+    static __thread char nvnames[8192]; /* the header names, lower-cased */
+    const pc_config *cfg = conn_run(c)->cfg;
+    const char *text, *authority = cfg->url.hostport;
+    size_t len, n = 0, used = 0, alen = strlen(authority);
+    h1req_parsed r;
+    bool head;
+
+    if (!eng_script_requests(c))
+        return false;
+    text = eng_h1_bytes(c, s, &len, &head);
+    *nva = NULL;
+    if (!text || h1req_parse(text, len, &r) < 0) {
+        eng_failed(c, s, PC_ERR_WRITE,
+                   text ? "script request is not valid HTTP/1.1 text" : "script error in request()",
+                   0);
+        return true;
+    }
+    for (size_t i = 0; i < r.nh; i++)
+        if (r.h[i].nlen == 4 && strncasecmp(r.h[i].name, "host", 4) == 0) {
+            authority = r.h[i].value;
+            alen = r.h[i].vlen;
+        }
+    nv_set(&nv[n++], ":method", 7, r.method, r.method_len);
+    nv_set(&nv[n++], ":scheme", 7, cfg->url.tls ? "https" : "http", cfg->url.tls ? 5 : 4);
+    nv_set(&nv[n++], ":authority", 10, authority, alen);
+    nv_set(&nv[n++], ":path", 5, r.target, r.target_len);
+    for (size_t i = 0; i < r.nh; i++) {
+        static const char *const banned[] = {"host", "connection", "keep-alive",
+                                             "proxy-connection", "transfer-encoding", "upgrade"};
+        char *low = nvnames + used;
+        bool skip = false;
+
+        if (used + r.h[i].nlen > sizeof nvnames)
+            break;
+        for (size_t k = 0; k < r.h[i].nlen; k++)
+            low[k] = (char)tolower((unsigned char)r.h[i].name[k]);
+        for (size_t b = 0; b < sizeof banned / sizeof banned[0]; b++)
+            skip = skip || (strlen(banned[b]) == r.h[i].nlen && memcmp(low, banned[b], r.h[i].nlen) == 0);
+        if (skip)
+            continue;
+        used += r.h[i].nlen;
+        nv_set(&nv[n++], low, r.h[i].nlen, r.h[i].value, r.h[i].vlen);
+    }
+    /* The body must outlive this call: a static request's is stable, a
+     * request()'s is copied into the slot's buffer. */
+    s->req_body = r.body;
+    s->req_body_len = r.body_len;
+    if (r.body_len && eng_script_request_fn(c)) {
+        sbuf *b = eng_slot_buf(c, s, 0);
+
+        if (b)
+            b->len = 0;
+        if (!b || sbuf_add(b, r.body, r.body_len, SBUF_REQUEST_MAX) < 0) {
+            eng_failed(c, s, PC_ERR_WRITE, "out of memory", 0);
+            return true;
+        }
+        s->req_body = b->p;
+    }
+    *nva = nv;
+    *nvlen = n;
+    return true;
+}
+
 static void h2_submit(conn *c, slot *s)
 {
     const pc_tmpl *t = &conn_run(c)->tmpls[s->tmpl];
@@ -323,7 +405,7 @@ static void h2_submit(conn *c, slot *s)
         eng_slot_buf(c, s, 2)->len = 0;
     }
     /* A script's request (static or request()) replaces the template. */
-    if (eng_h2_request(c, s, &nva, &nvlen) && !nva)
+    if (script_request(c, s, &nva, &nvlen) && !nva)
         return;
     id = nghttp2_submit_request(h->s, NULL, nva, nvlen, s->req_body_len ? &body : NULL, s);
 

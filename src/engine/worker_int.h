@@ -9,7 +9,6 @@
 #include "engine/worker.h"
 
 #include <errno.h>
-#include <openssl/ssl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,8 +87,6 @@ struct pc_worker {
     pc_tmpl own;      /* the script's request when it has no request() */
     bool use_own;
     uint64_t next_wake; /* earliest delay() wake-up, 0 = none */
-    nghttp2_nv nv[H1REQ_MAX_HEADERS + 4]; /* a script request as HTTP/2 */
-    char nvnames[8192];                    /* its header names, lower-cased */
     sbuf *sb_mem;     /* conn->sb arrays (scripts over HTTP/2) */
     /* Several origins (--urls): a queue of due requests per origin. */
     resend **oq;

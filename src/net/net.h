@@ -71,6 +71,13 @@ void net_tls_ctx_free(SSL_CTX *ctx);
 int net_tls_attach(net_conn *c, SSL_CTX *ctx, const char *peer, SSL_SESSION *resume,
                    SSL_SESSION **store);
 
+/* After the handshake: the protocol the server chose with ALPN (*len
+ * bytes, not NUL-terminated; NULL with *len 0 when it chose none), and the
+ * TLS version and cipher names (static strings). So the engine needs no
+ * OpenSSL header. */
+const unsigned char *net_tls_alpn(const net_conn *c, unsigned int *len);
+void net_tls_describe(const net_conn *c, const char **version, const char **cipher);
+
 /* Whether the last handshake resumed a session. */
 bool net_tls_resumed(net_conn *c);
 

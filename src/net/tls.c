@@ -110,6 +110,21 @@ int net_tls_attach(net_conn *c, SSL_CTX *ctx, const char *peer, SSL_SESSION *res
     return 0;
 }
 
+const unsigned char *net_tls_alpn(const net_conn *c, unsigned int *len)
+{
+    const unsigned char *sel = NULL;
+
+    *len = 0;
+    SSL_get0_alpn_selected(c->ssl, &sel, len);
+    return *len ? sel : NULL;
+}
+
+void net_tls_describe(const net_conn *c, const char **version, const char **cipher)
+{
+    *version = SSL_get_version(c->ssl);
+    *cipher = SSL_get_cipher_name(c->ssl);
+}
+
 bool net_tls_resumed(net_conn *c)
 {
     return c->ssl && SSL_session_reused(c->ssl);

@@ -9,12 +9,12 @@
 #include <string.h>
 #include <time.h>
 
-#include <openssl/evp.h>
 
 #include "report/report.h"
 #include "report/slo.h"
 #include "stats/hdr_codec.h"
 #include "util/json.h"
+#include "util/sha256.h"
 
 static const char *const pct_keys[] = {"50", "75", "90", "99", "99.9", "99.99", "99.999", "100"};
 static const double pct_vals[] = {50, 75, 90, 99, 99.9, 99.99, 99.999, 100};
@@ -49,19 +49,11 @@ static void w_hist(json_w *w, const char *key, const hdr_hist *h)
  * bodies must not read the same. */
 static void body_sha256(const pc_reqspec *r, char hex[65])
 {
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-
     hex[0] = 0;
-    if (r->body_sha256[0]) {
+    if (r->body_sha256[0])
         memcpy(hex, r->body_sha256, 65);
-        return;
-    }
-    if (!r->body_len || !r->body ||
-        EVP_Digest(r->body, r->body_len, md, &n, EVP_sha256(), NULL) != 1)
-        return;
-    for (unsigned int i = 0; i < n && i < 32; i++)
-        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    else if (r->body_len && r->body)
+        pc_sha256_hex(r->body, r->body_len, hex);
 }
 
 /* What identifies a request: method, URL, body size and hash. */
