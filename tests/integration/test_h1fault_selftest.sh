@@ -214,7 +214,7 @@ if start_or_fail stall --mode stall --every 2 --delay 500; then
     t=$(curl -s -m 3 -o /dev/null -o /dev/null -w '%{time_total}\n' "$H1F_URL" "$H1F_URL")
     rc=$?
     t1=$(echo "$t" | sed -n 1p) t2=$(echo "$t" | sed -n 2p)
-    ok stall_every_2 "rc $rc, times $t1 $t2" "[ $rc -eq 0 ] && fcmp '$t1' '<' 0.4 && fcmp '$t2' '>=' 0.5"
+    ok stall_every_2 "rc $rc, times $t1 $t2" "[ $rc -eq 0 ] && fcmp '$t1' '<' 0.4 && fcmp '$t2' '>=' 0.45"
     stop_h1f
 fi
 if start_or_fail stall_others --mode stall --every 2 --delay 1500; then
