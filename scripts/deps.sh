@@ -32,6 +32,8 @@ nghttp2-client        # h2load, nghttp (test_h2.sh, test_h2fault_selftest.sh)
 time                  # /usr/bin/time, peak RSS (test_faults.sh, test_h2_faults.sh)
 procps                # pgrep (lib.sh nginx_worker)
 iproute2              # ip (test_core.sh, test_faults.sh)
+mount                 # mount --bind in a private namespace (test_labels.sh)
+util-linux            # unshare, taskset (test_labels.sh, bench/)
 python3               # echo server, JSON checks, raw-socket clients
 python3-jsonschema    # result files against docs/*.schema.json (test_outputs.sh)
 default-jre-headless  # java, to run ...

@@ -114,7 +114,9 @@ ok connect_timeout_flag "connect_timeouts=$cto: $(grep -E 'Errors|Connects' "$R"
 # (a fresh Debian's /etc/hosts has "::1 localhost" first; many servers listen
 # on 127.0.0.1 only). A private mount namespace gives the name two addresses.
 printf '::1 multi.test\n127.0.0.1 multi.test\n' >"$T_DIR/hosts"
-if unshare -m sh -c "mount --bind '$T_DIR/hosts' /etc/hosts" 2>/dev/null; then
+if ! need_cmd unshare util-linux || ! need_cmd mount mount; then
+    :
+elif unshare -m sh -c "mount --bind '$T_DIR/hosts' /etc/hosts" 2>/dev/null; then
     P=${URL##*:}; P=${P%/}
     unshare -m sh -c "mount --bind '$T_DIR/hosts' /etc/hosts && exec '$PACER' -t1 -c2 -d300ms --json '$J' http://multi.test:$P/" >"$R" 2>&1
     ok address_fallback_not_an_error "$(grep -E 'Socket|Errors|Address' "$R")" "
