@@ -557,6 +557,17 @@ static void seize_stuck(pc_run *run, pc_worker **ws, uint32_t threads, uint64_t 
     (void)run;
 }
 
+/* A first SIGINT/SIGTERM: the run stops sending now; in-flight requests
+ * are given their --timeout (a second signal aborts). `when` says where the
+ * run was ("" or " while connecting"). */
+static void first_signal(pc_run *run, pc_results *res, int sig, const char *when)
+{
+    res->signal = sig;
+    atomic_store(&run->stop_ns, pc_now_ns());
+    fprintf(stderr, "pacer: %s%s: stopping%s\n", sig == SIGINT ? "interrupted" : "terminated",
+            when, *when ? "" : " (again to abort)");
+}
+
 /* Wait for a signal or for the workers to finish, 20 ms at a time,
  * collecting intervals meanwhile. */
 static void supervise(pc_run *run, uint32_t threads, pc_results *res, collector *co,
@@ -580,12 +591,8 @@ static void supervise(pc_run *run, uint32_t threads, pc_results *res, collector 
         if (sig != SIGINT && sig != SIGTERM)
             continue;
         if (!res->signal) {
-            /* First signal: stop sending, let in-flight requests finish;
-             * a script that is running is interrupted. */
-            res->signal = sig;
-            atomic_store(&run->stop_ns, pc_now_ns());
-            fprintf(stderr, "pacer: %s: stopping (again to abort)\n",
-                    sig == SIGINT ? "interrupted" : "terminated");
+            /* A script that is running is interrupted too. */
+            first_signal(run, res, sig, "");
             for (uint32_t i = 0; ws && i < threads; i++)
                 if (ws[i])
                     script_thread_interrupt(worker_script(ws[i]));
@@ -710,12 +717,8 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
             slice.tv_nsec -= 1000000000;
         }
         pthread_cond_timedwait(&run->cond, &run->lock, &slice);
-        if (!res->signal && ((sig = sigtimedwait(&block, NULL, &zero)) == SIGINT || sig == SIGTERM)) {
-            res->signal = sig;
-            atomic_store(&run->stop_ns, pc_now_ns());
-            fprintf(stderr, "pacer: %s while connecting: stopping\n",
-                    sig == SIGINT ? "interrupted" : "terminated");
-        }
+        if (!res->signal && ((sig = sigtimedwait(&block, NULL, &zero)) == SIGINT || sig == SIGTERM))
+            first_signal(run, res, sig, " while connecting");
     }
     start = pc_now_ns();
     clock_gettime(CLOCK_REALTIME, &wall);
