@@ -365,6 +365,13 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
+/* End the measured period at t, if that is sooner (never before it began). */
+static void stop_at(pc_worker *w, uint64_t t)
+{
+    if (t < w->stop)
+        w->stop = t > w->measure_start ? t : w->measure_start;
+}
+
 static void run_loop(pc_worker *w)
 {
     struct epoll_event ev[MAX_EVENTS];
@@ -384,8 +391,8 @@ static void run_loop(pc_worker *w)
         if (w->phase == P_RUN) {
             uint64_t s = atomic_load_explicit(&run->stop_ns, memory_order_relaxed);
 
-            if (s && s < w->stop)
-                w->stop = s > w->measure_start ? s : w->measure_start;
+            if (s)
+                stop_at(w, s);
             check_warmup(w, now);
             while (w->iv && now >= w->iv_end && w->iv_end <= w->stop)
                 iv_publish(w, w->iv_end);
@@ -395,7 +402,7 @@ static void run_loop(pc_worker *w)
             }
             /* thread:stop(), or a script error: this thread is done. */
             if (w->ts && script_stopped(w->ts) && w->stop > now) {
-                w->stop = now > w->measure_start ? now : w->measure_start;
+                stop_at(w, now);
                 w->script_stop = true;
             }
             if (w->next_wake && now >= w->next_wake) {
@@ -530,8 +537,7 @@ bool worker_seize(pc_worker *w, uint64_t stuck_since, uint64_t now)
     if (w->phase == P_RUN) {
         uint64_t s = atomic_load(&w->run->stop_ns);
 
-        s = s && s < now ? s : now;
-        w->stop = s > w->measure_start ? s : w->measure_start;
+        stop_at(w, s && s < now ? s : now);
         begin_drain(w, now);
     }
     if (w->phase != P_DONE)
