@@ -322,10 +322,8 @@ void report_wrk(FILE *f, const pc_config *cfg, const pc_results *res)
                 cfg->reqs[i].method, cfg->reqs[i].url_text, st->urls[i].completed,
                 st->urls[i].errors);
         if (st->url_latency) {
-            units_fmt_time_us(h->total_count ? (double)hdr_value_at_percentile(h, 50) / 1e3 : 0,
-                              p50, sizeof p50);
-            units_fmt_time_us(h->total_count ? (double)hdr_value_at_percentile(h, 99) / 1e3 : 0,
-                              p99, sizeof p99);
+            units_fmt_time_us(pct_us(h, 50), p50, sizeof p50);
+            units_fmt_time_us(pct_us(h, 99), p99, sizeof p99);
             fprintf(f, ", p50 %s, p99 %s", p50, p99);
         }
         fputc('\n', f);
