@@ -139,7 +139,7 @@ static void on_guard_sig(int sig)
         ssize_t r = write(2, msg, sizeof msg - 1);
 
         (void)r;
-        _exit(guard_sig == SIGTERM ? 143 : 130);
+        _exit(pc_exit_signal(guard_sig));
     }
     guard_sig = sig;
     arm_hook();
