@@ -28,6 +28,7 @@ static int run_load(int argc, char **argv)
     pc_script *script = NULL;
     pc_progress *prog = NULL;
     pc_results res;
+    pc_rundesc run;
     bool slo_ok;
     char err[512] = "";
     int rc = cli_parse(argc, argv, &cfg, stdout, stderr);
@@ -44,8 +45,9 @@ static int run_load(int argc, char **argv)
     }
     /* With --json - (or another file to stdout), the text goes to stderr. */
     text = cli_text_stream(&cfg);
+    rundesc_of(&run, &cfg);
     if (engine_prepare(&cfg, &eng, err, sizeof err) < 0 ||
-        outputs_open(&outs, &cfg, err, sizeof err) < 0) {
+        outputs_open(&outs, &cfg.out, cfg.interval_ns, err, sizeof err) < 0) {
         fprintf(stderr, "pacer: %s\n", err[0] ? err : "out of memory");
         code = PC_EXIT_RUNTIME;
         goto out;
@@ -64,11 +66,11 @@ static int run_load(int argc, char **argv)
     if ((prog = progress_new(&cfg, &res, NULL, stderr)))
         engine_add_interval_sink(eng, cfg.interval_ns, progress_on_interval, prog);
     if (cfg.format == PC_FORMAT_H2LOAD)
-        report_h2load_header(text, &cfg);
+        report_h2load_header(text, &run);
     else if (cfg.format == PC_FORMAT_AB)
-        report_ab_header(text, &cfg);
+        report_ab_header(text, &run);
     else
-        report_wrk_header(text, &cfg);
+        report_wrk_header(text, &run);
     rc = engine_run(eng, &res, err, sizeof err);
     progress_end(prog);
     if (rc < 0) {
@@ -79,11 +81,11 @@ static int run_load(int argc, char **argv)
     if (err[0])
         fprintf(stderr, "pacer: warning: %s\n", err);
     if (cfg.format == PC_FORMAT_H2LOAD)
-        report_h2load(text, &cfg, &res);
+        report_h2load(text, &run, &res);
     else if (cfg.format == PC_FORMAT_AB)
-        report_ab(text, &cfg, &res);
+        report_ab(text, &run, &res);
     else
-        report_wrk(text, &cfg, &res);
+        report_wrk(text, &run, &res);
     slo_ok = !cfg.slo || slo_print(text, cfg.slo, cfg.rate, &res, NULL);
     code = PC_EXIT_OK;
     if (fflush(text) != 0 || ferror(text)) {
@@ -92,7 +94,7 @@ static int run_load(int argc, char **argv)
                 text == stdout ? "stdout" : "stderr", strerror(errno));
         code = PC_EXIT_RUNTIME;
     }
-    if (outputs_finish(outs, &cfg, &res, err, sizeof err) < 0) {
+    if (outputs_finish(outs, &run, &res, err, sizeof err) < 0) {
         fprintf(stderr, "pacer: %s\n", err);
         code = PC_EXIT_RUNTIME;
     }

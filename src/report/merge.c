@@ -82,7 +82,7 @@ static double jd(const json_val *root, const char *path)
 
 /* Append a request unless an equal one is there (method NULL: unknown, an
  * older file). 0 or -ENOMEM. */
-static int add_request(pc_config *c, const char *method, const char *url, uint64_t body_bytes,
+static int add_request(pc_rundesc *c, const char *method, const char *url, uint64_t body_bytes,
                        const char *sha256)
 {
     pc_reqspec *r;
@@ -115,7 +115,7 @@ static int add_request(pc_config *c, const char *method, const char *url, uint64
     return 0;
 }
 
-static int add_cmdline(pc_config *c, const char *s)
+static int add_cmdline(pc_rundesc *c, const char *s)
 {
     char **v = realloc(c->source_cmdlines, (c->nsource_cmdlines + 1) * sizeof *v);
 

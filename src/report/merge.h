@@ -7,13 +7,14 @@
 #ifndef PACER_REPORT_MERGE_H
 #define PACER_REPORT_MERGE_H
 
-#include "config.h"
+#include "report/rundesc.h"
 #include "stats/results.h"
 #include "report/series.h"
 
 /* One file, or the merge of several. */
 typedef struct pc_loaded {
-    pc_config cfg;     /* what is known of the run(s); url_text is heap */
+    pc_rundesc cfg;    /* what is known of the run(s), as the reports read it; its
+                          strings and arrays are heap, released by merge_free */
     pc_results res;    /* totals (stats_init'ed) */
     pc_series series;  /* per-interval points, wall-clock ordered */
     bool have_config;  /* came from JSON (threads, connections... known) */

@@ -253,15 +253,15 @@ int wf_html_write(const char *path, html_doc *d)
 
 const char *wf_no_run_files(const pc_config *cfg)
 {
-    if (cfg->hlog_path)
+    if (cfg->out.hlog_path)
         return "--hlog";
-    if (cfg->hgrm_path)
+    if (cfg->out.hgrm_path)
         return "--hgrm";
-    if (cfg->csv_path)
+    if (cfg->out.csv_path)
         return "--csv";
-    if (cfg->gnuplot_path)
+    if (cfg->out.gnuplot_path)
         return "-g/--gnuplot";
-    if (cfg->csv_pct_path)
+    if (cfg->out.csv_pct_path)
         return "-e/--percentiles-csv";
     if (cfg->urls_path)
         return "--urls";
