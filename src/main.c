@@ -11,7 +11,6 @@
 
 #include "cli/cli.h"
 #include "engine/engine.h"
-#include "report/merge.h"
 #include "report/outputs.h"
 #include "report/progress.h"
 #include "report/report.h"

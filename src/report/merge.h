@@ -1,8 +1,8 @@
 /*
- * merge.h - `pacer report FILE...`: read result files (.json written by
- * --json, HdrHistogram interval logs written by --hlog or by other tools),
- * merge them without loss, cut a time window, and print or write the
- * merged result.
+ * merge.h - read result files (.json written by --json, HdrHistogram
+ * interval logs written by --hlog or by other tools), merge them without
+ * loss and cut a time window: what `pacer report` (workflow/report_cmd.c)
+ * prints and writes.
  */
 #ifndef PACER_REPORT_MERGE_H
 #define PACER_REPORT_MERGE_H
@@ -44,8 +44,5 @@ int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen);
 int merge_window(pc_loaded *l, double from_s, double to_s, char *err, size_t errlen);
 
 void merge_free(pc_loaded *l);
-
-/* The subcommand; argv[0] is "report". Returns the exit code. */
-int report_main(int argc, char **argv);
 
 #endif

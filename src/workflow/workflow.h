@@ -1,10 +1,12 @@
 /*
- * workflow.h - the seeds' workflows as subcommands, built from repeated
- * in-process runs of the engine:
+ * workflow.h - the subcommands above single runs. The seeds' workflows are
+ * built from repeated in-process runs of the engine:
  *
  *   pacer compare URL_A URL_B ...   the same load, interleaved A B A B
  *   pacer capacity URL --slo EXPR   the highest rate at which the SLO holds
  *   pacer suite FILE                targets x profiles, one table
+ *
+ * and `pacer report FILE...` reports on saved results (report/merge.h).
  *
  * Each run is a full engine_prepare/engine_run with its own connections;
  * SIGINT/SIGTERM are held pending between runs and end the workflow after
@@ -23,6 +25,7 @@
 int compare_main(int argc, char **argv);
 int capacity_main(int argc, char **argv);
 int suite_main(int argc, char **argv);
+int report_main(int argc, char **argv); /* `pacer report FILE...` (report_cmd.c) */
 
 /* Parse a compare or capacity command line (PC_MODE_*) and refuse the
  * per-run files. Returns -1 when cfg is ready to use, or else the exit
