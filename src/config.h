@@ -106,6 +106,34 @@ typedef struct pc_header {
     char *value;          /* heap, no CR/LF */
 } pc_header;
 
+/* The files a run writes (report/outputs.h opens them): NULL when not
+ * asked for, "-" for stdout. compare and capacity write their own --json
+ * and --html (and refuse the others). */
+typedef struct pc_output_opts {
+    const char *hlog_path;    /* --hlog: HdrHistogram interval log */
+    const char *hgrm_path;    /* --hgrm: percentile distribution (plotter input) */
+    const char *json_path;    /* --json: everything, "-" for stdout */
+    const char *csv_path;     /* --csv: per-interval time series */
+    const char *html_path;    /* --html: a self-contained HTML report with plots */
+    const char *gnuplot_path; /* -g FILE (ab) */
+    const char *csv_pct_path; /* -e FILE (ab) */
+} pc_output_opts;
+
+/* What `pacer compare` and `pacer capacity` add to a run's options. */
+typedef struct pc_workflow_opts {
+    const char **targets;  /* compare: the URLs, in order (heap array into argv) */
+    size_t ntargets;
+    uint32_t rounds;       /* compare --rounds, default 3 */
+    double start_rate;     /* capacity --start-rate, default 100 */
+    double max_rate;       /* --max-rate, default 1M */
+    uint64_t max_time_ns;  /* --max-time: all steps together, default 10 min */
+    double precision;      /* --precision: stop bisecting when (fail - pass) / pass <= this */
+    uint64_t pause_ns;     /* --pause between steps, default 1s */
+} pc_workflow_opts;
+
+/* Everything a command line asks for: the run (the engine and the script
+ * read these), the files it writes (out), the workflow's own options (wf).
+ * The reports read a pc_rundesc made from it (report/rundesc.h). */
 typedef struct pc_config {
     char *cmdline;         /* the command as typed, shell-quoted, "pacer ..." (heap) */
     const char *url_text;  /* as given */
@@ -145,42 +173,21 @@ typedef struct pc_config {
     bool mix_random;       /* --mix random */
     pc_reqspec *reqs;      /* the distinct requests (at least one) */
     size_t nreqs;
-    const char *gnuplot_path; /* -g FILE (ab) */
-    const char *csv_pct_path; /* -e FILE (ab) */
     pc_header *headers;    /* -H, in order */
     size_t nheaders;
     const char *unix_path; /* --unix: connect here instead of the URL's address */
     bool verify;           /* --verify: check the server certificate */
     const char *cacert;    /* --cacert FILE (implies verify) */
     bool version;          /* -v was given */
-    const char *hlog_path; /* --hlog: HdrHistogram interval log */
-    const char *hgrm_path; /* --hgrm: percentile distribution (plotter input) */
-    const char *json_path; /* --json: everything, "-" for stdout */
-    const char *csv_path;  /* --csv: per-interval time series */
-    const char *html_path; /* --html: a self-contained HTML report with plots */
-    int progress;          /* --progress / --quiet: PC_PROGRESS_* */
-    struct pc_slo *slo;    /* --slo EXPR, parsed (heap); NULL: none */
-    /* pacer compare */
-    int mode;              /* PC_MODE_* */
-    const char **targets;  /* compare: the URLs, in order (heap array into argv) */
-    size_t ntargets;
-    uint32_t rounds;       /* --rounds, default 3 */
-    /* pacer capacity */
-    double start_rate;     /* --start-rate, default 100 */
-    double max_rate;       /* --max-rate, default 1M */
-    uint64_t max_time_ns;  /* --max-time: all steps together, default 10 min */
-    double precision;      /* --precision: stop bisecting when (fail - pass) / pass <= this */
-    uint64_t pause_ns;     /* --pause between steps, default 1s */
-    uint64_t interval_ns;  /* --interval, default 1 s */
-    /* Set by `pacer report` only: */
-    bool hdr_layout;       /* wrk2's latency block even without -R */
-    const char **sources;  /* the files merged */
-    size_t nsources;
-    char **source_cmdlines; /* the command lines of the runs merged */
-    size_t nsource_cmdlines;
     const char *script_path; /* -s/--script: a wrk Lua script */
     char **script_args;    /* everything after the URL / after "--" */
     int nscript_args;
+    uint64_t interval_ns;  /* --interval, default 1 s */
+    int progress;          /* --progress / --quiet: PC_PROGRESS_* */
+    struct pc_slo *slo;    /* --slo EXPR, parsed (heap); NULL: none */
+    int mode;              /* PC_MODE_*: which command line this is */
+    pc_output_opts out;    /* --hlog, --hgrm, --json, --csv, --html, -g, -e */
+    pc_workflow_opts wf;   /* compare and capacity */
 } pc_config;
 
 #endif

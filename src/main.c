@@ -1,8 +1,9 @@
 /*
  * main.c - `pacer [options] URL` and `pacer serve ...`.
  *
- * run = parse -> prepare (all that can fail before load) -> header ->
- * engine -> report. Exit codes are listed in config.h and docs/pacer.md.
+ * run = parse -> the run sequence (workflow/workflow.h: prepare, all that
+ * can fail before load -> header -> engine -> report). Exit codes are
+ * listed in config.h and docs/pacer.md.
  */
 #include <errno.h>
 #include <signal.h>
@@ -11,27 +12,80 @@
 
 #include "cli/cli.h"
 #include "engine/engine.h"
-#include "report/merge.h"
 #include "report/outputs.h"
-#include "report/progress.h"
 #include "report/report.h"
 #include "report/slo.h"
-#include "script/script.h"
 #include "serve/serve.h"
 #include "workflow/workflow.h"
+
+/* What `pacer URL` adds to the run sequence (wf_run_seq): the result
+ * files, the header, the report and its --slo verdict. */
+typedef struct live {
+    const pc_config *cfg;
+    pc_rundesc run;
+    pc_outputs *outs;
+    FILE *text;        /* the report's stream: stdout, or stderr with --json - */
+    bool slo_ok;
+} live;
+
+static int live_prepared(void *ud, pc_engine *eng, pc_results *res, char *err, size_t errlen)
+{
+    live *l = ud;
+
+    if (outputs_open(&l->outs, &l->cfg->out, l->cfg->interval_ns, err, errlen) < 0)
+        return -1;
+    outputs_bind(l->outs, res);
+    if (outputs_want_intervals(l->outs))
+        engine_add_interval_sink(eng, l->cfg->interval_ns, outputs_on_interval, l->outs);
+    return 0;
+}
+
+static void live_starting(void *ud)
+{
+    live *l = ud;
+
+    if (l->run.format == PC_FORMAT_H2LOAD)
+        report_h2load_header(l->text, &l->run);
+    else if (l->run.format == PC_FORMAT_AB)
+        report_ab_header(l->text, &l->run);
+    else
+        report_wrk_header(l->text, &l->run);
+}
+
+static int live_finished(void *ud, const pc_results *res)
+{
+    live *l = ud;
+    char err[512] = "";
+    int code = PC_EXIT_OK;
+
+    if (l->run.format == PC_FORMAT_H2LOAD)
+        report_h2load(l->text, &l->run, res);
+    else if (l->run.format == PC_FORMAT_AB)
+        report_ab(l->text, &l->run, res);
+    else
+        report_wrk(l->text, &l->run, res);
+    l->slo_ok = !l->cfg->slo || slo_print(l->text, l->cfg->slo, l->cfg->rate, res, NULL);
+    if (fflush(l->text) != 0 || ferror(l->text)) {
+        /* The report itself is an output: a full disk is an error. */
+        fprintf(stderr, "pacer: cannot write the report to %s: %s\n",
+                l->text == stdout ? "stdout" : "stderr", strerror(errno));
+        code = PC_EXIT_RUNTIME;
+    }
+    if (outputs_finish(l->outs, &l->run, res, err, sizeof err) < 0) {
+        fprintf(stderr, "pacer: %s\n", err);
+        code = PC_EXIT_RUNTIME;
+    }
+    return code;
+}
 
 static int run_load(int argc, char **argv)
 {
     pc_config cfg;
-    pc_engine *eng = NULL;
-    pc_outputs *outs = NULL;
-    pc_script *script = NULL;
-    pc_progress *prog = NULL;
     pc_results res;
-    bool slo_ok;
-    char err[512] = "";
+    live l = {.cfg = &cfg, .slo_ok = true};
+    wf_steps st = {.ud = &l, .prepared = live_prepared, .starting = live_starting,
+                   .finished = live_finished};
     int rc = cli_parse(argc, argv, &cfg, stdout, stderr);
-    FILE *text;
     int code;
 
     if (rc == CLI_EXIT) {
@@ -43,72 +97,12 @@ static int run_load(int argc, char **argv)
         return PC_EXIT_USAGE;
     }
     /* With --json - (or another file to stdout), the text goes to stderr. */
-    text = cli_text_stream(&cfg);
-    if (engine_prepare(&cfg, &eng, err, sizeof err) < 0 ||
-        outputs_open(&outs, &cfg, err, sizeof err) < 0) {
-        fprintf(stderr, "pacer: %s\n", err[0] ? err : "out of memory");
-        code = PC_EXIT_RUNTIME;
-        goto out;
-    }
-    if (cfg.script_path) {
-        if (script_load(&script, &cfg, err, sizeof err) < 0) {
-            fprintf(stderr, "pacer: %s\n", err[0] ? err : "out of memory");
-            code = PC_EXIT_SCRIPT;
-            goto out;
-        }
-        engine_set_script(eng, script);
-    }
-    outputs_bind(outs, &res);
-    if (outputs_want_intervals(outs))
-        engine_add_interval_sink(eng, cfg.interval_ns, outputs_on_interval, outs);
-    if ((prog = progress_new(&cfg, &res, NULL, stderr)))
-        engine_add_interval_sink(eng, cfg.interval_ns, progress_on_interval, prog);
-    if (cfg.format == PC_FORMAT_H2LOAD)
-        report_h2load_header(text, &cfg);
-    else if (cfg.format == PC_FORMAT_AB)
-        report_ab_header(text, &cfg);
-    else
-        report_wrk_header(text, &cfg);
-    rc = engine_run(eng, &res, err, sizeof err);
-    progress_end(prog);
-    if (rc < 0) {
-        fprintf(stderr, "pacer: %s\n", err[0] ? err : "run failed");
-        code = pc_exit_failed(res.signal, script != NULL);
-        goto out;
-    }
-    if (err[0])
-        fprintf(stderr, "pacer: warning: %s\n", err);
-    if (cfg.format == PC_FORMAT_H2LOAD)
-        report_h2load(text, &cfg, &res);
-    else if (cfg.format == PC_FORMAT_AB)
-        report_ab(text, &cfg, &res);
-    else
-        report_wrk(text, &cfg, &res);
-    slo_ok = !cfg.slo || slo_print(text, cfg.slo, cfg.rate, &res, NULL);
-    code = PC_EXIT_OK;
-    if (fflush(text) != 0 || ferror(text)) {
-        /* The report itself is an output: a full disk is an error. */
-        fprintf(stderr, "pacer: cannot write the report to %s: %s\n",
-                text == stdout ? "stdout" : "stderr", strerror(errno));
-        code = PC_EXIT_RUNTIME;
-    }
-    if (outputs_finish(outs, &cfg, &res, err, sizeof err) < 0) {
-        fprintf(stderr, "pacer: %s\n", err);
-        code = PC_EXIT_RUNTIME;
-    }
-    if (script && script_done(script, &res, err, sizeof err) < 0) {
-        fprintf(stderr, "pacer: %s\n", err);
-        code = PC_EXIT_SCRIPT;
-    } else if (script && script_run_error(script)) {
-        fprintf(stderr, "pacer: %s (the run stopped there)\n", script_run_error(script));
-        code = PC_EXIT_SCRIPT;
-    }
-    code = pc_exit_code(code, res.signal, res.st.completed == 0, !slo_ok);
+    l.text = cli_text_stream(&cfg);
+    rundesc_of(&l.run, &cfg);
+    code = wf_run_seq(&cfg, &st, &res);
+    code = pc_exit_code(code, res.signal, res.st.completed == 0, !l.slo_ok);
     results_free(&res);
-out:
-    outputs_free(outs);
-    engine_free(eng);
-    script_free(script);
+    outputs_free(l.outs);
     cli_free(&cfg);
     return code;
 }

@@ -171,8 +171,8 @@ static int add_header(pc_config *cfg, const char *s, FILE *err)
 #define NOUTS 7
 static void outputs_of(const pc_config *cfg, const char *paths[NOUTS], const char *flags[NOUTS])
 {
-    const char *p[NOUTS] = {cfg->hlog_path, cfg->hgrm_path, cfg->json_path, cfg->csv_path,
-                            cfg->html_path, cfg->gnuplot_path, cfg->csv_pct_path};
+    const char *p[NOUTS] = {cfg->out.hlog_path, cfg->out.hgrm_path, cfg->out.json_path, cfg->out.csv_path,
+                            cfg->out.html_path, cfg->out.gnuplot_path, cfg->out.csv_pct_path};
     static const char *const f[NOUTS] = {"--hlog", "--hgrm", "--json", "--csv", "--html",
                                          "-g/--gnuplot", "-e/--percentiles-csv"};
 
@@ -226,13 +226,13 @@ static int take_targets(pc_config *cfg, int argc, char **argv, FILE *err)
 
     if (argc - optind < 2)
         return bad(err, "pacer compare needs at least two URLs, got %d", argc - optind);
-    cfg->targets = calloc((size_t)(argc - optind), sizeof *cfg->targets);
-    if (!cfg->targets)
+    cfg->wf.targets = calloc((size_t)(argc - optind), sizeof *cfg->wf.targets);
+    if (!cfg->wf.targets)
         return bad(err, "out of memory");
     for (; optind < argc; optind++) {
         /* The first is the run's URL (cfg->url); the others are checked here
          * and parsed again per target (wf_target_config). */
-        pc_url *dst = cfg->ntargets ? &u : &cfg->url;
+        pc_url *dst = cfg->wf.ntargets ? &u : &cfg->url;
 
         if (strcmp(argv[optind], "--") == 0)
             return bad(err, "pacer compare takes no script arguments");
@@ -240,9 +240,9 @@ static int take_targets(pc_config *cfg, int argc, char **argv, FILE *err)
             return bad(err, "%s", uerr);
         if (dst == &u)
             url_free(&u);
-        cfg->targets[cfg->ntargets++] = argv[optind];
+        cfg->wf.targets[cfg->wf.ntargets++] = argv[optind];
     }
-    cfg->url_text = cfg->targets[0];
+    cfg->url_text = cfg->wf.targets[0];
     return 0;
 }
 
@@ -580,12 +580,12 @@ static int take_precision(pc_config *cfg, const cli_opt *o, const char *arg, FIL
 
     (void)o;
     errno = 0;
-    cfg->precision = strtod(arg, &end);
+    cfg->wf.precision = strtod(arg, &end);
     if (*end == '%') {
-        cfg->precision /= 100;
+        cfg->wf.precision /= 100;
         end++;
     }
-    if (end == arg || *end || errno || !(cfg->precision >= 0.001 && cfg->precision <= 1))
+    if (end == arg || *end || errno || !(cfg->wf.precision >= 0.001 && cfg->wf.precision <= 1))
         return bad(err, "invalid --precision '%s' (0.1%% to 100%%, e.g. 5%%)", arg);
     return 0;
 }
@@ -856,9 +856,9 @@ static const cli_opt pacer_opts[] = {
      .help = "With --urls: roundrobin (default) or random (weighted)"},
     {"strict-length", 0, NULL, ON(strict_length),
      .help = "Count a body length differing from the first as failed (ab)"},
-    {"gnuplot", 'g', "FILE", STR(gnuplot_path),
+    {"gnuplot", 'g', "FILE", STR(out.gnuplot_path),
      .help = "ab's per-request TSV (with -n)"},
-    {"percentiles-csv", 'e', "FILE", STR(csv_pct_path),
+    {"percentiles-csv", 'e', "FILE", STR(out.csv_pct_path),
      .help = "ab's percentage CSV"},
     {"unix", 0, "PATH", FN(take_unix),
      .help = "Connect to a Unix-domain socket"},
@@ -866,15 +866,15 @@ static const cli_opt pacer_opts[] = {
      .help = "Verify the server's TLS certificate"},
     {"cacert", 0, "FILE", FN(take_cacert),
      .help = "Trust these CA certificates (implies --verify)"},
-    {"hlog", 0, "FILE", STR(hlog_path),
+    {"hlog", 0, "FILE", STR(out.hlog_path),
      .help = "Write an HdrHistogram interval log (ns)"},
-    {"hgrm", 0, "FILE", STR(hgrm_path),
+    {"hgrm", 0, "FILE", STR(out.hgrm_path),
      .help = "Write the percentile distribution (HdrHistogram plotter)"},
-    {"json", 0, "FILE", STR(json_path),
+    {"json", 0, "FILE", STR(out.json_path),
      .help = "Write all results as JSON ('-': stdout, report to stderr)"},
-    {"csv", 0, "FILE", STR(csv_path),
+    {"csv", 0, "FILE", STR(out.csv_path),
      .help = "Write the per-interval time series as CSV"},
-    {"html", 0, "FILE", STR(html_path),
+    {"html", 0, "FILE", STR(out.html_path),
      .help = "Write a self-contained HTML report with plots"},
     {"interval", 0, "T", DUR(interval_ns, 10 * MS),
      .help = "Interval of logs and time series (default 1s)"},
@@ -885,19 +885,19 @@ static const cli_opt pacer_opts[] = {
     {"slo", 0, "EXPR", FN(take_slo),
      .help = "Objectives, e.g. 'p99<=100ms,errors<=0.1%,rate>=99%':\n"
              "PASS/FAIL lines, exit 5 when one fails"},
-    {"rounds", 0, "N", U32(rounds, 1, 1000), COMPARE_ONLY,
+    {"rounds", 0, "N", U32(wf.rounds, 1, 1000), COMPARE_ONLY,
      .help = "Rounds of A B A B ... (default 3)"},
-    {"start-rate", 0, "R", FN(take_rate), AT(start_rate), CAPACITY_ONLY,
+    {"start-rate", 0, "R", FN(take_rate), AT(wf.start_rate), CAPACITY_ONLY,
      .help = "First rate tried (default 100), grown x2 until the\n"
              "SLO fails, then bisected; each step lasts -d,\n"
              "longer when a percentile needs more samples"},
-    {"max-rate", 0, "R", FN(take_rate), AT(max_rate), CAPACITY_ONLY,
+    {"max-rate", 0, "R", FN(take_rate), AT(wf.max_rate), CAPACITY_ONLY,
      .help = "Never go above this rate (default 1M)"},
-    {"max-time", 0, "T", DUR(max_time_ns, 0), CAPACITY_ONLY,
+    {"max-time", 0, "T", DUR(wf.max_time_ns, 0), CAPACITY_ONLY,
      .help = "Stop searching after this long in all (default 10m)"},
     {"precision", 0, "P", FN(take_precision), CAPACITY_ONLY,
      .help = "Stop when the bracket is within P (default 5%)"},
-    {"pause", 0, "T", DUR(pause_ns, 0), CAPACITY_ONLY,
+    {"pause", 0, "T", DUR(wf.pause_ns, 0), CAPACITY_ONLY,
      .help = "Idle time between steps (default 1s)"},
     {"version", 'v', NULL, FN(take_version),
      .help = "Print version details"},
@@ -1094,12 +1094,12 @@ int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, F
     cfg->cmdline = join_cmdline(mode, argc, argv);
     if (!cfg->cmdline)
         return bad(err, "out of memory");
-    cfg->rounds = 3;
-    cfg->start_rate = 100;
-    cfg->max_rate = 1e6;
-    cfg->max_time_ns = 600ull * 1000000000ull;
-    cfg->precision = 0.05;
-    cfg->pause_ns = 1000000000ull;
+    cfg->wf.rounds = 3;
+    cfg->wf.start_rate = 100;
+    cfg->wf.max_rate = 1e6;
+    cfg->wf.max_time_ns = 600ull * 1000000000ull;
+    cfg->wf.precision = 0.05;
+    cfg->wf.pause_ns = 1000000000ull;
     cfg->threads = 2;
     cfg->connections = 10;
     cfg->duration_ns = 10ull * 1000000000ull;
@@ -1156,9 +1156,9 @@ int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, F
                             "--max-rate, not -R");
         if (cfg->requests)
             return bad(err, "pacer capacity runs each step for -d: -n cannot be used");
-        if (cfg->start_rate > cfg->max_rate)
-            return bad(err, "--start-rate (%.2f) is above --max-rate (%.2f)", cfg->start_rate,
-                       cfg->max_rate);
+        if (cfg->wf.start_rate > cfg->wf.max_rate)
+            return bad(err, "--start-rate (%.2f) is above --max-rate (%.2f)", cfg->wf.start_rate,
+                       cfg->wf.max_rate);
     }
 
     if (!cfg->method)
@@ -1178,7 +1178,7 @@ int cli_parse_mode(int mode, int argc, char **argv, pc_config *cfg, FILE *out, F
     }
     if (cfg->requests && !cfg->duration_set)
         cfg->duration_ns = 24ull * 3600 * 1000000000ull; /* -n alone: no time limit but a day */
-    if (cfg->gnuplot_path && !cfg->requests)
+    if (cfg->out.gnuplot_path && !cfg->requests)
         return bad(err, "-g/--gnuplot needs -n (one row per request)");
 
     /* One file at most may go to stdout; the text report then goes to stderr. */
@@ -1236,8 +1236,8 @@ void cli_free(pc_config *cfg)
     cfg->nheaders = 0;
     free(cfg->slo);
     cfg->slo = NULL;
-    free(cfg->targets);
-    cfg->targets = NULL;
-    cfg->ntargets = 0;
+    free(cfg->wf.targets);
+    cfg->wf.targets = NULL;
+    cfg->wf.ntargets = 0;
     url_free(&cfg->url);
 }

@@ -23,10 +23,10 @@ static long ms(double ns)
     return (long)(ns / 1e6 + 0.5);
 }
 
-void report_ab_header(FILE *f, const pc_config *cfg)
+void report_ab_header(FILE *f, const pc_rundesc *run)
 {
     fprintf(f, "This is pacer %s, reporting in ApacheBench's layout\n\n", PACER_VERSION);
-    fprintf(f, "Benchmarking %s (be patient)\n", cfg->url.host);
+    fprintf(f, "Benchmarking %s (be patient)\n", run->url.host);
     fflush(f);
 }
 
@@ -41,30 +41,30 @@ static void ct_row(FILE *f, const char *label, const hdr_hist *h)
             any ? ms((double)hdr_max(h)) : 0);
 }
 
-void report_ab(FILE *f, const pc_config *cfg, const pc_results *res)
+void report_ab(FILE *f, const pc_rundesc *run, const pc_results *res)
 {
     const pc_stats *st = &res->st;
     static const int pcts[] = {50, 66, 75, 80, 90, 95, 98, 99, 100};
     double secs = (double)res->duration_ns / 1e9;
     uint64_t receive = st->err[PC_ERR_READ] + st->err[PC_ERR_TIMEOUT] + st->err[PC_ERR_PROTOCOL];
-    uint64_t length = cfg->strict_length ? st->length_differs : 0;
+    uint64_t length = run->strict_length ? st->length_differs : 0;
     uint64_t failed = st->connect_errors + receive + length + st->err[PC_ERR_WRITE];
     hdr_hist proc_ab;
 
     fprintf(f, "Finished %" PRIu64 " requests\n\n\n", st->completed);
     fprintf(f, "Server Software:        %s\n", st->server);
-    fprintf(f, "Server Hostname:        %s\n", cfg->host ? cfg->host : cfg->url.host);
-    fprintf(f, "Server Port:            %s\n", cfg->url.port);
+    fprintf(f, "Server Hostname:        %s\n", run->host ? run->host : run->url.host);
+    fprintf(f, "Server Port:            %s\n", run->url.port);
     if (st->tls_version[0]) {
         fprintf(f, "SSL/TLS Protocol:       %s,%s\n", st->tls_version, st->tls_cipher);
-        fprintf(f, "TLS Server Name:        %s\n", cfg->host ? cfg->host : cfg->url.host);
+        fprintf(f, "TLS Server Name:        %s\n", run->host ? run->host : run->url.host);
     }
     fprintf(f, "\n");
-    fprintf(f, "Document Path:          %s\n", cfg->nreqs > 1 ? "(several: --urls)" : cfg->url.path);
+    fprintf(f, "Document Path:          %s\n", run->nreqs > 1 ? "(several: --urls)" : run->url.path);
     fprintf(f, "Document Length:        %" PRId64 " bytes%s\n", st->doc_len < 0 ? 0 : st->doc_len,
-            st->length_differs && !cfg->strict_length ? " (varies)" : "");
+            st->length_differs && !run->strict_length ? " (varies)" : "");
     fprintf(f, "\n");
-    fprintf(f, "Concurrency Level:      %u\n", cfg->connections * (cfg->h2 ? cfg->streams : cfg->pipeline));
+    fprintf(f, "Concurrency Level:      %u\n", run->connections * (run->h2 ? run->streams : run->pipeline));
     fprintf(f, "Time taken for tests:   %.3f seconds\n", secs);
     fprintf(f, "Complete requests:      %" PRIu64 "\n", st->completed);
     fprintf(f, "Failed requests:        %" PRIu64 "\n", failed);
@@ -82,7 +82,7 @@ void report_ab(FILE *f, const pc_config *cfg, const pc_results *res)
     fprintf(f, "Requests per second:    %.2f [#/sec] (mean)\n",
             secs > 0 ? (double)st->completed / secs : 0);
     fprintf(f, "Time per request:       %.3f [ms] (mean)\n",
-            st->completed ? (double)cfg->connections * secs * 1e3 / (double)st->completed : 0);
+            st->completed ? (double)run->connections * secs * 1e3 / (double)st->completed : 0);
     fprintf(f, "Time per request:       %.3f [ms] (mean, across all concurrent requests)\n",
             st->completed ? secs * 1e3 / (double)st->completed : 0);
     fprintf(f, "Transfer rate:          %.2f [Kbytes/sec] received\n",
@@ -103,7 +103,7 @@ void report_ab(FILE *f, const pc_config *cfg, const pc_results *res)
 
         fprintf(f, " %3d%%  %5ld%s\n", pcts[i], v, pcts[i] == 100 ? " (longest request)" : "");
     }
-    report_notes(f, cfg, res, "pacer: ");
+    report_notes(f, run, res, "pacer: ");
 }
 
 static int cmp_total(const void *a, const void *b)

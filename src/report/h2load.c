@@ -68,29 +68,29 @@ static void row(FILE *f, const char *label, const hdr_hist *h, double scale, fmt
             b[3], within, b[4], b[5], b[6]);
 }
 
-void report_h2load_header(FILE *f, const pc_config *cfg)
+void report_h2load_header(FILE *f, const pc_rundesc *run)
 {
     fprintf(f, "starting benchmark...\n");
-    for (uint32_t i = 0; i < cfg->threads; i++) {
-        uint32_t n = cfg->connections / cfg->threads + (i < cfg->connections % cfg->threads);
+    for (uint32_t i = 0; i < run->threads; i++) {
+        uint32_t n = run->connections / run->threads + (i < run->connections % run->threads);
 
         fprintf(f, "spawning thread #%u: %u total client(s).", i, n);
-        if (cfg->requests)
+        if (run->requests)
             /* -n is split over the threads so that it adds up (run.c). */
             fprintf(f, " %" PRIu64 " total requests\n",
-                    cfg->requests / cfg->threads + (i < cfg->requests % cfg->threads));
-        else if (cfg->rate > 0)
-            fprintf(f, " %.2f requests/s\n", cfg->rate / cfg->threads);
+                    run->requests / run->threads + (i < run->requests % run->threads));
+        else if (run->rate > 0)
+            fprintf(f, " %.2f requests/s\n", run->rate / run->threads);
         else
             fprintf(f,
                     " Timing-based test with %gs of warm-up time and %gs of main duration for "
                     "measurements.\n",
-                    (double)cfg->warmup_ns / 1e9, (double)cfg->duration_ns / 1e9);
+                    (double)run->warmup_ns / 1e9, (double)run->duration_ns / 1e9);
     }
     fflush(f);
 }
 
-void report_h2load(FILE *f, const pc_config *cfg, const pc_results *res)
+void report_h2load(FILE *f, const pc_rundesc *run, const pc_results *res)
 {
     const pc_stats *st = &res->st;
     double secs = (double)res->duration_ns / 1e9;
@@ -112,7 +112,7 @@ void report_h2load(FILE *f, const pc_config *cfg, const pc_results *res)
         fprintf(f, "Cipher: %s\n", st->tls_cipher);
     }
     fprintf(f, "Application protocol: %s\n",
-            st->h2_conns ? (cfg->url.tls ? "h2" : "h2c") : "http/1.1");
+            st->h2_conns ? (run->url.tls ? "h2" : "h2c") : "http/1.1");
     fprintf(f, "\n");
     fmt_dur((double)res->duration_ns / 1e3, dur, sizeof dur);
     fmt_bytes(secs > 0 ? (double)st->bytes_read / secs : 0, rate, sizeof rate);
@@ -142,7 +142,7 @@ void report_h2load(FILE *f, const pc_config *cfg, const pc_results *res)
         fprintf(f, "pacer: %" PRIu64 " never sent, %" PRIu64 " re-sent, RST_STREAM %" PRIu64
                    ", REFUSED_STREAM %" PRIu64 ", GOAWAY %" PRIu64 "\n",
                 st->never_sent, st->resent, st->h2_rst, st->h2_refused, st->h2_goaway);
-    report_notes(f, cfg, res, "pacer: ");
+    report_notes(f, run, res, "pacer: ");
     if (res->signal)
         fprintf(f, "pacer: stopped early by %s\n", pc_signal_name(res->signal));
 }

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "config.h"
+#include "report/rundesc.h"
 #include "stats/results.h"
 #include "report/series.h"
 #include "stats/hdr.h"
@@ -98,13 +98,13 @@ void html_chart_spectrum(html_chart *c, const char *name, const hdr_hist *h, dou
 int html_doc_write(const html_doc *d, FILE *f);
 
 /* The run report (--html, `pacer report --html`): the command line
- * (cfg->cmdline; without one, the files merged and cfg->source_cmdlines),
- * the run's shape, the --slo verdict and objectives (cfg->slo), a summary
+ * (run->cmdline; without one, the files merged and run->source_cmdlines),
+ * the run's shape, the --slo verdict and objectives (run->slo), a summary
  * and latency table, the latency percentile spectrum (corrected and
  * uncorrected), latency, throughput (with the -R line) and errors over time
  * (from series, which may be NULL or empty; an errors chart of zeros is one
  * line instead), the connect / TLS / first-byte breakdown, and the text
  * report. 0, -ENOMEM or -EIO. */
-int report_html(FILE *f, const pc_config *cfg, const pc_results *res, const pc_series *series);
+int report_html(FILE *f, const pc_rundesc *run, const pc_results *res, const pc_series *series);
 
 #endif

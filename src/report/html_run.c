@@ -75,35 +75,35 @@ static const char *ms(char *buf, const hdr_hist *h, double p)
 
 /* What was typed: the command line, or for `pacer report` the files
  * merged and the command lines recorded in them. */
-static void command(html_doc *d, const pc_config *cfg)
+static void command(html_doc *d, const pc_rundesc *run)
 {
     tbl tb = {.ncols = 1}, *t = &tb;
     char *buf = NULL;
     size_t len = 0;
     FILE *m;
 
-    if (cfg->cmdline) {
-        html_doc_pre(d, cfg->cmdline);
+    if (run->cmdline) {
+        html_doc_pre(d, run->cmdline);
         return;
     }
-    if (!cfg->nsources)
+    if (!run->nsources)
         return;
-    row(t, cfg->nsources > 1 ? "Files merged" : "File reported on", NULL);
-    for (size_t i = 0; i < cfg->nsources; i++)
-        row(t, cfg->sources[i], NULL);
-    if (cfg->nsources > ROWS - 1) /* the header and ROWS - 2 files, then this */
-        snprintf(t->cell[ROWS - 1][0], CELL, "... and %zu more", cfg->nsources - (ROWS - 2));
+    row(t, run->nsources > 1 ? "Files merged" : "File reported on", NULL);
+    for (size_t i = 0; i < run->nsources; i++)
+        row(t, run->sources[i], NULL);
+    if (run->nsources > ROWS - 1) /* the header and ROWS - 2 files, then this */
+        snprintf(t->cell[ROWS - 1][0], CELL, "... and %zu more", run->nsources - (ROWS - 2));
     table(d, NULL, t);
-    if (!cfg->nsource_cmdlines) {
-        html_doc_text(d, cfg->nsources > 1 ? "No command line is recorded in them."
+    if (!run->nsource_cmdlines) {
+        html_doc_text(d, run->nsources > 1 ? "No command line is recorded in them."
                                            : "No command line is recorded in it.");
         return;
     }
     m = open_memstream(&buf, &len);
-    for (size_t i = 0; m && i < cfg->nsource_cmdlines; i++)
-        fprintf(m, "%s%s", i ? "\n" : "", cfg->source_cmdlines[i]);
+    for (size_t i = 0; m && i < run->nsource_cmdlines; i++)
+        fprintf(m, "%s%s", i ? "\n" : "", run->source_cmdlines[i]);
     if (m && fclose(m) == 0) {
-        html_doc_text(d, cfg->nsource_cmdlines > 1 ? "The command lines of the runs merged:"
+        html_doc_text(d, run->nsource_cmdlines > 1 ? "The command lines of the runs merged:"
                                                    : "The command line of the run:");
         html_doc_pre(d, buf);
     }
@@ -111,9 +111,9 @@ static void command(html_doc *d, const pc_config *cfg)
 }
 
 /* With --slo: the verdict, then each objective against what was measured. */
-static void objectives(html_doc *d, const pc_config *cfg, const pc_results *res)
+static void objectives(html_doc *d, const pc_rundesc *run, const pc_results *res)
 {
-    const pc_slo *slo = cfg->slo;
+    const pc_slo *slo = run->slo;
     pc_verdict v[SLO_MAX];
     tbl tb = {.ncols = 3}, *t = &tb;
     char line[160];
@@ -122,7 +122,7 @@ static void objectives(html_doc *d, const pc_config *cfg, const pc_results *res)
 
     if (!slo || !slo->n)
         return;
-    all = slo_eval(slo, cfg->rate, res, v);
+    all = slo_eval(slo, run->rate, res, v);
     html_doc_heading(d, "Service-level objectives");
     for (size_t i = 0; i < slo->n; i++)
         failed += !v[i].pass;
@@ -138,7 +138,7 @@ static void objectives(html_doc *d, const pc_config *cfg, const pc_results *res)
 }
 
 /* What was run, in one paragraph. */
-static void shape(html_doc *d, const pc_config *cfg, const pc_results *res)
+static void shape(html_doc *d, const pc_rundesc *run, const pc_results *res)
 {
     char line[1024], when[64] = "";
     time_t t = (time_t)(res->start_wall_ns / 1000000000ull);
@@ -147,11 +147,11 @@ static void shape(html_doc *d, const pc_config *cfg, const pc_results *res)
 
     if (res->start_wall_ns && gmtime_r(&t, &tm))
         strftime(when, sizeof when, ", started %Y-%m-%dT%H:%M:%SZ", &tm);
-    n += (size_t)snprintf(line + n, sizeof line - n, "%u threads, %u connections, ", cfg->threads,
-                          cfg->connections);
-    if (cfg->rate > 0)
+    n += (size_t)snprintf(line + n, sizeof line - n, "%u threads, %u connections, ", run->threads,
+                          run->connections);
+    if (run->rate > 0)
         n += (size_t)snprintf(line + n, sizeof line - n, "constant rate %.2f requests/s",
-                              cfg->rate);
+                              run->rate);
     else
         n += (size_t)snprintf(line + n, sizeof line - n, "closed loop");
     if (n < sizeof line)
@@ -170,7 +170,7 @@ static void shape(html_doc *d, const pc_config *cfg, const pc_results *res)
     }
 }
 
-static void summary(html_doc *d, const pc_config *cfg, const pc_results *res)
+static void summary(html_doc *d, const pc_rundesc *run, const pc_results *res)
 {
     static const char *const kinds[PC_ERR_KINDS] = {"Connect errors", "Errors: read",
                                                     "Errors: write", "Timed out",
@@ -200,9 +200,9 @@ static void summary(html_doc *d, const pc_config *cfg, const pc_results *res)
             NULL);
     row(t, "Non-2xx or 3xx responses", u64(a, st->non2xx), "", NULL);
     snprintf(a, sizeof a, "%.2f", rps);
-    if (cfg->rate > 0)
-        snprintf(b, sizeof b, "requested %.2f requests/s (%.1f%% of it)", cfg->rate,
-                 100.0 * rps / cfg->rate);
+    if (run->rate > 0)
+        snprintf(b, sizeof b, "requested %.2f requests/s (%.1f%% of it)", run->rate,
+                 100.0 * rps / run->rate);
     else
         snprintf(b, sizeof b, "closed loop: as fast as the server answered");
     row(t, "Rate achieved (requests/s)", a, b, NULL);
@@ -250,7 +250,7 @@ static void point_latency(const pc_point *p, double out[3])
 }
 
 /* The errors chart, or one line when it would only draw zeros. */
-static void errors_over_time(html_doc *d, const pc_config *cfg, const pc_stats *st,
+static void errors_over_time(html_doc *d, const pc_rundesc *run, const pc_stats *st,
                              const pc_series *s, const double *x, double *v)
 {
     const char *xl = "Time since start (s)";
@@ -272,7 +272,7 @@ static void errors_over_time(html_doc *d, const pc_config *cfg, const pc_stats *
     if (!any) {
         uint64_t failed = stats_failed(st);
 
-        if (!cfg->threads)
+        if (!run->threads)
             snprintf(text, sizeof text, "Errors over time: not known (interval logs hold "
                                         "latency histograms only).");
         else if (!failed)
@@ -295,7 +295,7 @@ static void errors_over_time(html_doc *d, const pc_config *cfg, const pc_stats *
         html_chart_series(c, "never sent (in the interval due)", s->n, x, never);
 }
 
-static int over_time(html_doc *d, const pc_config *cfg, const pc_stats *st,
+static int over_time(html_doc *d, const pc_rundesc *run, const pc_stats *st,
                      const pc_series *s)
 {
     const char *xl = "Time since start (s)";
@@ -327,7 +327,7 @@ static int over_time(html_doc *d, const pc_config *cfg, const pc_stats *st,
             p99[i] = lat[1];
             max[i] = lat[2];
             rate[i] = p->length_s > 0 ? (double)p->completed / p->length_s : NAN;
-            req[i] = cfg->rate;
+            req[i] = run->rate;
         }
         snprintf(text, sizeof text,
                  "%zu intervals of %.3g s; each point is an interval, placed at its start.", n,
@@ -341,9 +341,9 @@ static int over_time(html_doc *d, const pc_config *cfg, const pc_stats *st,
         c = html_doc_chart(d, "Throughput", xl, HTML_LINEAR, "Responses per second",
                            HTML_LINEAR);
         html_chart_series(c, "completed/s", n, x, rate);
-        if (cfg->rate > 0)
+        if (run->rate > 0)
             html_chart_reference(c, "requested (-R)", n, x, req);
-        errors_over_time(d, cfg, st, s, x, rest);
+        errors_over_time(d, run, st, s, x, rest);
     }
     free(v);
     return 0;
@@ -376,7 +376,7 @@ static void breakdown(html_doc *d, const pc_stats *st)
 }
 
 /* The text report, as printed, in a <pre>. */
-static int text_report(html_doc *d, const pc_config *cfg, const pc_results *res)
+static int text_report(html_doc *d, const pc_rundesc *run, const pc_results *res)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -384,9 +384,9 @@ static int text_report(html_doc *d, const pc_config *cfg, const pc_results *res)
 
     if (!m)
         return -ENOMEM;
-    if (cfg->threads)
-        report_wrk_header(m, cfg);
-    report_wrk(m, cfg, res);
+    if (run->threads)
+        report_wrk_header(m, run);
+    report_wrk(m, run, res);
     if (fclose(m) != 0) {
         free(buf);
         return -ENOMEM;
@@ -397,7 +397,7 @@ static int text_report(html_doc *d, const pc_config *cfg, const pc_results *res)
     return 0;
 }
 
-int report_html(FILE *f, const pc_config *cfg, const pc_results *res, const pc_series *series)
+int report_html(FILE *f, const pc_rundesc *run, const pc_results *res, const pc_series *series)
 {
     const pc_stats *st = &res->st;
     char title[512];
@@ -405,15 +405,15 @@ int report_html(FILE *f, const pc_config *cfg, const pc_results *res, const pc_s
     html_doc *d;
     int rc;
 
-    snprintf(title, sizeof title, "pacer: %s", cfg->url_text ? cfg->url_text : "run");
+    snprintf(title, sizeof title, "pacer: %s", run->url_text ? run->url_text : "run");
     d = html_doc_new(title);
     if (!d)
         return -ENOMEM;
-    command(d, cfg);
-    shape(d, cfg, res);
-    objectives(d, cfg, res);
+    command(d, run);
+    shape(d, run, res);
+    objectives(d, run, res);
     html_doc_heading(d, "Summary");
-    summary(d, cfg, res);
+    summary(d, run, res);
 
     html_doc_heading(d, "Latency percentile spectrum");
     html_doc_text(d, "Corrected latency counts from each request's intended send time, so a "
@@ -423,10 +423,10 @@ int report_html(FILE *f, const pc_config *cfg, const pc_results *res, const pc_s
     html_chart_spectrum(c, "corrected", &st->latency, 1e6);
     html_chart_spectrum(c, "uncorrected", &st->latency_u, 1e6);
 
-    rc = over_time(d, cfg, st, series);
+    rc = over_time(d, run, st, series);
     breakdown(d, st);
     if (rc == 0)
-        rc = text_report(d, cfg, res);
+        rc = text_report(d, run, res);
     if (rc == 0)
         rc = html_doc_write(d, f);
     html_doc_free(d);

@@ -68,7 +68,7 @@ static void w_request(json_w *w, const pc_reqspec *r)
     json_w_kstr(w, "body_sha256", hex[0] ? hex : NULL);
 }
 
-static void w_config(json_w *w, const pc_config *cfg)
+static void w_config(json_w *w, const pc_rundesc *cfg)
 {
     const pc_reqspec *one = cfg->nreqs == 1 ? &cfg->reqs[0] : NULL;
     char hex[65] = "";
@@ -274,7 +274,7 @@ void report_json_objectives(json_w *w, const pc_slo *s, const pc_verdict *v)
 }
 
 /* The --slo verdict, as the report prints it. */
-static void w_slo(json_w *w, const pc_config *cfg, const pc_results *res)
+static void w_slo(json_w *w, const pc_rundesc *cfg, const pc_results *res)
 {
     pc_verdict v[SLO_MAX];
     bool all = slo_eval(cfg->slo, cfg->rate, res, v);
@@ -293,7 +293,7 @@ static void w_slo(json_w *w, const pc_config *cfg, const pc_results *res)
     json_w_obj_end(w);
 }
 
-void report_json_obj(json_w *wp, const pc_config *cfg, const pc_results *res, const pc_series *series)
+void report_json_obj(json_w *wp, const pc_rundesc *cfg, const pc_results *res, const pc_series *series)
 {
     const pc_stats *st = &res->st;
     double secs = (double)res->duration_ns / 1e9;
@@ -440,7 +440,7 @@ void report_json_obj(json_w *wp, const pc_config *cfg, const pc_results *res, co
     json_w_obj_end(wp);
 }
 
-int report_json(FILE *f, const pc_config *cfg, const pc_results *res, const pc_series *series)
+int report_json(FILE *f, const pc_rundesc *cfg, const pc_results *res, const pc_series *series)
 {
     json_w w;
 

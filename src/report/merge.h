@@ -1,19 +1,20 @@
 /*
- * merge.h - `pacer report FILE...`: read result files (.json written by
- * --json, HdrHistogram interval logs written by --hlog or by other tools),
- * merge them without loss, cut a time window, and print or write the
- * merged result.
+ * merge.h - read result files (.json written by --json, HdrHistogram
+ * interval logs written by --hlog or by other tools), merge them without
+ * loss and cut a time window: what `pacer report` (workflow/report_cmd.c)
+ * prints and writes.
  */
 #ifndef PACER_REPORT_MERGE_H
 #define PACER_REPORT_MERGE_H
 
-#include "config.h"
+#include "report/rundesc.h"
 #include "stats/results.h"
 #include "report/series.h"
 
 /* One file, or the merge of several. */
 typedef struct pc_loaded {
-    pc_config cfg;     /* what is known of the run(s); url_text is heap */
+    pc_rundesc cfg;    /* what is known of the run(s), as the reports read it; its
+                          strings and arrays are heap, released by merge_free */
     pc_results res;    /* totals (stats_init'ed) */
     pc_series series;  /* per-interval points, wall-clock ordered */
     bool have_config;  /* came from JSON (threads, connections... known) */
@@ -43,8 +44,5 @@ int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen);
 int merge_window(pc_loaded *l, double from_s, double to_s, char *err, size_t errlen);
 
 void merge_free(pc_loaded *l);
-
-/* The subcommand; argv[0] is "report". Returns the exit code. */
-int report_main(int argc, char **argv);
 
 #endif

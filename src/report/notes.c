@@ -16,16 +16,16 @@ static void fmt_pct(const hdr_hist *h, double p, char *buf, size_t cap)
     units_fmt_time_us(h->total_count ? (double)hdr_value_at_percentile(h, p) / 1e3 : 0, buf, cap);
 }
 
-void report_notes(FILE *f, const pc_config *cfg, const pc_results *res, const char *indent)
+void report_notes(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent)
 {
     const pc_stats *st = &res->st;
 
-    if (cfg->requests && res->stopped_by && strcmp(res->stopped_by, "duration") == 0) {
+    if (run->requests && res->stopped_by && strcmp(res->stopped_by, "duration") == 0) {
         char d[32];
 
-        units_fmt_time_us((double)cfg->duration_ns / 1e3, d, sizeof d);
+        units_fmt_time_us((double)run->duration_ns / 1e3, d, sizeof d);
         fprintf(f, "%sStopped by -d %s after %" PRIu64 " of %" PRIu64 " requests (-n)\n", indent,
-                d, stats_outcomes(st) + res->warmup_outcomes, cfg->requests);
+                d, stats_outcomes(st) + res->warmup_outcomes, run->requests);
     }
     if (st->addr_fallbacks)
         fprintf(f,
@@ -44,7 +44,7 @@ void report_notes(FILE *f, const pc_config *cfg, const pc_results *res, const ch
         fmt_pct(&st->connect, 50, p50, sizeof p50);
         fmt_pct(&st->connect, 99, p99, sizeof p99);
         fmt_pct(&st->connect, 100, max, sizeof max);
-        units_fmt_time_us((double)cfg->connect_timeout_ns / 1e3, to, sizeof to);
+        units_fmt_time_us((double)run->connect_timeout_ns / 1e3, to, sizeof to);
         fprintf(f,
                 "%sConnects: %" PRIu64 " of %" PRIu64 " needed a SYN retransmit, %" PRIu64
                 " timed out (--connect-timeout %s): the server's accept backlog overflowed "

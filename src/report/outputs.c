@@ -97,7 +97,8 @@ static int open_one(out_file *o, const char *path, char *err, size_t errlen)
     return o->f ? 0 : -EIO;
 }
 
-int outputs_open(pc_outputs **out, const pc_config *cfg, char *err, size_t errlen)
+int outputs_open(pc_outputs **out, const pc_output_opts *paths, uint64_t interval_ns, char *err,
+                 size_t errlen)
 {
     pc_outputs *o = calloc(1, sizeof *o);
     int rc;
@@ -105,14 +106,14 @@ int outputs_open(pc_outputs **out, const pc_config *cfg, char *err, size_t errle
     *out = o;
     if (!o)
         return -ENOMEM;
-    o->series.interval_s = (double)cfg->interval_ns / 1e9;
-    if ((rc = open_one(&o->hlog, cfg->hlog_path, err, errlen)) < 0 ||
-        (rc = open_one(&o->hgrm, cfg->hgrm_path, err, errlen)) < 0 ||
-        (rc = open_one(&o->json, cfg->json_path, err, errlen)) < 0 ||
-        (rc = open_one(&o->csv, cfg->csv_path, err, errlen)) < 0 ||
-        (rc = open_one(&o->gnuplot, cfg->gnuplot_path, err, errlen)) < 0 ||
-        (rc = open_one(&o->pct, cfg->csv_pct_path, err, errlen)) < 0 ||
-        (rc = open_one(&o->html, cfg->html_path, err, errlen)) < 0)
+    o->series.interval_s = (double)interval_ns / 1e9;
+    if ((rc = open_one(&o->hlog, paths->hlog_path, err, errlen)) < 0 ||
+        (rc = open_one(&o->hgrm, paths->hgrm_path, err, errlen)) < 0 ||
+        (rc = open_one(&o->json, paths->json_path, err, errlen)) < 0 ||
+        (rc = open_one(&o->csv, paths->csv_path, err, errlen)) < 0 ||
+        (rc = open_one(&o->gnuplot, paths->gnuplot_path, err, errlen)) < 0 ||
+        (rc = open_one(&o->pct, paths->csv_pct_path, err, errlen)) < 0 ||
+        (rc = open_one(&o->html, paths->html_path, err, errlen)) < 0)
         return rc;
     return 0;
 }
@@ -190,7 +191,7 @@ static int commit(out_file *of, char *err, size_t errlen)
     return rc;
 }
 
-int outputs_finish(pc_outputs *o, const pc_config *cfg, const pc_results *res, char *err,
+int outputs_finish(pc_outputs *o, const pc_rundesc *run, const pc_results *res, char *err,
                    size_t errlen)
 {
     int rc = 0, r;
@@ -211,13 +212,13 @@ int outputs_finish(pc_outputs *o, const pc_config *cfg, const pc_results *res, c
         write_csv(o->csv.f, &o->series, res);
     if (o->hgrm.f && report_hgrm(o->hgrm.f, res) < 0)
         o->write_err = -EIO;
-    if (o->json.f && report_json(o->json.f, cfg, res, &o->series) < 0)
+    if (o->json.f && report_json(o->json.f, run, res, &o->series) < 0)
         o->write_err = -EIO;
     if (o->gnuplot.f && report_ab_gnuplot(o->gnuplot.f, res) < 0)
         o->write_err = -EIO;
     if (o->pct.f && report_ab_csv(o->pct.f, res) < 0)
         o->write_err = -EIO;
-    if (o->html.f && (r = report_html(o->html.f, cfg, res, &o->series)) < 0)
+    if (o->html.f && (r = report_html(o->html.f, run, res, &o->series)) < 0)
         o->write_err = r;
     if (o->write_err < 0) {
         snprintf(err, errlen, "writing the result files failed");

@@ -11,14 +11,17 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "report/rundesc.h"
 #include "stats/interval.h"
 #include "stats/results.h"
 
 typedef struct pc_outputs pc_outputs;
 
-/* Open the requested files. Returns 0 (also when none was requested), or a
- * negative errno with a one-line reason in err. */
-int outputs_open(pc_outputs **out, const pc_config *cfg, char *err, size_t errlen);
+/* Open the requested files (the time series in intervals of interval_ns).
+ * Returns 0 (also when none was requested), or a negative errno with a
+ * one-line reason in err. */
+int outputs_open(pc_outputs **out, const pc_output_opts *paths, uint64_t interval_ns, char *err,
+                 size_t errlen);
 
 /* The engine's interval sink (ud = the pc_outputs). Before the run, point
  * the outputs at the results struct the engine will fill, so intervals can
@@ -31,7 +34,7 @@ bool outputs_want_intervals(const pc_outputs *o);
 
 /* Write the end-of-run files and move every file into place. 0 or a
  * negative errno with a reason in err. */
-int outputs_finish(pc_outputs *o, const pc_config *cfg, const pc_results *res, char *err,
+int outputs_finish(pc_outputs *o, const pc_rundesc *run, const pc_results *res, char *err,
                    size_t errlen);
 
 /* Remove unfinished files and free (NULL is fine). */

@@ -6,34 +6,34 @@
 
 #include <stdio.h>
 
-#include "config.h"
+#include "report/rundesc.h"
 #include "stats/results.h"
 #include "report/series.h"
 
 /* "Running 10s test @ URL" and the threads/connections line, printed
  * before the run starts, as wrk does. */
-void report_wrk_header(FILE *f, const pc_config *cfg);
+void report_wrk_header(FILE *f, const pc_rundesc *run);
 
 /* The rest of wrk's report (wrk2's latency block under -R), line for line,
  * then pacer's additions after "Transfer/sec:" (status codes, outcomes,
  * error causes, rate shortfall). */
-void report_wrk(FILE *f, const pc_config *cfg, const pc_results *res);
+void report_wrk(FILE *f, const pc_rundesc *run, const pc_results *res);
 
 /* h2load's layout (--format h2load): the header before the run, the
  * report after. */
-void report_h2load_header(FILE *f, const pc_config *cfg);
-void report_h2load(FILE *f, const pc_config *cfg, const pc_results *res);
+void report_h2load_header(FILE *f, const pc_rundesc *run);
+void report_h2load(FILE *f, const pc_rundesc *run, const pc_results *res);
 
 /* ApacheBench's layout (--format ab), and its -g and -e files. */
-void report_ab_header(FILE *f, const pc_config *cfg);
-void report_ab(FILE *f, const pc_config *cfg, const pc_results *res);
+void report_ab_header(FILE *f, const pc_rundesc *run);
+void report_ab(FILE *f, const pc_rundesc *run, const pc_results *res);
 int report_ab_gnuplot(FILE *f, const pc_results *res);
 int report_ab_csv(FILE *f, const pc_results *res);
 
 /* How the run went, one line each when it matters (every layout, after
  * its own lines; indent: "  " or "pacer: "): a -n run cut short by -d, and
  * connects that needed SYN retransmits or timed out. */
-void report_notes(FILE *f, const pc_config *cfg, const pc_results *res, const char *indent);
+void report_notes(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent);
 
 /* Responses per second of the measured period (wrk's Requests/sec). */
 double report_rate(const pc_results *res);
@@ -43,12 +43,12 @@ const char *report_protocol(const pc_stats *st);
 
 /* The JSON result document (docs/output.md, docs/pacer-result.schema.json).
  * series may be NULL. Returns 0, or -EIO/-ENOMEM. */
-int report_json(FILE *f, const pc_config *cfg, const pc_results *res, const pc_series *series);
+int report_json(FILE *f, const pc_rundesc *run, const pc_results *res, const pc_series *series);
 
 /* The same document as one value inside a larger one (compare, capacity,
  * suite). */
 struct json_w;
-void report_json_obj(struct json_w *w, const pc_config *cfg, const pc_results *res,
+void report_json_obj(struct json_w *w, const pc_rundesc *run, const pc_results *res,
                      const pc_series *series);
 
 /* The --slo objectives and their verdicts as a JSON array (one object per

@@ -113,21 +113,21 @@ const char *report_protocol(const pc_stats *st)
     return st->h2_conns ? "h2" : "http/1.1";
 }
 
-void report_wrk_header(FILE *f, const pc_config *cfg)
+void report_wrk_header(FILE *f, const pc_rundesc *run)
 {
     char d[32];
 
-    fmt_duration(cfg->duration_ns, d, sizeof d);
-    if (!cfg->requests)
-        fprintf(f, "Running %s test @ %s\n", d, cfg->url_text);
-    else if (cfg->duration_set)
-        fprintf(f, "Running %" PRIu64 " requests (at most %s) @ %s\n", cfg->requests, d,
-                cfg->url_text);
+    fmt_duration(run->duration_ns, d, sizeof d);
+    if (!run->requests)
+        fprintf(f, "Running %s test @ %s\n", d, run->url_text);
+    else if (run->duration_set)
+        fprintf(f, "Running %" PRIu64 " requests (at most %s) @ %s\n", run->requests, d,
+                run->url_text);
     else
-        fprintf(f, "Running %" PRIu64 " requests @ %s\n", cfg->requests, cfg->url_text);
-    fprintf(f, "  %u threads and %u connections", cfg->threads, cfg->connections);
-    if (cfg->h2)
-        fprintf(f, " (HTTP/2, %u stream%s each)", cfg->streams, cfg->streams == 1 ? "" : "s");
+        fprintf(f, "Running %" PRIu64 " requests @ %s\n", run->requests, run->url_text);
+    fprintf(f, "  %u threads and %u connections", run->threads, run->connections);
+    if (run->h2)
+        fprintf(f, " (HTTP/2, %u stream%s each)", run->streams, run->streams == 1 ? "" : "s");
     fputc('\n', f);
     fflush(f);
 }
@@ -205,20 +205,20 @@ static void print_outcomes(FILE *f, const pc_stats *st)
  * behind the others, so only the ramp's requests are fast. Those under W/2
  * are at most R*slots/(2(R - X)); twice that leaves room for a client
  * stall that let the queue drain. */
-static void print_shortfall(FILE *f, const pc_config *cfg, const pc_results *res, double achieved)
+static void print_shortfall(FILE *f, const pc_rundesc *run, const pc_results *res, double achieved)
 {
     const pc_stats *st = &res->st;
     const hdr_hist *hu = &st->latency_u;
     double lat_s = hdr_mean(hu) / 1e9;
-    double need = cfg->rate * lat_s;
+    double need = run->rate * lat_s;
     bool h2 = st->h2_conns && !st->h1_conns;
-    uint32_t depth = h2 ? cfg->streams : cfg->pipeline;
-    uint64_t slots = (uint64_t)cfg->connections * depth;
+    uint32_t depth = h2 ? run->streams : run->pipeline;
+    uint64_t slots = (uint64_t)run->connections * depth;
 
-    if (cfg->rate <= 0 || achieved >= cfg->rate * 0.99)
+    if (run->rate <= 0 || achieved >= run->rate * 0.99)
         return;
-    fprintf(f, "  Requested rate %.2f req/s but achieved %.2f (%.1f%%): ", cfg->rate, achieved,
-            100.0 * achieved / cfg->rate);
+    fprintf(f, "  Requested rate %.2f req/s but achieved %.2f (%.1f%%): ", run->rate, achieved,
+            100.0 * achieved / run->rate);
     if (st->completed == 0) {
         fprintf(f, "no response was received\n");
     } else if (need > (double)slots * 0.9) {
@@ -226,7 +226,7 @@ static void print_shortfall(FILE *f, const pc_config *cfg, const pc_results *res
          * slots were waiting. */
         uint64_t fast = (uint64_t)llround(hdr_fraction_within(hu, 0, lat_s * 1e9 / 2) / 100.0 *
                                           (double)hu->total_count);
-        double ramp = (double)slots * cfg->rate / (cfg->rate - achieved);
+        double ramp = (double)slots * run->rate / (run->rate - achieved);
         double busy = achieved * lat_s; /* mean requests in flight */
 
         if (fast > 0 && (double)fast <= ramp && busy >= (double)slots * 0.9)
@@ -240,7 +240,7 @@ static void print_shortfall(FILE *f, const pc_config *cfg, const pc_results *res
             fprintf(f,
                     "at the observed mean latency of %.2fms, %.0f req/s needs about %.0f "
                     "requests in flight, but -c %u%s allows %" PRIu64 " (raise -c%s)\n",
-                    lat_s * 1e3, cfg->rate, need, cfg->connections,
+                    lat_s * 1e3, run->rate, need, run->connections,
                     depth == 1 ? "" : h2 ? " with -m" : " with --pipeline", slots,
                     res->warmup_ns && !fast
                         ? ", unless the server is saturated: --warmup discarded the start of "
@@ -253,7 +253,7 @@ static void print_shortfall(FILE *f, const pc_config *cfg, const pc_results *res
     }
 }
 
-void report_wrk(FILE *f, const pc_config *cfg, const pc_results *res)
+void report_wrk(FILE *f, const pc_rundesc *run, const pc_results *res)
 {
     const pc_stats *st = &res->st;
     double secs = (double)res->duration_ns / 1e9;
@@ -264,14 +264,14 @@ void report_wrk(FILE *f, const pc_config *cfg, const pc_results *res)
     fprintf(f, "  Thread Stats%6s%11s%8s%12s\n", "Avg", "Stdev", "Max", "+/- Stdev");
     print_stats_row(f, "Latency", &st->latency, 1000.0, units_fmt_time_us);
     print_stats_row(f, "Req/Sec", &st->rps, 1.0, units_fmt_metric);
-    if (cfg->latency) {
-        if (cfg->rate > 0 || cfg->hdr_layout)
+    if (run->latency) {
+        if (run->rate > 0 || run->hdr_layout)
             print_hdr_block(f, "Recorded Latency", &st->latency);
         else
             print_wrk_block(f, &st->latency);
     }
-    if (cfg->u_latency) {
-        if (cfg->latency && (cfg->rate > 0 || cfg->hdr_layout))
+    if (run->u_latency) {
+        if (run->latency && (run->rate > 0 || run->hdr_layout))
             fputc('\n', f);
         print_hdr_block(f,
                         "Uncorrected Latency (measured without taking delayed starts into account)",
@@ -314,12 +314,12 @@ void report_wrk(FILE *f, const pc_config *cfg, const pc_results *res)
     if (st->tls.total_count)
         fprintf(f, "  TLS handshakes: %" PRIu64 " (%" PRIu64 " resumed), mean %.2fms\n",
                 (uint64_t)st->tls.total_count, st->tls_resumed, hdr_mean(&st->tls) / 1e6);
-    for (uint32_t i = 0; st->urls && i < st->nurls && i < cfg->nreqs && i < REPORT_URL_LINES; i++) {
+    for (uint32_t i = 0; st->urls && i < st->nurls && i < run->nreqs && i < REPORT_URL_LINES; i++) {
         const hdr_hist *h = &st->urls[i].latency;
         char p50[32], p99[32];
 
         fprintf(f, "  URL %u: %s %s: %" PRIu64 " requests, %" PRIu64 " errors", i + 1,
-                cfg->reqs[i].method, cfg->reqs[i].url_text, st->urls[i].completed,
+                run->reqs[i].method, run->reqs[i].url_text, st->urls[i].completed,
                 st->urls[i].errors);
         if (st->url_latency) {
             units_fmt_time_us(pct_us(h, 50), p50, sizeof p50);
@@ -335,8 +335,8 @@ void report_wrk(FILE *f, const pc_config *cfg, const pc_results *res)
     if (res->warmup_ns)
         fprintf(f, "  Warm-up: %.2fs first, %" PRIu64 " requests not counted above\n",
                 (double)res->warmup_ns / 1e9, res->warmup_outcomes);
-    report_notes(f, cfg, res, "  ");
-    print_shortfall(f, cfg, res, rps);
+    report_notes(f, run, res, "  ");
+    print_shortfall(f, run, res, rps);
     if (res->signal)
         fprintf(f, "  Stopped early by %s after %.2fs\n",
                 pc_signal_name(res->signal), secs);

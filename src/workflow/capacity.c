@@ -178,7 +178,10 @@ static int run_step(search *S, double rate, int *code)
     }
     hdr_add(&s->latency, &res.st.latency);
     if ((mem = open_memstream(&buf, &len))) {
-        report_json(mem, &c, &res, NULL);
+        pc_rundesc desc;
+
+        rundesc_of(&desc, &c);
+        report_json(mem, &desc, &res, NULL);
         fclose(mem);
         s->json = buf;
     }
@@ -248,8 +251,8 @@ static void step_shape(const pc_config *cfg, char *buf, size_t cap)
              "steps of %s%s, %u thread%s, %u connection%s, from %.2f req/s (max %.2f), "
              "x2 then bisect to %.3g%%",
              d, longer, cfg->threads, cfg->threads == 1 ? "" : "s", cfg->connections,
-             cfg->connections == 1 ? "" : "s", cfg->start_rate, cfg->max_rate,
-             cfg->precision * 100);
+             cfg->connections == 1 ? "" : "s", cfg->wf.start_rate, cfg->wf.max_rate,
+             cfg->wf.precision * 100);
 }
 
 static int write_html(const search *S, const char *path, const char *table, const char *answer)
@@ -374,18 +377,18 @@ int capacity_main(int argc, char **argv)
 
     if ((rc = wf_parse(PC_MODE_CAPACITY, argc, argv, &cfg)) >= 0)
         return rc;
-    step_ns = cfg.warmup_ns + step_duration(&cfg, cfg.start_rate);
-    if (step_duration(&cfg, cfg.start_rate) > cfg.duration_ns && step_ns > cfg.max_time_ns) {
+    step_ns = cfg.warmup_ns + step_duration(&cfg, cfg.wf.start_rate);
+    if (step_duration(&cfg, cfg.wf.start_rate) > cfg.duration_ns && step_ns > cfg.wf.max_time_ns) {
         char d[32], m[32];
         size_t w = 0;
         uint64_t need = slo_samples(cfg.slo, &w);
 
         units_fmt_time_us((double)step_ns / 1e3, d, sizeof d);
-        units_fmt_time_us((double)cfg.max_time_ns / 1e3, m, sizeof m);
+        units_fmt_time_us((double)cfg.wf.max_time_ns / 1e3, m, sizeof m);
         fprintf(stderr,
                 "pacer: %s needs %" PRIu64 " latency samples a step: %s at --start-rate %.2f, "
                 "more than --max-time %s (raise --start-rate or --max-time)\n",
-                cfg.slo->v[w].text, need, d, cfg.start_rate, m);
+                cfg.slo->v[w].text, need, d, cfg.wf.start_rate, m);
         cli_free(&cfg);
         return PC_EXIT_USAGE;
     }
@@ -399,18 +402,18 @@ int capacity_main(int argc, char **argv)
 
     /* Every step runs warm-up + duration, then drains for at most --timeout. */
     t0 = pc_now_ns();
-    rate = cfg.start_rate;
+    rate = cfg.wf.start_rate;
     for (;;) {
         step_ns = cfg.warmup_ns + step_duration(&cfg, rate);
         if (S.n == MAX_STEPS) {
             why_stop = "the step limit";
             break;
         }
-        if (S.n && pc_now_ns() - t0 + cfg.pause_ns + step_ns > cfg.max_time_ns) {
+        if (S.n && pc_now_ns() - t0 + cfg.wf.pause_ns + step_ns > cfg.wf.max_time_ns) {
             why_stop = "--max-time";
             break;
         }
-        if (S.n && (S.signal = wf_pause(cfg.pause_ns)))
+        if (S.n && (S.signal = wf_pause(cfg.wf.pause_ns)))
             break;
         if (run_step(&S, rate, &code) < 0)
             break;
@@ -434,11 +437,11 @@ int capacity_main(int argc, char **argv)
         if (S.steps[S.n - 1].pass) {
             lo = rate;
             if (hi == 0) {
-                if (rate >= cfg.max_rate) {
+                if (rate >= cfg.wf.max_rate) {
                     why_stop = "--max-rate";
                     break;
                 }
-                rate = fmin(rate * 2, cfg.max_rate);
+                rate = fmin(rate * 2, cfg.wf.max_rate);
                 continue;
             }
         } else {
@@ -447,7 +450,7 @@ int capacity_main(int argc, char **argv)
             if (lo == 0)
                 break; /* not even the start rate */
         }
-        if ((hi - lo) / lo <= cfg.precision)
+        if ((hi - lo) / lo <= cfg.wf.precision)
             break;
         rate = midpoint(lo, hi);
     }
@@ -510,10 +513,10 @@ int capacity_main(int argc, char **argv)
             print_row(mem, i, &S.steps[i]);
         fclose(mem);
     }
-    if (cfg.json_path &&
-        write_json(&S, cfg.json_path, lo, answer) < 0)
+    if (cfg.out.json_path &&
+        write_json(&S, cfg.out.json_path, lo, answer) < 0)
         code = PC_EXIT_RUNTIME;
-    if (cfg.html_path && write_html(&S, cfg.html_path, table ? table : "", answer) < 0)
+    if (cfg.out.html_path && write_html(&S, cfg.out.html_path, table ? table : "", answer) < 0)
         code = PC_EXIT_RUNTIME;
     code = pc_exit_code(code, S.signal, dead != NULL, lo == 0);
 out:

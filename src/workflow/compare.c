@@ -159,10 +159,13 @@ static int write_json(const char *path, const pc_config *cfg, target *ts, size_t
 
     if (wf_json_begin(&o, path, "pacer-compare/1") < 0)
         return -1;
-    json_w_kuint(&o.w, "rounds", cfg->rounds);
+    json_w_kuint(&o.w, "rounds", cfg->wf.rounds);
     json_w_key(&o.w, "targets");
     json_w_arr_begin(&o.w);
     for (size_t i = 0; i < n; i++) {
+        pc_rundesc desc;
+
+        rundesc_of(&desc, &ts[i].cfg);
         json_w_obj_begin(&o.w);
         json_w_kstr(&o.w, "label", ts[i].label);
         json_w_kstr(&o.w, "url", ts[i].url);
@@ -172,7 +175,7 @@ static int write_json(const char *path, const pc_config *cfg, target *ts, size_t
             json_w_double(&o.w, ts[i].rps[r]);
         json_w_arr_end(&o.w);
         json_w_key(&o.w, "result");
-        report_json_obj(&o.w, &ts[i].cfg, &ts[i].total, NULL);
+        report_json_obj(&o.w, &desc, &ts[i].total, NULL);
         json_w_obj_end(&o.w);
     }
     json_w_arr_end(&o.w);
@@ -189,7 +192,7 @@ static int write_html(const char *path, const pc_config *cfg, target *ts, size_t
     if (!d)
         return -1;
     wf_describe(cfg, shape, sizeof shape);
-    snprintf(title, sizeof title, "%zu targets, %u rounds of %s each, interleaved", n, cfg->rounds,
+    snprintf(title, sizeof title, "%zu targets, %u rounds of %s each, interleaved", n, cfg->wf.rounds,
              shape);
     html_doc_text(d, title);
     html_doc_pre(d, table_text);
@@ -229,15 +232,15 @@ int compare_main(int argc, char **argv)
     if ((rc = wf_parse(PC_MODE_COMPARE, argc, argv, &cfg)) >= 0)
         return rc;
     text = cli_text_stream(&cfg);
-    ts = calloc(cfg.ntargets, sizeof *ts);
+    ts = calloc(cfg.wf.ntargets, sizeof *ts);
     if (!ts) {
         cli_free(&cfg);
         return PC_EXIT_RUNTIME;
     }
-    for (size_t i = 0; i < cfg.ntargets; i++) {
-        ts[i].url = cfg.targets[i];
+    for (size_t i = 0; i < cfg.wf.ntargets; i++) {
+        ts[i].url = cfg.wf.targets[i];
         target_label(i, ts[i].label, sizeof ts[i].label);
-        ts[i].rps = calloc(cfg.rounds, sizeof *ts[i].rps);
+        ts[i].rps = calloc(cfg.wf.rounds, sizeof *ts[i].rps);
         if (!ts[i].rps || wf_target_config(&cfg, ts[i].url, &ts[i].cfg, err, sizeof err) < 0) {
             fprintf(stderr, "pacer: %s\n", ts[i].rps ? err : "out of memory");
             code = ts[i].rps ? PC_EXIT_USAGE : PC_EXIT_RUNTIME;
@@ -247,16 +250,16 @@ int compare_main(int argc, char **argv)
     }
     wf_hold_signals();
     wf_describe(&cfg, shape, sizeof shape);
-    fprintf(text, "Comparing %zu targets, %u round%s of %s each, interleaved\n", cfg.ntargets,
-            cfg.rounds, cfg.rounds == 1 ? "" : "s", shape);
+    fprintf(text, "Comparing %zu targets, %u round%s of %s each, interleaved\n", cfg.wf.ntargets,
+            cfg.wf.rounds, cfg.wf.rounds == 1 ? "" : "s", shape);
     fflush(text);
 
-    for (uint32_t r = 0; r < cfg.rounds && code == PC_EXIT_OK; r++) {
-        for (size_t i = 0; i < cfg.ntargets; i++) {
+    for (uint32_t r = 0; r < cfg.wf.rounds && code == PC_EXIT_OK; r++) {
+        for (size_t i = 0; i < cfg.wf.ntargets; i++) {
             pc_results res;
             char label[64], p99[32] = "-";
 
-            snprintf(label, sizeof label, "round %u/%u %s", r + 1, cfg.rounds, ts[i].label);
+            snprintf(label, sizeof label, "round %u/%u %s", r + 1, cfg.wf.rounds, ts[i].label);
             code = wf_run_once(&ts[i].cfg, label, &res);
             if (code != PC_EXIT_OK)
                 break;
@@ -280,7 +283,7 @@ int compare_main(int argc, char **argv)
         }
         if (code == PC_EXIT_OK && ts[0].total.signal)
             break;
-        for (size_t i = 1; i < cfg.ntargets; i++)
+        for (size_t i = 1; i < cfg.wf.ntargets; i++)
             if (ts[i].total.signal)
                 goto report;
     }
@@ -291,22 +294,22 @@ report:
         FILE *mem = open_memstream(&table, &table_len);
 
         if (mem) {
-            for (size_t i = 0; i < cfg.ntargets; i++)
+            for (size_t i = 0; i < cfg.wf.ntargets; i++)
                 fprintf(mem, "%s: %s\n", ts[i].label, ts[i].url);
-            print_table(mem, ts, cfg.ntargets);
+            print_table(mem, ts, cfg.wf.ntargets);
             fclose(mem);
         }
     }
     fputc('\n', text);
     fputs(table ? table : "", text);
-    for (size_t i = 0; i < cfg.ntargets; i++)
+    for (size_t i = 0; i < cfg.wf.ntargets; i++)
         if (ts[i].total.signal) {
             fprintf(text, "Stopped early by %s: the last round is incomplete\n",
                     pc_signal_name(ts[i].total.signal));
             break;
         }
     if (cfg.slo) {
-        for (size_t i = 0; i < cfg.ntargets; i++) {
+        for (size_t i = 0; i < cfg.wf.ntargets; i++) {
             char who[300];
 
             snprintf(who, sizeof who, "%s (%s)", ts[i].label, ts[i].url);
@@ -315,17 +318,17 @@ report:
         }
     }
     fflush(text);
-    if (cfg.json_path && write_json(cfg.json_path, &cfg, ts, cfg.ntargets) < 0)
+    if (cfg.out.json_path && write_json(cfg.out.json_path, &cfg, ts, cfg.wf.ntargets) < 0)
         code = PC_EXIT_RUNTIME;
-    if (cfg.html_path && write_html(cfg.html_path, &cfg, ts, cfg.ntargets, table ? table : "") < 0)
+    if (cfg.out.html_path && write_html(cfg.out.html_path, &cfg, ts, cfg.wf.ntargets, table ? table : "") < 0)
         code = PC_EXIT_RUNTIME;
-    for (size_t i = 0; i < cfg.ntargets; i++) {
+    for (size_t i = 0; i < cfg.wf.ntargets; i++) {
         sig = sig ? sig : ts[i].total.signal;
         no_response |= ts[i].total.st.completed == 0;
     }
     code = pc_exit_code(code, sig, no_response, !slo_ok);
 out:
-    for (size_t i = 0; i < cfg.ntargets; i++) {
+    for (size_t i = 0; i < cfg.wf.ntargets; i++) {
         if (ts[i].url)
             wf_target_free(&ts[i].cfg);
         if (ts[i].total.st.latency.counts)

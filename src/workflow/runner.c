@@ -61,7 +61,7 @@ int wf_pause(uint64_t ns)
     return sig == SIGINT || sig == SIGTERM ? sig : 0;
 }
 
-int wf_run_once(const pc_config *cfg, const char *label, pc_results *res)
+int wf_run_seq(const pc_config *cfg, const wf_steps *st, pc_results *res)
 {
     pc_engine *eng = NULL;
     pc_script *script = NULL;
@@ -70,7 +70,8 @@ int wf_run_once(const pc_config *cfg, const char *label, pc_results *res)
     int code = PC_EXIT_OK;
 
     memset(res, 0, sizeof *res);
-    if (engine_prepare(cfg, &eng, err, sizeof err) < 0) {
+    if (engine_prepare(cfg, &eng, err, sizeof err) < 0 ||
+        (st->prepared && st->prepared(st->ud, eng, res, err, sizeof err) < 0)) {
         fprintf(stderr, "pacer: %s\n", err[0] ? err : "out of memory");
         code = PC_EXIT_RUNTIME;
         goto out;
@@ -83,8 +84,10 @@ int wf_run_once(const pc_config *cfg, const char *label, pc_results *res)
         }
         engine_set_script(eng, script);
     }
-    if ((prog = progress_new(cfg, res, label, stderr)))
+    if ((prog = progress_new(cfg, res, st->label, stderr)))
         engine_add_interval_sink(eng, cfg->interval_ns, progress_on_interval, prog);
+    if (st->starting)
+        st->starting(st->ud);
     if (engine_run(eng, res, err, sizeof err) < 0) {
         progress_end(prog);
         fprintf(stderr, "pacer: %s\n", err[0] ? err : "run failed");
@@ -92,14 +95,30 @@ int wf_run_once(const pc_config *cfg, const char *label, pc_results *res)
         goto out;
     }
     progress_end(prog);
-    if (script && (script_done(script, res, err, sizeof err) < 0 || script_run_error(script))) {
-        fprintf(stderr, "pacer: %s\n", script_run_error(script) ? script_run_error(script) : err);
-        results_free(res);
+    if (err[0])
+        fprintf(stderr, "pacer: warning: %s\n", err);
+    if (st->finished)
+        code = st->finished(st->ud, res);
+    if (script && script_done(script, res, err, sizeof err) < 0) {
+        fprintf(stderr, "pacer: %s\n", err);
+        code = PC_EXIT_SCRIPT;
+    } else if (script && script_run_error(script)) {
+        fprintf(stderr, "pacer: %s (the run stopped there)\n", script_run_error(script));
         code = PC_EXIT_SCRIPT;
     }
 out:
     engine_free(eng);
     script_free(script);
+    return code;
+}
+
+int wf_run_once(const pc_config *cfg, const char *label, pc_results *res)
+{
+    wf_steps st = {.label = label};
+    int code = wf_run_seq(cfg, &st, res);
+
+    if (code != PC_EXIT_OK)
+        results_free(res);
     return code;
 }
 
@@ -253,15 +272,15 @@ int wf_html_write(const char *path, html_doc *d)
 
 const char *wf_no_run_files(const pc_config *cfg)
 {
-    if (cfg->hlog_path)
+    if (cfg->out.hlog_path)
         return "--hlog";
-    if (cfg->hgrm_path)
+    if (cfg->out.hgrm_path)
         return "--hgrm";
-    if (cfg->csv_path)
+    if (cfg->out.csv_path)
         return "--csv";
-    if (cfg->gnuplot_path)
+    if (cfg->out.gnuplot_path)
         return "-g/--gnuplot";
-    if (cfg->csv_pct_path)
+    if (cfg->out.csv_pct_path)
         return "-e/--percentiles-csv";
     if (cfg->urls_path)
         return "--urls";

@@ -101,9 +101,9 @@ static int plan(suite *S, FILE *err)
             r->argc = k;
             if (parse_run(r, err) < 0)
                 return -1;
-            if (r->cfg.json_path)
+            if (r->cfg.out.json_path)
                 bad = "--json";
-            else if (r->cfg.html_path)
+            else if (r->cfg.out.html_path)
                 bad = "--html";
             else
                 bad = wf_no_run_files(&r->cfg);
@@ -188,9 +188,11 @@ static int write_json(const char *path, const char *file, const suite *S)
     json_w_arr_begin(&o.w);
     for (int i = 0; i < S->nruns; i++) {
         const run *r = &S->runs[i];
+        pc_rundesc desc;
 
         if (!r->done)
             continue;
+        rundesc_of(&desc, &r->cfg);
         json_w_obj_begin(&o.w);
         json_w_kstr(&o.w, "target", r->target->name);
         json_w_kstr(&o.w, "profile", r->profile->name);
@@ -206,7 +208,7 @@ static int write_json(const char *path, const char *file, const suite *S)
         else
             json_w_null(&o.w);
         json_w_key(&o.w, "result");
-        report_json_obj(&o.w, &r->cfg, &r->res, NULL);
+        report_json_obj(&o.w, &desc, &r->res, NULL);
         json_w_obj_end(&o.w);
     }
     json_w_arr_end(&o.w);

@@ -1,10 +1,12 @@
 /*
- * workflow.h - the seeds' workflows as subcommands, built from repeated
- * in-process runs of the engine:
+ * workflow.h - the subcommands above single runs. The seeds' workflows are
+ * built from repeated in-process runs of the engine:
  *
  *   pacer compare URL_A URL_B ...   the same load, interleaved A B A B
  *   pacer capacity URL --slo EXPR   the highest rate at which the SLO holds
  *   pacer suite FILE                targets x profiles, one table
+ *
+ * and `pacer report FILE...` reports on saved results (report/merge.h).
  *
  * Each run is a full engine_prepare/engine_run with its own connections;
  * SIGINT/SIGTERM are held pending between runs and end the workflow after
@@ -23,6 +25,7 @@
 int compare_main(int argc, char **argv);
 int capacity_main(int argc, char **argv);
 int suite_main(int argc, char **argv);
+int report_main(int argc, char **argv); /* `pacer report FILE...` (report_cmd.c) */
 
 /* Parse a compare or capacity command line (PC_MODE_*) and refuse the
  * per-run files. Returns -1 when cfg is ready to use, or else the exit
@@ -34,9 +37,37 @@ void wf_hold_signals(void);
 /* Sleep ns unless SIGINT/SIGTERM arrives; returns the signal or 0. */
 int wf_pause(uint64_t ns);
 
-/* Run cfg once (script included), with a progress line labelled label.
- * Returns PC_EXIT_OK with *res filled (results_free it), or an
- * exit code with the reason printed on stderr. */
+/* What a caller adds to the one run sequence (wf_run_seq); each hook may
+ * be NULL, ud is passed to each. */
+typedef struct wf_steps {
+    const char *label; /* the progress line's label, e.g. "round 2/3 B" (NULL: none) */
+    void *ud;
+    /* After engine_prepare, before the script loads: open the result files,
+     * add interval sinks (they come before the progress line's). 0, or -1
+     * with the reason in err (a runtime error). */
+    int (*prepared)(void *ud, pc_engine *eng, pc_results *res, char *err, size_t errlen);
+    /* Just before the load starts: the report's header. */
+    void (*starting)(void *ud);
+    /* After a run that finished, before the script's done(): the report
+     * and the result files. Returns the exit code so far (PC_EXIT_OK, or
+     * the error met). */
+    int (*finished)(void *ud, const pc_results *res);
+} wf_steps;
+
+/* One run of cfg, the sequence `pacer URL` and every workflow run share:
+ * engine_prepare, st->prepared, the script (-s), the progress line,
+ * st->starting, engine_run, st->finished, the script's done(). Returns
+ * st->finished's code (PC_EXIT_OK without it), the exit code of the step
+ * that failed (the reason printed on stderr), or PC_EXIT_SCRIPT when the
+ * script failed during or after the run. *res holds the results when the
+ * run finished (and nothing to free otherwise): results_free it in either
+ * case. The caller adds the signal, no-response and --slo parts
+ * (pc_exit_code). */
+int wf_run_seq(const pc_config *cfg, const wf_steps *st, pc_results *res);
+
+/* Run cfg once (wf_run_seq without hooks), with a progress line labelled
+ * label. Returns PC_EXIT_OK with *res filled (results_free it), or an
+ * exit code with the reason printed on stderr (*res then holds nothing). */
 int wf_run_once(const pc_config *cfg, const char *label, pc_results *res);
 
 /* *dst += *src (dst zeroed and stats_init'ed first by the caller, or

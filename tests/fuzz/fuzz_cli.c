@@ -107,10 +107,10 @@ static uint64_t digest(const pc_config *c)
     h = mix(h, c->nheaders);
     h = mix_str(h, c->unix_path);
     h = mix_str(h, c->cacert);
-    h = mix_str(h, c->hlog_path);
-    h = mix_str(h, c->hgrm_path);
-    h = mix_str(h, c->json_path);
-    h = mix_str(h, c->csv_path);
+    h = mix_str(h, c->out.hlog_path);
+    h = mix_str(h, c->out.hgrm_path);
+    h = mix_str(h, c->out.json_path);
+    h = mix_str(h, c->out.csv_path);
     h = mix(h, c->interval_ns);
     h = mix(h, c->requests);
     h = mix(h, (uint64_t)c->no_keepalive | (uint64_t)c->strict_length << 1 |
@@ -126,8 +126,8 @@ static uint64_t digest(const pc_config *c)
     h = mix_str(h, c->auth_b64);
     h = mix_str(h, c->host);
     h = mix_str(h, c->connect_to);
-    h = mix_str(h, c->gnuplot_path);
-    h = mix_str(h, c->csv_pct_path);
+    h = mix_str(h, c->out.gnuplot_path);
+    h = mix_str(h, c->out.csv_pct_path);
     for (size_t i = 0; i < c->nreqs; i++) {
         const pc_reqspec *r = &c->reqs[i];
         h = mix_str(mix_str(mix_str(h, r->method), r->url_text), r->url.path);

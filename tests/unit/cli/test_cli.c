@@ -514,14 +514,14 @@ static void test_options_of_one_subcommand(void)
     CHECK_EQ_I64(CLI_IN(PC_MODE_COMPARE, "--start-rate", "5", URL, URL2), -EINVAL);
     CHECK_EQ_STR(r.err, "pacer: --start-rate is an option of pacer capacity\n");
     CHECK_EQ_I64(CLI_IN(PC_MODE_COMPARE, "--rounds", "5", URL, URL2), CLI_RUN);
-    CHECK_EQ_I64(r.cfg.rounds, 5);
-    CHECK_EQ_I64(r.cfg.ntargets, 2);
+    CHECK_EQ_I64(r.cfg.wf.rounds, 5);
+    CHECK_EQ_I64(r.cfg.wf.ntargets, 2);
 
     CHECK_EQ_I64(CLI_IN(PC_MODE_CAPACITY, "--slo", "p99<=1s", "--precision", "10%",
                         "--max-time=1m", URL),
                  CLI_RUN);
-    CHECK_NEAR(r.cfg.precision, 0.1, 1e-12);
-    CHECK_EQ_U64(r.cfg.max_time_ns, 60 * NS);
+    CHECK_NEAR(r.cfg.wf.precision, 0.1, 1e-12);
+    CHECK_EQ_U64(r.cfg.wf.max_time_ns, 60 * NS);
     CHECK_EQ_I64(CLI_IN(PC_MODE_CAPACITY, "--slo", "p99<=1s", "--rounds", "2", URL), -EINVAL);
     CHECK_EQ_STR(r.err, "pacer: --rounds is an option of pacer compare\n");
 }

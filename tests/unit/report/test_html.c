@@ -410,7 +410,7 @@ static void test_write_error_is_eio(void)
  * charts and series the integration test expects. */
 static void test_report_html(void)
 {
-    pc_config cfg;
+    pc_rundesc cfg;
     pc_results res;
     pc_series s = {.interval_s = 1};
     pc_interval *iv = interval_new();
@@ -502,7 +502,7 @@ static void test_report_html(void)
  * comes from them; an interval without samples is a gap (null). */
 static void test_report_html_from_histograms(void)
 {
-    pc_config cfg;
+    pc_rundesc cfg;
     pc_results res;
     pc_series s = {.interval_s = 1}, back = {.interval_s = 1};
     pc_interval *iv = interval_new();
@@ -559,7 +559,7 @@ static void test_report_html_from_histograms(void)
 
 static void test_report_html_without_series(void)
 {
-    pc_config cfg;
+    pc_rundesc cfg;
     pc_results res;
     json_val *v = NULL;
     char *out = NULL;
@@ -618,7 +618,7 @@ static void test_categories_reference_verdict(void)
 }
 
 /* The run report as a string (heap); NULL if it could not be written. */
-static char *report_of(const pc_config *cfg, const pc_results *res, const pc_series *s)
+static char *report_of(const pc_rundesc *cfg, const pc_results *res, const pc_series *s)
 {
     char *out = NULL;
     size_t len = 0;
@@ -649,7 +649,7 @@ static void test_report_html_top(void)
 {
     char *files[] = {"a.json", "b.hlog"};
     char *cmds[] = {"pacer -R10 http://x/", "pacer -c2 'http://y/'"};
-    pc_config cfg;
+    pc_rundesc cfg;
     pc_results res;
     pc_slo slo;
     char err[128], *out, *h2;
@@ -709,7 +709,7 @@ static void test_report_html_top(void)
  * requests placed in their intervals are drawn. */
 static void test_report_html_errors_line(void)
 {
-    pc_config cfg;
+    pc_rundesc cfg;
     pc_results res;
     pc_series s = {.interval_s = 1};
     pc_interval *iv = interval_new();

@@ -95,7 +95,7 @@ static void test_every_carried_field_round_trips(void)
 {
     pc_reqspec reqs[2] = {{.method = "GET", .url_text = "http://h/a", .weight = 1},
                           {.method = "POST", .url_text = "http://h/b", .weight = 1}};
-    pc_config cfg = {.url_text = "http://h/a", .reqs = reqs, .nreqs = 2, .threads = 2,
+    pc_rundesc cfg = {.url_text = "http://h/a", .reqs = reqs, .nreqs = 2, .threads = 2,
                      .connections = 4, .duration_ns = 2000000000ull, .interval_ns = 1000000000ull,
                      .pipeline = 1, .streams = 1};
     pc_results res = {.duration_ns = 2000000000ull, .start_wall_ns = 1700000000000000000ull,

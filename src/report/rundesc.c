@@ -1,0 +1,40 @@
+/*
+ * rundesc.c - see rundesc.h.
+ */
+#include "report/rundesc.h"
+
+#include <string.h>
+
+void rundesc_of(pc_rundesc *d, const pc_config *cfg)
+{
+    memset(d, 0, sizeof *d);
+    d->cmdline = cfg->cmdline;
+    d->url_text = cfg->url_text;
+    d->url = cfg->url;
+    d->host = cfg->host;
+    d->reqs = cfg->reqs;
+    d->nreqs = cfg->nreqs;
+    d->headers = cfg->headers;
+    d->nheaders = cfg->nheaders;
+    d->script_path = cfg->script_path;
+    d->threads = cfg->threads;
+    d->connections = cfg->connections;
+    d->duration_ns = cfg->duration_ns;
+    d->duration_set = cfg->duration_set;
+    d->requests = cfg->requests;
+    d->rate = cfg->rate;
+    d->warmup_ns = cfg->warmup_ns;
+    d->timeout_ns = cfg->timeout_ns;
+    d->connect_timeout_ns = cfg->connect_timeout_ns;
+    d->interval_ns = cfg->interval_ns;
+    d->h2 = cfg->h2;
+    d->alpn = cfg->alpn;
+    d->streams = cfg->streams;
+    d->pipeline = cfg->pipeline;
+    d->batch_latency = cfg->batch_latency;
+    d->strict_length = cfg->strict_length;
+    d->format = cfg->format;
+    d->latency = cfg->latency;
+    d->u_latency = cfg->u_latency;
+    d->slo = cfg->slo;
+}
