@@ -166,11 +166,6 @@ static char *join_cmdline(const char *first, int from, int argc, char **argv)
     return buf;
 }
 
-static void print_version(FILE *out)
-{
-    fprintf(out, "pacer %s [epoll] HTTP load generator\n", PACER_VERSION);
-}
-
 /* An objective that cannot be judged for this run is a usage error before
  * any load is sent: a share of the rate needs -R. */
 static int check_slo(const pc_config *cfg, FILE *err)
@@ -228,7 +223,7 @@ static int take_positionals(const cli_persona *p, int argc, char **argv, pc_conf
     char uerr[512];
 
     if (cfg->version) {
-        print_version(out);
+        cli_print_version(out);
         if (version_only && optind >= argc)
             return CLI_EXIT;
         if (optind >= argc) {

@@ -9,12 +9,13 @@
 #include "cli/cli_int.h"
 
 /* The personas' own files define these. */
-extern const cli_persona persona_wrk, persona_wrk2;
+extern const cli_persona persona_wrk, persona_wrk2, persona_ab;
 
 /* One line per persona. */
 static const cli_persona *const personas[] = {
     &persona_wrk,
     &persona_wrk2,
+    &persona_ab,
 };
 
 const cli_persona *persona_find(const char *name)

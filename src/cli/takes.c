@@ -154,6 +154,13 @@ int take_version(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
     return TAKE_VERSION;
 }
 
+int take_version_exit(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)o, (void)arg, (void)err;
+    cfg->version = true;
+    return TAKE_VERSION_EXIT;
+}
+
 /* Takes of their own: a check, a hint, or more than one field. */
 
 int take_duration(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
@@ -408,4 +415,20 @@ int take_mix(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
     else
         return cli_bad(err, "unknown --mix '%s' (roundrobin or random)", arg);
     return 0;
+}
+
+/* An option of another tool that pacer cannot honour: refused, naming it
+ * and why (the entry's help text), never ignored. */
+int take_refuse(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    char why[256];
+
+    (void)cfg;
+    snprintf(why, sizeof why, "%s", o->help);
+    for (char *p = why; *p; p++)
+        if (*p == '\n')
+            *p = ' ';
+    if (arg)
+        return cli_bad(err, "%s %s: %s", FLAG(o), arg, why);
+    return cli_bad(err, "%s: %s", FLAG(o), why);
 }
