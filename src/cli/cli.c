@@ -232,7 +232,7 @@ static int take_positionals(const cli_persona *p, int argc, char **argv, pc_conf
             return CLI_EXIT;
         }
     }
-    if (optind >= argc && !cfg->urls_path) {
+    if (optind >= argc && !cfg->urls_path && !cfg->uri_file) {
         p->table->usage(err);
         return cli_bad(err, "missing URL");
     }
@@ -302,12 +302,14 @@ int cli_parse_as(const cli_persona *p, int mode, int argc, char **argv, pc_confi
             if (url_parse(cfg->url_text, &cfg->url, uerr, sizeof uerr) < 0)
                 return cli_bad(err, "%s", uerr);
         }
-    } else if (urls_add(cfg, cfg->method, cfg->url_text, cfg->body, cfg->body_len, 1, uerr,
-                        sizeof uerr) < 0) {
+    } else if (cfg->url_text && urls_add(cfg, cfg->method, cfg->url_text, cfg->body,
+                                         cfg->body_len, 1, uerr, sizeof uerr) < 0) {
         return cli_bad(err, "%s", uerr);
     }
     if (p->finish && (rc = p->finish(cfg, err)) < 0)
         return rc;
+    if (!cfg->nreqs) /* a persona's URL list (h2load -i) must have added them */
+        return cli_bad(err, "missing URL");
     if (cfg->requests && !cfg->duration_set)
         cfg->duration_ns = 24ull * 3600 * 1000000000ull; /* -n alone: no time limit but a day */
     if (cfg->gnuplot_path && !cfg->requests)
