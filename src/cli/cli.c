@@ -243,7 +243,8 @@ static int take_positionals(const cli_persona *p, int argc, char **argv, pc_conf
         if (url_parse(argv[optind], &cfg->url, uerr, sizeof uerr) < 0)
             return cli_bad(err, "%s%s", uerr,
                            access(argv[optind], R_OK) == 0 && p == &native
-                               ? " (a file of URLs is --urls FILE; -i is HEAD here: h2load's -i)"
+                               ? " (a file of URLs is --urls FILE; -i is HEAD here: h2load's -i; "
+                                 "or run it as `pacer h2load -i FILE ...`)"
                                : "");
         optind++;
     }

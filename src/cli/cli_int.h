@@ -123,6 +123,7 @@ cli_take take_head;
 cli_take take_body;
 cli_take take_body_file;
 cli_take take_content_type;
+cli_take take_content_type_hint;
 cli_take take_cookie;
 cli_take take_basic_auth;
 cli_take take_host;

@@ -92,12 +92,12 @@ int peer_spellings(const cli_table *t, int argc, char **argv, FILE *err)
     static const struct {
         const char *flag, *hint;
     } peers[] = {
-        {"-h2", "HTTP/2 is --h2 here (hey's -h2)"},
-        {"-host", "the Host header is --host NAME here (hey's -host)"},
-        {"-disable-keepalive", "a connection per request is --no-keepalive here (hey's -disable-keepalive)"},
-        {"-disable-compression", "pacer asks for no compression: drop it (hey's -disable-compression)"},
-        {"-disable-redirects", "pacer never follows redirects: drop it (hey's -disable-redirects)"},
-        {"-cpus", "threads are -t N here (hey's -cpus)"},
+        {"-h2", "HTTP/2 is --h2 here (hey's -h2; or run it as `pacer hey ...`)"},
+        {"-host", "the Host header is --host NAME here (hey's -host; or run it as `pacer hey ...`)"},
+        {"-disable-keepalive", "a connection per request is --no-keepalive here (hey's -disable-keepalive; or run it as `pacer hey ...`)"},
+        {"-disable-compression", "pacer asks for no compression: drop it (hey's -disable-compression; or run it as `pacer hey ...`)"},
+        {"-disable-redirects", "pacer never follows redirects: drop it (hey's -disable-redirects; or run it as `pacer hey ...`)"},
+        {"-cpus", "threads are -t N here (hey's -cpus; or run it as `pacer hey ...`)"},
     };
 
     if (t->long_only)

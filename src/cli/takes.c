@@ -167,7 +167,7 @@ int take_duration(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
 {
     if (strchr("{[\"'<", arg[0]))
         return cli_bad(err, "invalid duration for -d/--duration: '%s' (a request body is --body TEXT "
-                        "here: hey's -d)",
+                        "here: hey's -d; or run it as `pacer hey ...`)",
                    arg);
     cfg->duration_set = true;
     return take_dur(cfg, o, arg, err);
@@ -251,7 +251,8 @@ int take_streams(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
 {
     if (arg[0] >= 'A' && arg[0] <= 'Z')
         return cli_bad(err,
-                   "invalid number for -m/--streams: '%s' (the method is -X %s here: hey's -m)",
+                   "invalid number for -m/--streams: '%s' (the method is -X %s here: hey's -m; or "
+                   "run it as `pacer hey ...`)",
                    arg, arg);
     return take_u32(cfg, o, arg, err);
 }
@@ -293,7 +294,8 @@ int take_script(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
         return cli_bad(err, "cannot read script '%s': %s%s", arg, strerror(errno),
                    arg[strspn(arg, "0123456789")]
                        ? ""
-                       : " (-s is a Lua script here; the timeout is --timeout: ab's -s)");
+                       : " (-s is a Lua script here; the timeout is --timeout: ab's -s; or run "
+                         "it as `pacer ab ...`)");
     return 0;
 }
 
@@ -344,6 +346,19 @@ int take_body_file(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
     if (r < 0)
         return cli_bad(err, "cannot read body file '%s': %s", arg, strerror(-r));
     return 0;
+}
+
+/* pacer's -T: ab's Content-Type; a duration there is wrk's -T (timeout). */
+int take_content_type_hint(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    uint64_t ns;
+
+    if (!strchr(arg, '/') && units_parse_duration(arg, &ns) == 0)
+        return cli_bad(err, "invalid content type for -T: '%s' (-T is Content-Type here, as in "
+                            "ab; the timeout is --timeout: wrk's -T; or run it as `pacer wrk "
+                            "...`)",
+                       arg);
+    return take_content_type(cfg, o, arg, err);
 }
 
 int take_content_type(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)

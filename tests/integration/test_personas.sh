@@ -177,6 +177,13 @@ refused h2load_rate "-r/--rate 10: h2load's connections-per-period" h2load -r 10
 refused h2load_active_timeout "-T/--connection-active-timeout 5" h2load -T 5 "$U"
 refused h2load_inactivity_timeout "-N/--connection-inactivity-timeout 5" h2load -N 5 "$U"
 refused h2load_n_below_c "-n, -c: the number of requests" h2load -n 1 -c 2 "$U"
+refused wrk2_needs_rate "wrk2: Throughput MUST be specified with the --rate or -R option" \
+    wrk2 -t1 -c1 -d1s "$U"
+# pacer's own -T is ab's Content-Type: wrk's -T (a timeout) gets a hint
+# naming the persona that reads it so; under `pacer wrk` it is the timeout.
+refused native_wrk_timeout "invalid content type for -T: '2s' .*run it as .pacer wrk" -T 2s "$U"
+refused native_ab_timeout "cannot read script '30'.*run it as .pacer ab" -s 30 "$U"
+refused native_hey_method "invalid number for -m/--streams: 'POST'.*run it as .pacer hey" -m POST "$U"
 before=$(wc -l <"$LOG")
 ok refusals_sent_nothing "nginx logged $(( $(wc -l <"$LOG") - before )) after the refusals" \
     "[ \$(wc -l <'$LOG') -eq $before ]"
@@ -185,6 +192,18 @@ ok refusals_sent_nothing "nginx logged $(( $(wc -l <"$LOG") - before )) after th
 run ab_t ab -t 1 -s 5 -c 2 -q "$U"
 ok ab_time_limit "exit $RC, $REQS requests: $(grep -E 'Time taken|Complete' "$T_DIR/ab_t.out")" \
     "[ $RC -eq 0 ] && [ $REQS -gt 10 ] && grep -qE '^Time taken for tests: +1\.0[0-9]* seconds' '$T_DIR/ab_t.out' && [ ! -s '$T_DIR/ab_t.err' ]"
+
+run wrk_T wrk -t1 -c1 -d1s -T 3s --json "$T_DIR/wrk_T.json" "$U"
+t=$(json_get "$T_DIR/wrk_T.json" "d['config']['timeout_s']" 2>&1)
+ok wrk_T_is_timeout "exit $RC, timeout in the result: $t" "[ $RC -eq 0 ] && [ '$t' = 3 ]"
+
+# pacer --help names the personas and the guide to the report.
+"$PACER" --help >"$T_DIR/help.out" 2>&1
+ok help_lists_personas "$(grep -A5 'pacer TOOL' "$T_DIR/help.out")" \
+    "grep -qE '^ +wrk2 ' '$T_DIR/help.out' && grep -qE '^ +ab ' '$T_DIR/help.out' && grep -qE '^ +h2load ' '$T_DIR/help.out' && grep -q 'docs/reading-the-report.md' '$T_DIR/help.out'"
+"$PACER" h2load --help >"$T_DIR/h2help.out" 2>&1
+ok h2load_help "$(head -3 "$T_DIR/h2help.out")" \
+    "grep -q '^Usage: pacer h2load ' '$T_DIR/h2help.out' && grep -qE '^ +-m, --max-concurrent-streams' '$T_DIR/h2help.out' && grep -q -- '--h1' '$T_DIR/h2help.out'"
 
 # --- a link named after the tool (argv[0], as busybox) -------------------------
 mkdir -p "$T_DIR/bin"
