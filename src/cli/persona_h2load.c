@@ -218,6 +218,7 @@ static int h2load_finish(pc_config *cfg, FILE *err)
             rc = add_on_origin(cfg, cfg->script_args[i], err);
     if (rc < 0)
         return rc;
+    cfg->script_args += cfg->nscript_args; /* URIs, not a script's arguments */
     cfg->nscript_args = 0;
     cfg->h2 = cfg->url.tls ? strstr(cfg->alpn, "h2") != NULL : !cfg->h1_clear;
     if (!cfg->h2) {
