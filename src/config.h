@@ -173,6 +173,11 @@ typedef struct pc_config {
     bool mix_random;       /* --mix random */
     pc_reqspec *reqs;      /* the distinct requests (at least one) */
     size_t nreqs;
+    uint64_t ab_heartbeat; /* ab: "Completed N requests" on stderr every N (0: none) */
+    bool ab_no_confidence; /* ab -S: Connection Times without mean[+/-sd] and median */
+    bool ab_no_percentiles; /* ab -d: no "Percentage of the requests served" table */
+    const char *uri_file;  /* h2load -i FILE: URIs, one per line ("-": stdin) */
+    bool h1_clear;         /* h2load --h1 / -p http/1.1: HTTP/1.1 over http:// */
     pc_header *headers;    /* -H, in order */
     size_t nheaders;
     const char *unix_path; /* --unix: connect here instead of the URL's address */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/persona.h"
 #include "engine/engine.h"
 #include "report/outputs.h"
 #include "report/report.h"
@@ -25,6 +26,7 @@ typedef struct live {
     pc_rundesc run;
     pc_outputs *outs;
     FILE *text;        /* the report's stream: stdout, or stderr with --json - */
+    pc_ab_progress abp; /* ab's "Completed N requests" lines */
     bool slo_ok;
 } live;
 
@@ -37,6 +39,10 @@ static int live_prepared(void *ud, pc_engine *eng, pc_results *res, char *err, s
     outputs_bind(l->outs, res);
     if (outputs_want_intervals(l->outs))
         engine_add_interval_sink(eng, l->cfg->interval_ns, outputs_on_interval, l->outs);
+    if (l->cfg->ab_heartbeat) {
+        l->abp = (pc_ab_progress){stderr, l->cfg->ab_heartbeat, 0, 0};
+        engine_add_interval_sink(eng, l->cfg->interval_ns, report_ab_progress, &l->abp);
+    }
     return 0;
 }
 
@@ -78,14 +84,16 @@ static int live_finished(void *ud, const pc_results *res)
     return code;
 }
 
-static int run_load(int argc, char **argv)
+/* A run: pacer's own command line (p NULL) or persona p's. */
+static int run_load(const cli_persona *p, int argc, char **argv)
 {
     pc_config cfg;
     pc_results res;
     live l = {.cfg = &cfg, .slo_ok = true};
     wf_steps st = {.ud = &l, .prepared = live_prepared, .starting = live_starting,
                    .finished = live_finished};
-    int rc = cli_parse(argc, argv, &cfg, stdout, stderr);
+    int rc = p ? persona_parse(p, argc, argv, &cfg, stdout, stderr)
+               : cli_parse(argc, argv, &cfg, stdout, stderr);
     int code;
 
     if (rc == CLI_EXIT) {
@@ -109,8 +117,15 @@ static int run_load(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    const cli_persona *p;
+
     /* A reset peer must be an error count, not a dead process. */
     signal(SIGPIPE, SIG_IGN);
+    /* A link named ab, h2load, ... (as busybox), or `pacer ab ...`. */
+    if ((p = persona_find(argv[0])))
+        return run_load(p, argc, argv);
+    if (argc > 1 && (p = persona_find(argv[1])) && !strchr(argv[1], '/'))
+        return run_load(p, argc - 1, argv + 1);
     if (argc == 2 && strcmp(argv[1], "help") == 0) {
         cli_usage(stdout);
         return PC_EXIT_OK;
@@ -125,5 +140,5 @@ int main(int argc, char **argv)
         return capacity_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "suite") == 0)
         return suite_main(argc - 1, argv + 1);
-    return run_load(argc, argv);
+    return run_load(NULL, argc, argv);
 }

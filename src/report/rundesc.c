@@ -36,5 +36,7 @@ void rundesc_of(pc_rundesc *d, const pc_config *cfg)
     d->format = cfg->format;
     d->latency = cfg->latency;
     d->u_latency = cfg->u_latency;
+    d->ab_no_confidence = cfg->ab_no_confidence;
+    d->ab_no_percentiles = cfg->ab_no_percentiles;
     d->slo = cfg->slo;
 }

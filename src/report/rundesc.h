@@ -55,6 +55,8 @@ typedef struct pc_rundesc {
     int format;              /* PC_FORMAT_* */
     bool latency;            /* -L */
     bool u_latency;          /* -U */
+    bool ab_no_confidence;   /* ab -S: Connection Times without mean[+/-sd] and median */
+    bool ab_no_percentiles;  /* ab -d: no "Percentage of the requests served" table */
     bool hdr_layout;         /* wrk2's latency block even without -R (`pacer report`) */
     const struct pc_slo *slo; /* --slo; NULL: none */
     /* `pacer report`: the files merged and the command lines recorded in them */

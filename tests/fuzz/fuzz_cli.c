@@ -1,5 +1,6 @@
 /*
- * fuzz_cli.c - libFuzzer harness for the command line (cli_parse).
+ * fuzz_cli.c - libFuzzer harness for the command line (cli_parse, and
+ * persona_parse when the first argument names a persona: "ab", "h2load").
  *
  *   make -f tests/fuzz/fuzz.mk build-fuzz/fuzz_cli
  *   build-fuzz/fuzz_cli -max_total_time=60 tests/fuzz/corpus/cli
@@ -15,7 +16,8 @@
  * or FIFO. The harness always calls cli_free (leaks are LeakSanitizer's to
  * find) and aborts when:
  *   - cli_parse returns anything but CLI_RUN, CLI_EXIT or -EINVAL;
- *   - CLI_RUN comes with a config outside the documented limits: threads
+ *   - CLI_RUN comes with a config outside the documented limits (the
+ *     url_text of --urls or h2load -i: the first request's): threads
  *     and connections 1-10000000 with connections >= threads, durations of
  *     at least 1 ms (interval 10 ms), pipeline 1-1024, streams 1-65536,
  *     window bits 0-30 (connection 16-30), a finite rate 0-1e12, a known
@@ -30,6 +32,7 @@
  *     option group) gives a different result.
  */
 #include "cli/cli.h"
+#include "cli/persona.h"
 
 #include <errno.h>
 #include <math.h>
@@ -148,7 +151,7 @@ static void check_run(const pc_config *c, char **argv, int argc, char **orig)
         found |= c->url_text == orig[i];
     if (c->nreqs < 1 || !c->reqs)
         abort();
-    if (!found && !(c->urls_path && c->url_text == c->reqs[0].url_text))
+    if (!found && !((c->urls_path || c->uri_file) && c->url_text == c->reqs[0].url_text))
         abort();
     if (!c->url_text || !c->url.path || c->url.path[0] != '/' || c->url.host[0] == '\0')
         abort();
@@ -198,9 +201,11 @@ static void check_run(const pc_config *c, char **argv, int argc, char **orig)
         abort();
 }
 
-/* Parse argv (copied, since getopt permutes it); returns the outcome. */
+/* Parse argv (copied, since getopt permutes it), as pacer's own command
+ * line or (args[1] a persona's name) that persona's; returns the outcome. */
 static uint64_t parse_once(char **args, int argc, int *rc_out)
 {
+    const cli_persona *persona = argc > 1 ? persona_find(args[1]) : NULL;
     char *argv[MAX_ARGS + 2];
     pc_config cfg;
     uint64_t d = 0;
@@ -208,11 +213,17 @@ static uint64_t parse_once(char **args, int argc, int *rc_out)
 
     memcpy(argv, args, (size_t)(argc + 1) * sizeof *argv);
     memset(&cfg, 0x5a, sizeof cfg);
-    rc = cli_parse(argc, argv, &cfg, devnull(), devnull());
+    if (persona) /* "pacer ab ...": the persona's argv starts at its name */
+        rc = persona_parse(persona, argc - 1, argv + 1, &cfg, devnull(), devnull());
+    else
+        rc = cli_parse(argc, argv, &cfg, devnull(), devnull());
     if (rc != CLI_RUN && rc != CLI_EXIT && rc != -EINVAL)
         abort();
     if (rc == CLI_RUN) {
-        check_run(&cfg, argv, argc, args);
+        if (persona)
+            check_run(&cfg, argv + 1, argc - 1, args + 1);
+        else
+            check_run(&cfg, argv, argc, args);
         d = digest(&cfg);
     }
     cli_free(&cfg);
@@ -316,12 +327,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         off += n + 1;
     }
     args[argc] = NULL;
+    /* h2load's "-i -" would read stdin. */
+    for (int i = 1; argc > 1 && persona_find(args[1]) && i < argc; i++)
+        if (strcmp(args[i], "-") == 0)
+            goto out;
 
     uint64_t d1 = parse_once(args, argc, &rc1);
     uint64_t d2 = parse_once(args, argc, &rc2);
     if (rc1 != rc2 || d1 != d2)
         abort();
-
+out:
     for (int i = 0; i < argc; i++)
         free(args[i]);
     if (sep)

@@ -46,6 +46,8 @@ static void test_rundesc_of(void)
     cfg.format = PC_FORMAT_AB;
     cfg.latency = true;
     cfg.u_latency = true;
+    cfg.ab_no_confidence = true;
+    cfg.ab_no_percentiles = true;
     cfg.slo = slo;
     /* what the reporters never read */
     cfg.out.json_path = "r.json";
@@ -81,6 +83,8 @@ static void test_rundesc_of(void)
     CHECK_EQ_I64(d.format, PC_FORMAT_AB);
     CHECK(d.latency);
     CHECK(d.u_latency);
+    CHECK(d.ab_no_confidence);
+    CHECK(d.ab_no_percentiles);
     CHECK(d.slo == slo);
     /* A live run has a command line, not sources, and wrk's layout only with -R. */
     CHECK(!d.hdr_layout);
