@@ -67,7 +67,7 @@ static int run_load(int argc, char **argv)
         report_h2load_header(text, &cfg);
     else if (cfg.format == PC_FORMAT_AB)
         report_ab_header(text, &cfg);
-    else
+    else if (cfg.format != PC_FORMAT_HEY && cfg.format != PC_FORMAT_HEY_CSV)
         report_wrk_header(text, &cfg);
     rc = engine_run(eng, &res, err, sizeof err);
     progress_end(prog);
@@ -82,6 +82,10 @@ static int run_load(int argc, char **argv)
         report_h2load(text, &cfg, &res);
     else if (cfg.format == PC_FORMAT_AB)
         report_ab(text, &cfg, &res);
+    else if (cfg.format == PC_FORMAT_HEY)
+        report_hey(text, &cfg, &res);
+    else if (cfg.format == PC_FORMAT_HEY_CSV)
+        report_hey_csv(text, stderr, &cfg, &res);
     else
         report_wrk(text, &cfg, &res);
     slo_ok = !cfg.slo || slo_print(text, cfg.slo, cfg.rate, &res, NULL);

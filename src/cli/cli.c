@@ -632,8 +632,10 @@ static int take_format(pc_config *cfg, const cli_opt *o, const char *arg, FILE *
         cfg->format = PC_FORMAT_H2LOAD;
     else if (strcmp(arg, "ab") == 0)
         cfg->format = PC_FORMAT_AB;
+    else if (strcmp(arg, "hey") == 0)
+        cfg->format = PC_FORMAT_HEY;
     else
-        return bad(err, "unknown --format '%s' (wrk, h2load or ab)", arg);
+        return bad(err, "unknown --format '%s' (wrk, h2load, ab or hey)", arg);
     return 0;
 }
 
@@ -823,7 +825,7 @@ static const cli_opt pacer_opts[] = {
     {"connection-window-bits", 0, "N", FN(take_window), AT(conn_window_bits), .min = 16,
      .help = "HTTP/2 connection window 2^N-1 (default 30)"},
     {"format", 0, "F", FN(take_format),
-     .help = "Report layout: wrk (default), h2load or ab"},
+     .help = "Report layout: wrk (default), h2load, ab or hey"},
     {"script", 's', "FILE", FN(take_script),
      .help = "Load a wrk Lua script (arguments after the URL or --)"},
     {"requests", 'n', "N", FN(take_requests),

@@ -30,6 +30,12 @@ void report_ab(FILE *f, const pc_config *cfg, const pc_results *res);
 int report_ab_gnuplot(FILE *f, const pc_results *res);
 int report_ab_csv(FILE *f, const pc_results *res);
 
+/* hey's layout (--format hey; hey prints nothing before the run), and
+ * its -o csv: a row per request on f (the rows -g records; needs -n),
+ * pacer's notes on note. Returns 0, or -1 when f failed. */
+void report_hey(FILE *f, const pc_config *cfg, const pc_results *res);
+int report_hey_csv(FILE *f, FILE *note, const pc_config *cfg, const pc_results *res);
+
 /* How the run went, one line each when it matters (every layout, after
  * its own lines; indent: "  " or "pacer: "): a -n run cut short by -d, and
  * connects that needed SYN retransmits or timed out. */
