@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/persona.h"
 #include "engine/engine.h"
 #include "report/merge.h"
 #include "report/outputs.h"
@@ -20,7 +21,8 @@
 #include "serve/serve.h"
 #include "workflow/workflow.h"
 
-static int run_load(int argc, char **argv)
+/* A run: pacer's own command line (p NULL) or persona p's. */
+static int run_load(const cli_persona *p, int argc, char **argv)
 {
     pc_config cfg;
     pc_engine *eng = NULL;
@@ -30,7 +32,8 @@ static int run_load(int argc, char **argv)
     pc_results res;
     bool slo_ok;
     char err[512] = "";
-    int rc = cli_parse(argc, argv, &cfg, stdout, stderr);
+    int rc = p ? persona_parse(p, argc, argv, &cfg, stdout, stderr)
+               : cli_parse(argc, argv, &cfg, stdout, stderr);
     FILE *text;
     int code;
 
@@ -119,8 +122,15 @@ out:
 
 int main(int argc, char **argv)
 {
+    const cli_persona *p;
+
     /* A reset peer must be an error count, not a dead process. */
     signal(SIGPIPE, SIG_IGN);
+    /* A link named ab, h2load, ... (as busybox), or `pacer ab ...`. */
+    if ((p = persona_find(argv[0])))
+        return run_load(p, argc, argv);
+    if (argc > 1 && (p = persona_find(argv[1])) && !strchr(argv[1], '/'))
+        return run_load(p, argc - 1, argv + 1);
     if (argc == 2 && strcmp(argv[1], "help") == 0) {
         cli_usage(stdout);
         return PC_EXIT_OK;
@@ -135,5 +145,5 @@ int main(int argc, char **argv)
         return capacity_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "suite") == 0)
         return suite_main(argc - 1, argv + 1);
-    return run_load(argc, argv);
+    return run_load(NULL, argc, argv);
 }

@@ -1,5 +1,5 @@
 /*
- * test_cli.c - unit tests for src/cli/cli.c: flags, defaults, errors, and
+ * test_cli.c - unit tests for src/cli/ (cli.c, options.c, takes.c, parse.c): flags, defaults, errors, and
  * what is printed where.
  *
  * Each call goes through cli(): argv is a fresh array (getopt permutes it),

@@ -1,0 +1,176 @@
+/*
+ * options.c - pacer's own command line: its option table, in --help's
+ * order, and its usage text.
+ */
+#include "cli/cli.h"
+
+#include <string.h>
+
+#include "cli/cli_int.h"
+
+/* pacer's options, in --help's order. Add a flag here, in docs/pacer.md and
+ * in docs/pacer.1 (a unit test checks that the three agree). */
+static const cli_opt pacer_opts[] = {
+    {"connections", 'c', "N", U32(connections, 1, MAX_COUNT),
+     .help = "Connections to keep open (default 10)"},
+    {"duration", 'd', "T", FN(take_duration), AT(duration_ns), .min = MS,
+     .help = "Duration of test (default 10s)"},
+    {"threads", 't', "N", U32(threads, 1, MAX_COUNT),
+     .help = "Number of threads to use (default 2)"},
+    {"rate", 'R', "R", FN(take_run_rate),
+     .help = "Constant throughput in requests/s in total\n"
+             "(absent: closed loop, as wrk)"},
+    {"latency", 'L', NULL, ON(latency),
+     .help = "Print latency statistics"},
+    {"u_latency", 'U', NULL, ON(u_latency),
+     .help = "Also print uncorrected latency statistics"},
+    {"batch_latency", 'B', NULL, ON(batch_latency),
+     .help = "Measure whole pipelined batches, not each request"},
+    {"header", 'H', "H", FN(take_header),
+     .help = "Add header to request (repeatable)"},
+    {"timeout", 0, "T", DUR(timeout_ns, MS),
+     .help = "Request timeout (default 2s)"},
+    {"connect-timeout", 0, "T", DUR(connect_timeout_ns, MS),
+     .help = "TCP connect + TLS handshake timeout (default 10s:\n"
+             "survives the SYN retransmits of a full accept backlog)"},
+    {"warmup", 0, "T", DUR(warmup_ns, 0),
+     .help = "Run this long first and discard it (default 0)"},
+    {"pipeline", 0, "N", U32(pipeline, 1, 1024),
+     .help = "HTTP/1.1 requests in flight per connection (default 1)"},
+    {"h2", 0, NULL, ON(h2),
+     .help = "HTTP/2: ALPN h2 over TLS, prior knowledge (h2c) in clear"},
+    {"alpn", 0, "LIST", FN(take_alpn),
+     .help = "Protocols to offer over TLS, e.g. h2,http/1.1"},
+    {"streams", 'm', "N", FN(take_streams), AT(streams), .min = 1, .max = 65536,
+     .alias = "max-concurrent-streams",
+     .help = "Concurrent HTTP/2 streams per connection (default 1;\n"
+             "N > 1 implies --h2, as in h2load)"},
+    {"window-bits", 0, "N", FN(take_window), AT(window_bits),
+     .help = "HTTP/2 stream window 2^N-1 (default 30)"},
+    {"connection-window-bits", 0, "N", FN(take_window), AT(conn_window_bits), .min = 16,
+     .help = "HTTP/2 connection window 2^N-1 (default 30)"},
+    {"format", 0, "F", FN(take_format),
+     .help = "Report layout: wrk (default), h2load, ab or hey"},
+    {"script", 's', "FILE", FN(take_script),
+     .help = "Load a wrk Lua script (arguments after the URL or --)"},
+    {"requests", 'n', "N", FN(take_requests),
+     .help = "Send exactly N requests, then stop (-d: upper bound)"},
+    {"no-keepalive", 0, NULL, ON(no_keepalive),
+     .help = "A new connection for every request"},
+    {"keepalive", 'k', NULL, FN(take_nothing),
+     .help = "Keep-alive (the default; accepted for ab)"},
+    {"method", 'X', "M", FN(take_method),
+     .help = "Request method (default GET)"},
+    {"body", 0, "TEXT", FN(take_body),
+     .help = "Request body"},
+    {"body-file", 'p', "FILE", FN(take_body_file),
+     .help = "Request body from a file"},
+    {"content-type", 'T', "T", FN(take_content_type),
+     .help = "Content-Type of the body"},
+    {"cookie", 'C', "NAME=V", FN(take_cookie),
+     .help = "Add a cookie (repeatable)"},
+    {"basic-auth", 'A', "U:P", FN(take_basic_auth),
+     .help = "HTTP basic authentication"},
+    {"head", 'i', NULL, FN(take_head),
+     .help = "HEAD requests"},
+    {"host", 0, "NAME", FN(take_host),
+     .help = "Host header and TLS SNI (the URL's address is used)"},
+    {"connect-to", 0, "H:P", FN(take_connect_to),
+     .help = "Connect to H:P instead (the URL's Host is kept)"},
+    {"urls", 0, "FILE", STR(urls_path),
+     .help = "Requests from a file: [METHOD] URL [@BODYFILE] [WEIGHT]"},
+    {"mix", 0, "M", FN(take_mix),
+     .help = "With --urls: roundrobin (default) or random (weighted)"},
+    {"strict-length", 0, NULL, ON(strict_length),
+     .help = "Count a body length differing from the first as failed (ab)"},
+    {"gnuplot", 'g', "FILE", STR(gnuplot_path),
+     .help = "ab's per-request TSV (with -n)"},
+    {"percentiles-csv", 'e', "FILE", STR(csv_pct_path),
+     .help = "ab's percentage CSV"},
+    {"unix", 0, "PATH", FN(take_unix),
+     .help = "Connect to a Unix-domain socket"},
+    {"verify", 0, NULL, ON(verify),
+     .help = "Verify the server's TLS certificate"},
+    {"cacert", 0, "FILE", FN(take_cacert),
+     .help = "Trust these CA certificates (implies --verify)"},
+    {"hlog", 0, "FILE", STR(hlog_path),
+     .help = "Write an HdrHistogram interval log (ns)"},
+    {"hgrm", 0, "FILE", STR(hgrm_path),
+     .help = "Write the percentile distribution (HdrHistogram plotter)"},
+    {"json", 0, "FILE", STR(json_path),
+     .help = "Write all results as JSON ('-': stdout, report to stderr)"},
+    {"csv", 0, "FILE", STR(csv_path),
+     .help = "Write the per-interval time series as CSV"},
+    {"html", 0, "FILE", STR(html_path),
+     .help = "Write a self-contained HTML report with plots"},
+    {"interval", 0, "T", DUR(interval_ns, 10 * MS),
+     .help = "Interval of logs and time series (default 1s)"},
+    {"progress", 0, NULL, SET(progress, PC_PROGRESS_ON),
+     .help = "Live progress on stderr even when it is not a terminal"},
+    {"quiet", 0, NULL, SET(progress, PC_PROGRESS_OFF),
+     .help = "No live progress"},
+    {"slo", 0, "EXPR", FN(take_slo),
+     .help = "Objectives, e.g. 'p99<=100ms,errors<=0.1%,rate>=99%':\n"
+             "PASS/FAIL lines, exit 5 when one fails"},
+    {"rounds", 0, "N", U32(rounds, 1, 1000), COMPARE_ONLY,
+     .help = "Rounds of A B A B ... (default 3)"},
+    {"start-rate", 0, "R", FN(take_rate), AT(start_rate), CAPACITY_ONLY,
+     .help = "First rate tried (default 100), grown x2 until the\n"
+             "SLO fails, then bisected; each step lasts -d,\n"
+             "longer when a percentile needs more samples"},
+    {"max-rate", 0, "R", FN(take_rate), AT(max_rate), CAPACITY_ONLY,
+     .help = "Never go above this rate (default 1M)"},
+    {"max-time", 0, "T", DUR(max_time_ns, 0), CAPACITY_ONLY,
+     .help = "Stop searching after this long in all (default 10m)"},
+    {"precision", 0, "P", FN(take_precision), CAPACITY_ONLY,
+     .help = "Stop when the bracket is within P (default 5%)"},
+    {"pause", 0, "T", DUR(pause_ns, 0), CAPACITY_ONLY,
+     .help = "Idle time between steps (default 1s)"},
+    {"version", 'v', NULL, FN(take_version),
+     .help = "Print version details"},
+    {"help", 'h', NULL, FN(take_help),
+     .help = "Print this help"},
+};
+
+_Static_assert(NOPTS(pacer_opts) <= MAX_OPTS, "raise MAX_OPTS");
+
+static void pacer_usage(FILE *f);
+const cli_table cli_pacer_table = {pacer_opts, NOPTS(pacer_opts), pacer_usage, "pacer", false};
+
+static void pacer_usage(FILE *f)
+{
+    fputs("Usage: pacer <options> <url> [--] [script args]\n"
+          "       pacer report [-U] [--json FILE] [--hgrm FILE] [--html FILE] [--slo EXPR]\n"
+          "                    [--from T] [--to T] [--force] FILE...\n"
+          "       pacer compare [--rounds N] <options> URL_A URL_B [URL...]\n"
+          "       pacer capacity --slo EXPR [--start-rate R] [--max-rate R] [--max-time T]\n"
+          "                      <options> URL\n"
+          "       pacer suite [--json FILE] [--html FILE] SUITE_FILE\n"
+          "       pacer serve [--port N] [--size BYTES] [--delay D] ...\n"
+          "  Options:\n",
+          f);
+    print_options(&cli_pacer_table, f);
+    fputs("\n"
+          "  Numeric arguments may include a SI unit (1k, 1M, 1G)\n"
+          "  Time arguments may include a time unit (2ms, 2s, 2m, 2h)\n"
+          "  Exit codes: 0 ok, 1 could not run, 2 usage, 3 no response received, 4 script error,\n"
+          "              5 an --slo objective failed (capacity: even at the start rate),\n"
+          "              130/143 stopped by SIGINT/SIGTERM (partial report printed)\n",
+          f);
+}
+
+void cli_usage(FILE *f)
+{
+    pacer_usage(f);
+}
+
+const char *cli_long_option(size_t i)
+{
+    for (size_t k = 0; k < NOPTS(pacer_opts); k++) {
+        if (i-- == 0)
+            return pacer_opts[k].name;
+        if (pacer_opts[k].alias && i-- == 0)
+            return pacer_opts[k].alias;
+    }
+    return NULL;
+}

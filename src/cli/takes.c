@@ -1,0 +1,413 @@
+/*
+ * takes.c - what an option does with its value: the generic takes that
+ * store into a pc_config field named by the table entry, and the options'
+ * own (a check, a hint, or more than one field). Every error is one line
+ * naming the flag and the bad text.
+ */
+#include "cli/cli_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/urls.h"
+#include "report/slo.h"
+#include "stats/hdr_codec.h"
+#include "util/units.h"
+
+int cli_parse_u32(const char *flag, const char *s, uint32_t min, uint32_t *out, FILE *err)
+{
+    uint64_t v;
+    int rc = units_parse_count(s, &v);
+
+    if (rc < 0)
+        return cli_bad(err, "invalid number for %s: '%s'", flag, s);
+    if (v < min || v > MAX_COUNT)
+        return cli_bad(err, "%s must be between %u and %u, got '%s'", flag, min, MAX_COUNT, s);
+    *out = (uint32_t)v;
+    return 0;
+}
+int cli_parse_dur(const char *flag, const char *s, uint64_t *out, FILE *err)
+{
+    if (units_parse_duration(s, out) < 0)
+        return cli_bad(err, "invalid duration for %s: '%s' (use e.g. 500ms, 10s, 2m, 1h)", flag, s);
+    if (*out > MAX_DURATION_NS)
+        return cli_bad(err, "%s must be at most 30 days, got '%s'", flag, s);
+    return 0;
+}
+
+static bool is_tchar(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+/* "Name: value" or "Name:value", as wrk accepts both. */
+static int add_header(pc_config *cfg, const char *s, FILE *err)
+{
+    const char *colon = strchr(s, ':');
+    const char *v;
+    pc_header *hs;
+
+    if (!colon || colon == s)
+        return cli_bad(err, "invalid header '%s': expected 'Name: value'", s);
+    for (const char *p = s; p < colon; p++)
+        if (!is_tchar((unsigned char)*p))
+            return cli_bad(err, "invalid header '%s': bad character in name", s);
+    v = colon + 1;
+    while (*v == ' ' || *v == '\t')
+        v++;
+    for (const char *p = v; *p; p++)
+        if (*p == '\r' || *p == '\n')
+            return cli_bad(err, "invalid header '%s': line break in value", s);
+    hs = realloc(cfg->headers, (cfg->nheaders + 1) * sizeof *hs);
+    if (!hs)
+        return cli_bad(err, "out of memory");
+    cfg->headers = hs;
+    hs[cfg->nheaders].name = strndup(s, (size_t)(colon - s));
+    hs[cfg->nheaders].value = strdup(v);
+    if (!hs[cfg->nheaders].name || !hs[cfg->nheaders].value)
+        return cli_bad(err, "out of memory");
+    cfg->nheaders++;
+    return 0;
+}
+
+static int parse_rate_flag(const char *flag, const char *s, double *out, FILE *err)
+{
+    if (units_parse_rate(s, out) < 0 || !(*out > 0))
+        return cli_bad(err, "invalid rate for %s: '%s' (requests/s > 0, e.g. 500, 2.5k)", flag, s);
+    if (*out > MAX_RATE)
+        return cli_bad(err, "%s must be at most 1G requests/s, got '%s'", flag, s);
+    return 0;
+}
+
+/* Generic takes: what most options do, as data in their table entry. */
+
+int take_u32(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    uint32_t *v = FIELD(uint32_t, cfg, o);
+    const char *flag = FLAG(o);
+    int rc = cli_parse_u32(flag, arg, (uint32_t)o->min, v, err);
+
+    if (rc == 0 && *v > o->max)
+        return cli_bad(err, "%s must be at most %llu, got '%s'", flag, (unsigned long long)o->max,
+                   arg);
+    return rc;
+}
+
+int take_dur(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    uint64_t *v = FIELD(uint64_t, cfg, o);
+    const char *flag = FLAG(o);
+    int rc = cli_parse_dur(flag, arg, v, err);
+
+    if (rc == 0 && *v < o->min)
+        return cli_bad(err, "%s must be at least %llums, got '%s'", flag,
+                   (unsigned long long)(o->min / 1000000), arg);
+    return rc;
+}
+
+int take_rate(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    return parse_rate_flag(FLAG(o), arg, FIELD(double, cfg, o), err);
+}
+
+int take_str(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)err;
+    *FIELD(const char *, cfg, o) = arg;
+    return 0;
+}
+
+int take_true(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)arg, (void)err;
+    *FIELD(bool, cfg, o) = true;
+    return 0;
+}
+
+int take_set(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)arg, (void)err;
+    *FIELD(int, cfg, o) = (int)o->min;
+    return 0;
+}
+
+int take_nothing(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)cfg, (void)o, (void)arg, (void)err;
+    return 0;
+}
+
+int take_help(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)cfg, (void)o, (void)arg, (void)err;
+    return TAKE_HELP;
+}
+
+int take_version(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)o, (void)arg, (void)err;
+    cfg->version = true;
+    return TAKE_VERSION;
+}
+
+/* Takes of their own: a check, a hint, or more than one field. */
+
+int take_duration(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    if (strchr("{[\"'<", arg[0]))
+        return cli_bad(err, "invalid duration for -d/--duration: '%s' (a request body is --body TEXT "
+                        "here: hey's -d)",
+                   arg);
+    cfg->duration_set = true;
+    return take_dur(cfg, o, arg, err);
+}
+
+int take_run_rate(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)o;
+    if (units_parse_rate(arg, &cfg->rate) < 0 || !(cfg->rate > 0))
+        return cli_bad(err, "invalid rate for -R/--rate: '%s' (requests/s > 0, e.g. 500, 2.5k)", arg);
+    if (cfg->rate > MAX_RATE)
+        return cli_bad(err, "-R/--rate must be at most 1G requests/s (the schedule's resolution is "
+                        "1 ns), got '%s'",
+                   arg);
+    return 0;
+}
+
+int take_header(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)o;
+    return add_header(cfg, arg, err);
+}
+
+int take_unix(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)o;
+    cfg->unix_path = arg;
+    if (strlen(arg) >= 108)
+        return cli_bad(err, "--unix path too long (max 107 bytes): '%s'", arg);
+    return 0;
+}
+
+int take_cacert(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)o, (void)err;
+    cfg->cacert = arg;
+    cfg->verify = true;
+    return 0;
+}
+
+int take_slo(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    char serr[512];
+
+    (void)o;
+    free(cfg->slo);
+    cfg->slo = malloc(sizeof *cfg->slo);
+    if (!cfg->slo)
+        return cli_bad(err, "out of memory");
+    if (slo_parse(arg, cfg->slo, serr, sizeof serr) < 0)
+        return cli_bad(err, "%s", serr);
+    return 0;
+}
+
+int take_precision(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    char *end;
+
+    (void)o;
+    errno = 0;
+    cfg->precision = strtod(arg, &end);
+    if (*end == '%') {
+        cfg->precision /= 100;
+        end++;
+    }
+    if (end == arg || *end || errno || !(cfg->precision >= 0.001 && cfg->precision <= 1))
+        return cli_bad(err, "invalid --precision '%s' (0.1%% to 100%%, e.g. 5%%)", arg);
+    return 0;
+}
+
+int take_alpn(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)o;
+    cfg->alpn = arg;
+    if (!strstr(arg, "h2") && !strstr(arg, "http/1.1"))
+        return cli_bad(err, "--alpn needs h2 and/or http/1.1, got '%s'", arg);
+    return 0;
+}
+
+int take_streams(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    if (arg[0] >= 'A' && arg[0] <= 'Z')
+        return cli_bad(err,
+                   "invalid number for -m/--streams: '%s' (the method is -X %s here: hey's -m)",
+                   arg, arg);
+    return take_u32(cfg, o, arg, err);
+}
+
+/* HTTP/2 windows 2^N-1: N at most 30, and at least o->min (the connection
+ * window cannot be below the protocol's initial 2^16-1). */
+int take_window(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    uint32_t *v = FIELD(uint32_t, cfg, o);
+    const char *flag = FLAG(o);
+    int rc = cli_parse_u32(flag, arg, 0, v, err);
+
+    if (rc == 0 && *v > 30)
+        return cli_bad(err, "window bits must be 0-30, got '%s'", arg);
+    if (rc == 0 && *v < o->min)
+        return cli_bad(err, "%s must be %llu-30, got '%s'", flag, (unsigned long long)o->min, arg);
+    return rc;
+}
+
+int take_format(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)o;
+    if (strcmp(arg, "wrk") == 0)
+        cfg->format = PC_FORMAT_WRK;
+    else if (strcmp(arg, "h2load") == 0)
+        cfg->format = PC_FORMAT_H2LOAD;
+    else if (strcmp(arg, "ab") == 0)
+        cfg->format = PC_FORMAT_AB;
+    else if (strcmp(arg, "hey") == 0)
+        cfg->format = PC_FORMAT_HEY;
+    else
+        return cli_bad(err, "unknown --format '%s' (wrk, h2load, ab or hey)", arg);
+    return 0;
+}
+
+int take_script(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)o;
+    cfg->script_path = arg;
+    if (access(arg, R_OK) != 0)
+        return cli_bad(err, "cannot read script '%s': %s%s", arg, strerror(errno),
+                   arg[strspn(arg, "0123456789")]
+                       ? ""
+                       : " (-s is a Lua script here; the timeout is --timeout: ab's -s)");
+    return 0;
+}
+
+int take_requests(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)o;
+    if (units_parse_count(arg, &cfg->requests) < 0 || cfg->requests == 0 ||
+        cfg->requests > 1000000000000ull)
+        return cli_bad(err, "invalid number for -n/--requests: '%s'", arg);
+    return 0;
+}
+
+int take_method(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)o;
+    cfg->method = arg;
+    for (const char *q = arg; *q; q++)
+        if (!is_tchar((unsigned char)*q))
+            return cli_bad(err, "invalid method '%s'", arg);
+    if (!*arg)
+        return cli_bad(err, "empty method");
+    return 0;
+}
+
+int take_head(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)o, (void)arg, (void)err;
+    cfg->method = "HEAD";
+    return 0;
+}
+
+int take_body(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)o, (void)err;
+    free(cfg->body);
+    cfg->body_len = strlen(arg);
+    cfg->body = strdup(arg);
+    return 0;
+}
+
+int take_body_file(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    int r;
+
+    (void)o;
+    free(cfg->body);
+    r = urls_read_file(arg, &cfg->body, &cfg->body_len);
+    if (r < 0)
+        return cli_bad(err, "cannot read body file '%s': %s", arg, strerror(-r));
+    return 0;
+}
+
+int take_content_type(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)o;
+    cfg->content_type = arg;
+    if (strpbrk(arg, "\r\n"))
+        return cli_bad(err, "invalid content type");
+    return 0;
+}
+
+int take_cookie(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    char **cs = realloc(cfg->cookies, (cfg->ncookies + 1) * sizeof *cs);
+
+    (void)o;
+    if (cs)
+        cfg->cookies = cs;
+    if (!cs || !strchr(arg, '=') || strpbrk(arg, "\r\n;"))
+        return cli_bad(err, "invalid cookie '%s': expected NAME=VALUE", arg);
+    cs[cfg->ncookies++] = (char *)arg; /* an element of argv */
+    return 0;
+}
+
+int take_basic_auth(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    size_t n = strlen(arg), cap = hdrc_base64_encoded_len(n) + 1;
+
+    (void)o;
+    if (!strchr(arg, ':'))
+        return cli_bad(err, "invalid --basic-auth '%s': expected user:password", arg);
+    free(cfg->auth_b64);
+    cfg->auth_b64 = malloc(cap);
+    if (!cfg->auth_b64 || hdrc_base64_encode((const uint8_t *)arg, n, cfg->auth_b64, cap) < 0)
+        return cli_bad(err, "out of memory");
+    return 0;
+}
+
+int take_host(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)o;
+    cfg->host = arg;
+    for (const char *q = arg; *q; q++)
+        if ((unsigned char)*q <= ' ' || *q == 0x7f)
+            return cli_bad(err, "invalid --host '%s'", arg);
+    return 0;
+}
+
+int take_connect_to(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    const char *colon = strrchr(arg, ':');
+    char *end;
+    long port = colon ? strtol(colon + 1, &end, 10) : 0;
+
+    (void)o;
+    cfg->connect_to = arg;
+    if (!colon || colon == arg || *end || port < 1 || port > 65535)
+        return cli_bad(err, "invalid --connect-to '%s': expected HOST:PORT", arg);
+    return 0;
+}
+
+int take_mix(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)o;
+    if (strcmp(arg, "random") == 0)
+        cfg->mix_random = true;
+    else if (strcmp(arg, "roundrobin") == 0 || strcmp(arg, "round-robin") == 0)
+        cfg->mix_random = false;
+    else
+        return cli_bad(err, "unknown --mix '%s' (roundrobin or random)", arg);
+    return 0;
+}
