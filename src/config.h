@@ -151,6 +151,7 @@ typedef struct pc_config {
     bool strict_length;    /* --strict-length: ab's Length failures */
     bool peer_follows_redirects; /* the persona's tool follows redirects (hey without
                                     -disable-redirects); pacer does not: 3xx get a note */
+    unsigned peer_flags;   /* a persona's own switches, for its finish (src/cli/persona_*.c) */
     const char *urls_path; /* --urls FILE */
     bool mix_random;       /* --mix random */
     pc_reqspec *reqs;      /* the distinct requests (at least one) */

@@ -10,11 +10,13 @@
 
 /* The personas' own files define these. */
 extern const cli_persona persona_wrk, persona_wrk2;
+extern const cli_persona persona_hey;
 
 /* One line per persona. */
 static const cli_persona *const personas[] = {
     &persona_wrk,
     &persona_wrk2,
+    &persona_hey,
 };
 
 const cli_persona *persona_find(const char *name)
