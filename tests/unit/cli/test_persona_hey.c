@@ -159,6 +159,13 @@ static void test_long_flags(void)
     CHECK_EQ_U64(r.cfg.timeout_ns, 5 * NS);
     CHECK_EQ_I64(HEY("-t", "0", URL), CLI_RUN);
     CHECK(r.cfg.timeout_ns >= 30ull * 86400 * NS);
+    /* Go's flag package also reads -n=N and --c=N, and a value glued on. */
+    CHECK_EQ_I64(HEY("-n=30", "--c=3", "-z=2s", "-d{x}", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.connections, 3);
+    CHECK_EQ_U64(r.cfg.duration_ns, 2 * NS);
+    CHECK_EQ_I64(r.cfg.reqs[0].body_len, 3);
+    CHECK_EQ_I64(HEY("-n=30", "-c=3", URL), CLI_RUN);
+    CHECK_EQ_U64(r.cfg.requests, 30);
     CHECK_EQ_I64(HEY("-t", "1.5", URL), -EINVAL);
     CHECK_REFUSED("pacer: invalid timeout for -t: '1.5' (whole seconds, 0: none)\n");
 }
