@@ -5,6 +5,8 @@
 #   make demo       install missing build deps, build, benchmark `pacer serve`
 #   make install    [PREFIX=/usr/local] [DESTDIR=...]: pacer, its man page, its docs
 #   make uninstall  remove what make install put there (same PREFIX, DESTDIR)
+#   make install-personas  install, plus links wrk, wrk2, ab, h2load, hey -> pacer
+#                   (each runs that tool's command line: docs/pacer.md, Personas)
 #   make SAN=1 ...  build with ASan + UBSan (into build-san/)
 #   make fuzz-smoke run every fuzz target for FUZZ_SECONDS (default 20) each
 #   make ci         what CI runs: test, SAN=1 test, fuzz-smoke
@@ -120,9 +122,32 @@ install: pacer
 	chmod 644 $(DESTDIR)$(MANDIR)/man1/pacer.1
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 
-# Exactly what install put there; the directories bin/ and man1/ are shared
-# with other programs and stay, pacer's own doc directory goes.
-uninstall:
+# Links named after other tools run pacer with that tool's command line
+# (argv[0], as busybox): only when asked, and never over a file of that
+# name that is not already such a link (the real tool stays).
+PERSONAS := wrk wrk2 ab h2load hey
+
+install-personas: install
+	@for p in $(PERSONAS); do \
+	    l=$(DESTDIR)$(BINDIR)/$$p; \
+	    if [ -e "$$l" ] && [ "$$(readlink "$$l")" != pacer ]; then \
+	        echo "install-personas: $$l exists and is not a link to pacer: left alone" >&2; \
+	    else \
+	        echo "ln -sf pacer $$l"; ln -sf pacer "$$l" || exit 1; \
+	    fi; \
+	done
+
+# The persona links only (those that point at pacer).
+uninstall-personas:
+	@for p in $(PERSONAS); do \
+	    l=$(DESTDIR)$(BINDIR)/$$p; \
+	    if [ "$$(readlink "$$l")" = pacer ]; then echo "rm -f $$l"; rm -f "$$l"; fi; \
+	done
+
+# Exactly what install (and install-personas) put there; the directories
+# bin/ and man1/ are shared with other programs and stay, pacer's own doc
+# directory goes.
+uninstall: uninstall-personas
 	rm -f $(DESTDIR)$(BINDIR)/pacer $(DESTDIR)$(MANDIR)/man1/pacer.1
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
@@ -134,7 +159,8 @@ clean:
 ci:
 	@tests/ci.sh
 
-.PHONY: all deps deps-build unit tools test demo install uninstall clean ci
+.PHONY: all deps deps-build unit tools test demo install uninstall install-personas \
+        uninstall-personas clean ci
 
 # Fuzz targets (clang libFuzzer): make fuzz, make fuzz-smoke [FUZZ_SECONDS=20]
 include tests/fuzz/fuzz.mk

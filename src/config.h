@@ -156,6 +156,11 @@ typedef struct pc_config {
     bool mix_random;       /* --mix random */
     pc_reqspec *reqs;      /* the distinct requests (at least one) */
     size_t nreqs;
+    uint64_t ab_heartbeat; /* ab: "Completed N requests" on stderr every N (0: none) */
+    bool ab_no_confidence; /* ab -S: Connection Times without mean[+/-sd] and median */
+    bool ab_no_percentiles; /* ab -d: no "Percentage of the requests served" table */
+    const char *uri_file;  /* h2load -i FILE: URIs, one per line ("-": stdin) */
+    bool h1_clear;         /* h2load --h1 / -p http/1.1: HTTP/1.1 over http:// */
     const char *gnuplot_path; /* -g FILE (ab) */
     const char *csv_pct_path; /* -e FILE (ab) */
     pc_header *headers;    /* -H, in order */

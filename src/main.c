@@ -30,6 +30,7 @@ static int run_load(const cli_persona *p, int argc, char **argv)
     pc_script *script = NULL;
     pc_progress *prog = NULL;
     pc_results res;
+    pc_ab_progress abp;
     bool slo_ok;
     char err[512] = "";
     int rc = p ? persona_parse(p, argc, argv, &cfg, stdout, stderr)
@@ -64,6 +65,10 @@ static int run_load(const cli_persona *p, int argc, char **argv)
     outputs_bind(outs, &res);
     if (outputs_want_intervals(outs))
         engine_add_interval_sink(eng, cfg.interval_ns, outputs_on_interval, outs);
+    if (cfg.ab_heartbeat) {
+        abp = (pc_ab_progress){stderr, cfg.ab_heartbeat, 0, 0};
+        engine_add_interval_sink(eng, cfg.interval_ns, report_ab_progress, &abp);
+    }
     if ((prog = progress_new(&cfg, &res, NULL, stderr)))
         engine_add_interval_sink(eng, cfg.interval_ns, progress_on_interval, prog);
     if (cfg.format == PC_FORMAT_H2LOAD)

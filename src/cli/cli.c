@@ -166,11 +166,6 @@ static char *join_cmdline(const char *first, int from, int argc, char **argv)
     return buf;
 }
 
-static void print_version(FILE *out)
-{
-    fprintf(out, "pacer %s [epoll] HTTP load generator\n", PACER_VERSION);
-}
-
 /* An objective that cannot be judged for this run is a usage error before
  * any load is sent: a share of the rate needs -R. */
 static int check_slo(const pc_config *cfg, FILE *err)
@@ -228,7 +223,7 @@ static int take_positionals(const cli_persona *p, int argc, char **argv, pc_conf
     char uerr[512];
 
     if (cfg->version) {
-        print_version(out);
+        cli_print_version(out);
         if (version_only && optind >= argc)
             return CLI_EXIT;
         if (optind >= argc) {
@@ -237,7 +232,7 @@ static int take_positionals(const cli_persona *p, int argc, char **argv, pc_conf
             return CLI_EXIT;
         }
     }
-    if (optind >= argc && !cfg->urls_path) {
+    if (optind >= argc && !cfg->urls_path && !cfg->uri_file) {
         p->table->usage(err);
         return cli_bad(err, "missing URL");
     }
@@ -248,7 +243,8 @@ static int take_positionals(const cli_persona *p, int argc, char **argv, pc_conf
         if (url_parse(argv[optind], &cfg->url, uerr, sizeof uerr) < 0)
             return cli_bad(err, "%s%s", uerr,
                            access(argv[optind], R_OK) == 0 && p == &native
-                               ? " (a file of URLs is --urls FILE; -i is HEAD here: h2load's -i)"
+                               ? " (a file of URLs is --urls FILE; -i is HEAD here: h2load's -i; "
+                                 "or run it as `pacer h2load -i FILE ...`)"
                                : "");
         optind++;
     }
@@ -307,12 +303,14 @@ int cli_parse_as(const cli_persona *p, int mode, int argc, char **argv, pc_confi
             if (url_parse(cfg->url_text, &cfg->url, uerr, sizeof uerr) < 0)
                 return cli_bad(err, "%s", uerr);
         }
-    } else if (urls_add(cfg, cfg->method, cfg->url_text, cfg->body, cfg->body_len, 1, uerr,
-                        sizeof uerr) < 0) {
+    } else if (cfg->url_text && urls_add(cfg, cfg->method, cfg->url_text, cfg->body,
+                                         cfg->body_len, 1, uerr, sizeof uerr) < 0) {
         return cli_bad(err, "%s", uerr);
     }
     if (p->finish && (rc = p->finish(cfg, err)) < 0)
         return rc;
+    if (!cfg->nreqs) /* a persona's URL list (h2load -i) must have added them */
+        return cli_bad(err, "missing URL");
     if (cfg->requests && !cfg->duration_set)
         cfg->duration_ns = 24ull * 3600 * 1000000000ull; /* -n alone: no time limit but a day */
     if (cfg->gnuplot_path && !cfg->requests)

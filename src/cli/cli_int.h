@@ -33,7 +33,11 @@ struct cli_opt;
  * TAKE_VERSION for the parser to act on. */
 typedef int cli_take(pc_config *cfg, const struct cli_opt *o, const char *arg, FILE *err);
 
-enum { TAKE_HELP = 1, TAKE_VERSION = 2 };
+enum {
+    TAKE_HELP = 1,         /* print the table's usage, exit 0 */
+    TAKE_VERSION = 2,      /* wrk's -v: the version, and the run goes on with a URL */
+    TAKE_VERSION_EXIT = 3, /* ab's -V, h2load's --version: the version, exit 0 */
+};
 
 /* The subcommands that accept an option (cli_opt.modes; 0: all of them). */
 #define IN_COMPARE (1u << PC_MODE_COMPARE)
@@ -100,6 +104,7 @@ cli_take take_set;
 cli_take take_nothing;
 cli_take take_help;
 cli_take take_version;
+cli_take take_version_exit;
 cli_take take_duration;
 cli_take take_run_rate;
 cli_take take_header;
@@ -118,11 +123,13 @@ cli_take take_head;
 cli_take take_body;
 cli_take take_body_file;
 cli_take take_content_type;
+cli_take take_content_type_hint;
 cli_take take_cookie;
 cli_take take_basic_auth;
 cli_take take_host;
 cli_take take_connect_to;
 cli_take take_mix;
+cli_take take_refuse; /* another tool's flag pacer cannot honour: its help says why */
 
 /* Entry shorthands: AT(field) names the pc_config field of a generic take. */
 #define AT(field) .off = offsetof(pc_config, field)
@@ -135,6 +142,7 @@ cli_take take_mix;
 #define COMPARE_ONLY .modes = IN_COMPARE, .section = "compare"
 #define CAPACITY_ONLY .modes = IN_CAPACITY, .section = "capacity"
 #define MS 1000000ull
+#define REFUSE(why) .take = take_refuse, .help = (why)
 
 #define NOPTS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -143,6 +151,9 @@ cli_take take_mix;
 
 /* pacer's own options (options.c). */
 extern const cli_table cli_pacer_table;
+
+/* "pacer 0.1.0 [epoll] HTTP load generator" (parse.c). */
+void cli_print_version(FILE *out);
 
 /* The option lines of --help, from the table (parse.c). */
 void print_options(const cli_table *t, FILE *f);

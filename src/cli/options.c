@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli_int.h"
+#include "cli/persona.h"
 
 /* pacer's options, in --help's order. Add a flag here, in docs/pacer.md and
  * in docs/pacer.1 (a unit test checks that the three agree). */
@@ -65,7 +66,7 @@ static const cli_opt pacer_opts[] = {
      .help = "Request body"},
     {"body-file", 'p', "FILE", FN(take_body_file),
      .help = "Request body from a file"},
-    {"content-type", 'T', "T", FN(take_content_type),
+    {"content-type", 'T', "T", FN(take_content_type_hint),
      .help = "Content-Type of the body"},
     {"cookie", 'C', "NAME=V", FN(take_cookie),
      .help = "Add a cookie (repeatable)"},
@@ -147,6 +148,11 @@ static void pacer_usage(FILE *f)
           "                      <options> URL\n"
           "       pacer suite [--json FILE] [--html FILE] SUITE_FILE\n"
           "       pacer serve [--port N] [--size BYTES] [--delay D] ...\n"
+          "       pacer TOOL <that tool's own options> (also a link named TOOL):\n",
+          f);
+    for (size_t i = 0; persona_at(i); i++)
+        fprintf(f, "         %-8s %s\n", persona_at(i)->name, persona_at(i)->summary);
+    fputs("  Reading the report, line by line: docs/reading-the-report.md\n"
           "  Options:\n",
           f);
     print_options(&cli_pacer_table, f);

@@ -12,6 +12,11 @@
 
 #include "cli/cli.h"
 
+void cli_print_version(FILE *out)
+{
+    fprintf(out, "pacer %s [epoll] HTTP load generator\n", PACER_VERSION);
+}
+
 /* One line on stderr, whatever the user's text contained. */
 int cli_bad(FILE *err, const char *fmt, ...)
 {
@@ -31,13 +36,14 @@ int cli_bad(FILE *err, const char *fmt, ...)
 /* How errors name an option: "-t/--threads", "--timeout". */
 const char *cli_flag_of(const cli_opt *o, char buf[static 64])
 {
-    if (o->letter)
+    if (o->letter && !o->name)
+        snprintf(buf, 64, "-%c", o->letter);
+    else if (o->letter)
         snprintf(buf, 64, "-%c/--%s", o->letter, o->name);
     else
         snprintf(buf, 64, "--%s", o->name);
     return buf;
 }
-#define FLAG(o) cli_flag_of(o, (char[64]){0})
 
 /* Options that belong to some subcommands only (cli_opt.modes): refused
  * elsewhere, naming the first subcommand that takes them. */
@@ -86,12 +92,12 @@ int peer_spellings(const cli_table *t, int argc, char **argv, FILE *err)
     static const struct {
         const char *flag, *hint;
     } peers[] = {
-        {"-h2", "HTTP/2 is --h2 here (hey's -h2)"},
-        {"-host", "the Host header is --host NAME here (hey's -host)"},
-        {"-disable-keepalive", "a connection per request is --no-keepalive here (hey's -disable-keepalive)"},
-        {"-disable-compression", "pacer asks for no compression: drop it (hey's -disable-compression)"},
-        {"-disable-redirects", "pacer never follows redirects: drop it (hey's -disable-redirects)"},
-        {"-cpus", "threads are -t N here (hey's -cpus)"},
+        {"-h2", "HTTP/2 is --h2 here (hey's -h2; or run it as `pacer hey ...`)"},
+        {"-host", "the Host header is --host NAME here (hey's -host; or run it as `pacer hey ...`)"},
+        {"-disable-keepalive", "a connection per request is --no-keepalive here (hey's -disable-keepalive; or run it as `pacer hey ...`)"},
+        {"-disable-compression", "pacer asks for no compression: drop it (hey's -disable-compression; or run it as `pacer hey ...`)"},
+        {"-disable-redirects", "pacer never follows redirects: drop it (hey's -disable-redirects; or run it as `pacer hey ...`)"},
+        {"-cpus", "threads are -t N here (hey's -cpus; or run it as `pacer hey ...`)"},
     };
 
     if (t->long_only)
@@ -154,7 +160,8 @@ void print_options(const cli_table *t, FILE *f)
         int value_end = o->section ? 26 : 25, col = value_end + 2, n;
 
         if (!o->section) {
-            n = fprintf(f, "    %-4s", o->letter ? (char[]){'-', o->letter, ',', 0} : "");
+            n = fprintf(f, "    %-4s",
+                        o->letter ? (char[]){'-', o->letter, o->name ? ',' : 0, 0} : "");
         } else if (!section || strcmp(section, o->section) != 0) {
             n = fprintf(f, "  %s:", o->section);
             n += fprintf(f, "%*s", n < 12 ? 12 - n : 1, "");
@@ -164,9 +171,10 @@ void print_options(const cli_table *t, FILE *f)
         section = o->section;
         if (o->section && o->letter)
             n += fprintf(f, "-%c, ", o->letter);
-        n += fprintf(f, "--%s", o->name);
+        if (o->name) /* a tool with one-dash long flags (hey's -host) shows them so */
+            n += fprintf(f, "%s%s", t->long_only ? "-" : "--", o->name);
         if (o->value) {
-            int pad = value_end - n - (int)strlen(o->value) - 2;
+            int pad = o->name ? value_end - n - (int)strlen(o->value) - 2 : 1;
 
             n += fprintf(f, "%*s<%s>", pad > 1 ? pad : 1, "", o->value);
         }
@@ -177,7 +185,7 @@ void print_options(const cli_table *t, FILE *f)
             else
                 fputc(*h, f);
         if (o->alias)
-            fprintf(f, "\n%*s(also --%s)", col, "", o->alias);
+            fprintf(f, "\n%*s(also %s%s)", col, "", t->long_only ? "-" : "--", o->alias);
         fputc('\n', f);
     }
 }
@@ -213,7 +221,8 @@ int parse_options(const cli_table *t, int argc, char **argv, pc_config *cfg, FIL
         const cli_opt *o = &t->opts[i];
         int has = o->value ? required_argument : no_argument;
 
-        longs[nl++] = (struct option){o->name, has, NULL, OPT_CODE(i)};
+        if (o->name) /* NULL: a letter only (ab's options) */
+            longs[nl++] = (struct option){o->name, has, NULL, OPT_CODE(i)};
         if (o->alias)
             longs[nl++] = (struct option){o->alias, has, NULL, OPT_CODE(i)};
         if (o->letter) {
@@ -241,6 +250,10 @@ int parse_options(const cli_table *t, int argc, char **argv, pc_config *cfg, FIL
             rc = o->take(cfg, o, optarg, err);
             if (rc == TAKE_HELP) {
                 t->usage(out);
+                return CLI_EXIT;
+            }
+            if (rc == TAKE_VERSION_EXIT) {
+                cli_print_version(out);
                 return CLI_EXIT;
             }
             if (rc == TAKE_VERSION)

@@ -9,13 +9,15 @@
 #include "cli/cli_int.h"
 
 /* The personas' own files define these. */
-extern const cli_persona persona_wrk, persona_wrk2;
+extern const cli_persona persona_wrk, persona_wrk2, persona_ab, persona_h2load;
 extern const cli_persona persona_hey;
 
 /* One line per persona. */
 static const cli_persona *const personas[] = {
     &persona_wrk,
     &persona_wrk2,
+    &persona_ab,
+    &persona_h2load,
     &persona_hey,
 };
 

@@ -154,13 +154,20 @@ int take_version(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
     return TAKE_VERSION;
 }
 
+int take_version_exit(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)o, (void)arg, (void)err;
+    cfg->version = true;
+    return TAKE_VERSION_EXIT;
+}
+
 /* Takes of their own: a check, a hint, or more than one field. */
 
 int take_duration(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
 {
     if (strchr("{[\"'<", arg[0]))
         return cli_bad(err, "invalid duration for -d/--duration: '%s' (a request body is --body TEXT "
-                        "here: hey's -d)",
+                        "here: hey's -d; or run it as `pacer hey ...`)",
                    arg);
     cfg->duration_set = true;
     return take_dur(cfg, o, arg, err);
@@ -244,7 +251,8 @@ int take_streams(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
 {
     if (arg[0] >= 'A' && arg[0] <= 'Z')
         return cli_bad(err,
-                   "invalid number for -m/--streams: '%s' (the method is -X %s here: hey's -m)",
+                   "invalid number for -m/--streams: '%s' (the method is -X %s here: hey's -m; or "
+                   "run it as `pacer hey ...`)",
                    arg, arg);
     return take_u32(cfg, o, arg, err);
 }
@@ -288,7 +296,8 @@ int take_script(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
         return cli_bad(err, "cannot read script '%s': %s%s", arg, strerror(errno),
                    arg[strspn(arg, "0123456789")]
                        ? ""
-                       : " (-s is a Lua script here; the timeout is --timeout: ab's -s)");
+                       : " (-s is a Lua script here; the timeout is --timeout: ab's -s; or run "
+                         "it as `pacer ab ...`)");
     return 0;
 }
 
@@ -339,6 +348,19 @@ int take_body_file(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
     if (r < 0)
         return cli_bad(err, "cannot read body file '%s': %s", arg, strerror(-r));
     return 0;
+}
+
+/* pacer's -T: ab's Content-Type; a duration there is wrk's -T (timeout). */
+int take_content_type_hint(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    uint64_t ns;
+
+    if (!strchr(arg, '/') && units_parse_duration(arg, &ns) == 0)
+        return cli_bad(err, "invalid content type for -T: '%s' (-T is Content-Type here, as in "
+                            "ab; the timeout is --timeout: wrk's -T; or run it as `pacer wrk "
+                            "...`)",
+                       arg);
+    return take_content_type(cfg, o, arg, err);
 }
 
 int take_content_type(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
@@ -410,4 +432,20 @@ int take_mix(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
     else
         return cli_bad(err, "unknown --mix '%s' (roundrobin or random)", arg);
     return 0;
+}
+
+/* An option of another tool that pacer cannot honour: refused, naming it
+ * and why (the entry's help text), never ignored. */
+int take_refuse(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    char why[256];
+
+    (void)cfg;
+    snprintf(why, sizeof why, "%s", o->help);
+    for (char *p = why; *p; p++)
+        if (*p == '\n')
+            *p = ' ';
+    if (arg)
+        return cli_bad(err, "%s %s: %s", FLAG(o), arg, why);
+    return cli_bad(err, "%s: %s", FLAG(o), why);
 }

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "report/report.h"
+#include "stats/interval.h"
 
 static long ms(double ns)
 {
@@ -30,10 +31,16 @@ void report_ab_header(FILE *f, const pc_config *cfg)
     fflush(f);
 }
 
-/* One row of the Connection Times table. */
-static void ct_row(FILE *f, const char *label, const hdr_hist *h)
+/* One row of the Connection Times table; brief: ab -S's min avg max. */
+static void ct_row(FILE *f, const char *label, const hdr_hist *h, bool brief)
 {
     bool any = h->total_count > 0;
+
+    if (brief) {
+        fprintf(f, "%-12s%5ld %5ld%5ld\n", label, any ? ms((double)hdr_min(h)) : 0,
+                ms(hdr_mean(h)), any ? ms((double)hdr_max(h)) : 0);
+        return;
+    }
 
     fprintf(f, "%-12s%5ld %4ld %5.1f %6ld %7ld\n", label, any ? ms((double)hdr_min(h)) : 0,
             ms(hdr_mean(h)), hdr_stddev(h) / 1e6,
@@ -88,15 +95,19 @@ void report_ab(FILE *f, const pc_config *cfg, const pc_results *res)
     fprintf(f, "Transfer rate:          %.2f [Kbytes/sec] received\n",
             secs > 0 ? (double)st->bytes_read / 1024.0 / secs : 0);
     fprintf(f, "\nConnection Times (ms)\n");
-    fprintf(f, "              min  mean[+/-sd] median   max\n");
-    ct_row(f, "Connect:", &st->conn_req);
+    if (cfg->ab_no_confidence)
+        fprintf(f, "              min   avg   max\n");
+    else
+        fprintf(f, "              min  mean[+/-sd] median   max\n");
+    ct_row(f, "Connect:", &st->conn_req, cfg->ab_no_confidence);
     /* ab's Processing is Total - Connect: first byte written to last read. */
-    ct_row(f, "Processing:", &st->latency_u);
-    ct_row(f, "Waiting:", &st->ttfb);
-    ct_row(f, "Total:", &st->total_req);
+    ct_row(f, "Processing:", &st->latency_u, cfg->ab_no_confidence);
+    ct_row(f, "Waiting:", &st->ttfb, cfg->ab_no_confidence);
+    ct_row(f, "Total:", &st->total_req, cfg->ab_no_confidence);
     (void)proc_ab;
-    fprintf(f, "\nPercentage of the requests served within a certain time (ms)\n");
-    for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++) {
+    if (!cfg->ab_no_percentiles)
+        fprintf(f, "\nPercentage of the requests served within a certain time (ms)\n");
+    for (size_t i = 0; !cfg->ab_no_percentiles && i < sizeof pcts / sizeof pcts[0]; i++) {
         long v = st->total_req.total_count
                      ? ms((double)hdr_value_at_percentile(&st->total_req, pcts[i]))
                      : 0;
@@ -104,6 +115,18 @@ void report_ab(FILE *f, const pc_config *cfg, const pc_results *res)
         fprintf(f, " %3d%%  %5ld%s\n", pcts[i], v, pcts[i] == 100 ? " (longest request)" : "");
     }
     report_notes(f, cfg, res, "pacer: ");
+}
+
+void report_ab_progress(void *ud, const pc_interval *iv)
+{
+    pc_ab_progress *p = ud;
+
+    p->done += iv->completed + iv->errors;
+    while (p->every && p->next + p->every <= p->done) {
+        p->next += p->every;
+        fprintf(p->f, "Completed %" PRIu64 " requests\n", p->next);
+    }
+    fflush(p->f);
 }
 
 static int cmp_total(const void *a, const void *b)

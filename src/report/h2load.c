@@ -135,6 +135,8 @@ void report_h2load(FILE *f, const pc_config *cfg, const pc_results *res)
     fprintf(f, "                     min         max         mean         sd        +/- sd"
                "      median         p95         p99\n");
     row(f, "time for request: ", &st->latency, 1e3, fmt_dur);
+    if (cfg->u_latency && cfg->rate > 0) /* -R / --rps: also from the actual send, as h2load */
+        row(f, "  (uncorrected) : ", &st->latency_u, 1e3, fmt_dur);
     row(f, "time for connect: ", &st->connect, 1e3, fmt_dur);
     row(f, "time to 1st byte: ", &st->ttfb, 1e3, fmt_dur);
     row(f, "req/s           : ", &st->conn_rps, 1, fmt_num);

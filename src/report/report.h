@@ -36,6 +36,15 @@ int report_ab_csv(FILE *f, const pc_results *res);
 void report_hey(FILE *f, const pc_config *cfg, const pc_results *res);
 int report_hey_csv(FILE *f, FILE *note, const pc_config *cfg, const pc_results *res);
 
+/* ab's "Completed N requests" lines (every N, cfg->ab_heartbeat) on f, as
+ * intervals come in (an interval sink; ud: a pc_ab_progress). */
+typedef struct pc_ab_progress {
+    FILE *f;
+    uint64_t every, done, next;
+} pc_ab_progress;
+struct pc_interval;
+void report_ab_progress(void *ud, const struct pc_interval *iv);
+
 /* How the run went, one line each when it matters (every layout, after
  * its own lines; indent: "  " or "pacer: "): a -n run cut short by -d, and
  * connects that needed SYN retransmits or timed out. */

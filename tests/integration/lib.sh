@@ -94,7 +94,8 @@ serve_err() { cat "$T_DIR"/serve.*.out.err 2>/dev/null; }
 # TLS port without h2. Sets NGX_PORT, NGX_TLS_PORT, NGX_H2C_PORT,
 # NGX_TLS1_PORT, NGX_PID (master), NGX_DIR. Serves
 # $NGX_DIR/www (index.html is 1024 bytes), /stub (stub_status), and logs
-# requests to $NGX_DIR/access.log as "$request $http_x_pacer".
+# requests to $NGX_DIR/access.log as "$request $http_x_pacer $http_host",
+# then NGX_LOG_EXTRA if set (e.g. ' $connection': more fields at the end).
 start_nginx() {
     local extra=${1:-} try
     need_cmd nginx nginx-light && need_cmd openssl openssl && need_cmd pgrep procps || return 1
@@ -117,7 +118,7 @@ pid $NGX_DIR/nginx.pid;
 error_log $NGX_DIR/error.log;
 events { worker_connections 4096; }
 http {
-    log_format pacer '\$request \$http_x_pacer \$http_host';
+    log_format pacer '\$request \$http_x_pacer \$http_host${NGX_LOG_EXTRA:-}';
     access_log $NGX_DIR/access.log pacer;
     client_body_temp_path $NGX_DIR/tmp/body;
     proxy_temp_path $NGX_DIR/tmp/proxy;

@@ -40,8 +40,8 @@ hint() {
         "[ $rc -eq 2 ] && [ \$(wc -l <'$T_DIR/err') -eq 1 ] && grep -qF -- \"$pattern\" '$T_DIR/err' && [ ! -s '$T_DIR/out' ]"
 }
 # Other tools' spellings: refused with pacer's (hey's -h2 printed the help and exited 0).
-hint hint_hey_h2 "HTTP/2 is --h2 here (hey's -h2)" -h2 http://127.0.0.1:1/
-hint hint_hey_host "--host NAME here (hey's -host)" -host example.com http://127.0.0.1:1/
+hint hint_hey_h2 "HTTP/2 is --h2 here (hey's -h2; or run it as" -h2 http://127.0.0.1:1/
+hint hint_hey_host "--host NAME here (hey's -host; or run it as" -host example.com http://127.0.0.1:1/
 hint hint_hey_disable_keepalive "--no-keepalive here" -disable-keepalive http://127.0.0.1:1/
 hint hint_single_dash_long "did you mean '--latency'?" -latency http://127.0.0.1:1/
 hint hint_hey_method "the method is -X POST here: hey's -m" -m POST http://127.0.0.1:1/
