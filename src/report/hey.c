@@ -30,7 +30,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "util/units.h"
 #include "report/report.h"
