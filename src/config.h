@@ -59,7 +59,15 @@ static inline int pc_exit_failed(int sig, bool script)
     return sig ? pc_exit_signal(sig) : script ? PC_EXIT_SCRIPT : PC_EXIT_RUNTIME;
 }
 
-enum { PC_FORMAT_WRK = 0, PC_FORMAT_H2LOAD = 1, PC_FORMAT_AB = 2 };
+/* The report layout (--format; a persona's own). PC_FORMAT_HEY_CSV: hey's
+ * -o csv, a row per request instead of the summary. */
+enum {
+    PC_FORMAT_WRK = 0,
+    PC_FORMAT_H2LOAD = 1,
+    PC_FORMAT_AB = 2,
+    PC_FORMAT_HEY = 3,
+    PC_FORMAT_HEY_CSV = 4,
+};
 
 /* Which command line is being parsed: `pacer URL`, `pacer compare URL...`,
  * `pacer capacity URL`. */
@@ -169,6 +177,9 @@ typedef struct pc_config {
     const char *host;      /* --host: Host header and SNI */
     const char *connect_to; /* --connect-to HOST:PORT */
     bool strict_length;    /* --strict-length: ab's Length failures */
+    bool peer_follows_redirects; /* the persona's tool follows redirects (hey without
+                                    -disable-redirects); pacer does not: 3xx get a note */
+    unsigned peer_flags;   /* a persona's own switches, for its finish (src/cli/persona_*.c) */
     const char *urls_path; /* --urls FILE */
     bool mix_random;       /* --mix random */
     pc_reqspec *reqs;      /* the distinct requests (at least one) */

@@ -54,7 +54,7 @@ static void live_starting(void *ud)
         report_h2load_header(l->text, &l->run);
     else if (l->run.format == PC_FORMAT_AB)
         report_ab_header(l->text, &l->run);
-    else
+    else if (l->run.format != PC_FORMAT_HEY && l->run.format != PC_FORMAT_HEY_CSV)
         report_wrk_header(l->text, &l->run);
 }
 
@@ -68,6 +68,10 @@ static int live_finished(void *ud, const pc_results *res)
         report_h2load(l->text, &l->run, res);
     else if (l->run.format == PC_FORMAT_AB)
         report_ab(l->text, &l->run, res);
+    else if (l->run.format == PC_FORMAT_HEY)
+        report_hey(l->text, &l->run, res);
+    else if (l->run.format == PC_FORMAT_HEY_CSV)
+        report_hey_csv(l->text, stderr, &l->run, res);
     else
         report_wrk(l->text, &l->run, res);
     l->slo_ok = !l->cfg->slo || slo_print(l->text, l->cfg->slo, l->cfg->rate, res, NULL);

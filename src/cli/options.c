@@ -51,7 +51,7 @@ static const cli_opt pacer_opts[] = {
     {"connection-window-bits", 0, "N", FN(take_window), AT(conn_window_bits), .min = 16,
      .help = "HTTP/2 connection window 2^N-1 (default 30)"},
     {"format", 0, "F", FN(take_format),
-     .help = "Report layout: wrk (default), h2load or ab"},
+     .help = "Report layout: wrk (default), h2load, ab or hey"},
     {"script", 's', "FILE", FN(take_script),
      .help = "Load a wrk Lua script (arguments after the URL or --)"},
     {"requests", 'n', "N", FN(take_requests),

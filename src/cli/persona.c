@@ -10,6 +10,7 @@
 
 /* The personas' own files define these. */
 extern const cli_persona persona_wrk, persona_wrk2, persona_ab, persona_h2load;
+extern const cli_persona persona_hey;
 
 /* One line per persona. */
 static const cli_persona *const personas[] = {
@@ -17,6 +18,7 @@ static const cli_persona *const personas[] = {
     &persona_wrk2,
     &persona_ab,
     &persona_h2load,
+    &persona_hey,
 };
 
 const cli_persona *persona_find(const char *name)

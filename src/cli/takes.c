@@ -281,8 +281,10 @@ int take_format(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
         cfg->format = PC_FORMAT_H2LOAD;
     else if (strcmp(arg, "ab") == 0)
         cfg->format = PC_FORMAT_AB;
+    else if (strcmp(arg, "hey") == 0)
+        cfg->format = PC_FORMAT_HEY;
     else
-        return cli_bad(err, "unknown --format '%s' (wrk, h2load or ab)", arg);
+        return cli_bad(err, "unknown --format '%s' (wrk, h2load, ab or hey)", arg);
     return 0;
 }
 

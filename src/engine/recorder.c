@@ -44,6 +44,7 @@ void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t
             .ctime = s->ctime,
             .dtime = now - sent,
             .wait = s->first_byte >= sent ? s->first_byte - sent : 0,
+            .status = status,
         };
     hdr_record(&w->st.total_req, (int64_t)(s->ctime + now - sent));
     if (s->first_byte >= sent && now >= s->first_byte)

@@ -30,6 +30,12 @@ void report_ab(FILE *f, const pc_rundesc *run, const pc_results *res);
 int report_ab_gnuplot(FILE *f, const pc_results *res);
 int report_ab_csv(FILE *f, const pc_results *res);
 
+/* hey's layout (--format hey; hey prints nothing before the run), and
+ * its -o csv: a row per request on f (the rows -g records; needs -n),
+ * pacer's notes on note. Returns 0, or -1 when f failed. */
+void report_hey(FILE *f, const pc_rundesc *run, const pc_results *res);
+int report_hey_csv(FILE *f, FILE *note, const pc_rundesc *run, const pc_results *res);
+
 /* ab's "Completed N requests" lines (every N, cfg->ab_heartbeat) on f, as
  * intervals come in (an interval sink; ud: a pc_ab_progress). */
 typedef struct pc_ab_progress {

@@ -37,6 +37,7 @@ void rundesc_of(pc_rundesc *d, const pc_config *cfg)
     d->latency = cfg->latency;
     d->u_latency = cfg->u_latency;
     d->ab_no_confidence = cfg->ab_no_confidence;
+    d->peer_follows_redirects = cfg->peer_follows_redirects;
     d->ab_no_percentiles = cfg->ab_no_percentiles;
     d->slo = cfg->slo;
 }

@@ -57,6 +57,7 @@ typedef struct pc_rundesc {
     bool u_latency;          /* -U */
     bool ab_no_confidence;   /* ab -S: Connection Times without mean[+/-sd] and median */
     bool ab_no_percentiles;  /* ab -d: no "Percentage of the requests served" table */
+    bool peer_follows_redirects; /* hey without -disable-redirects: say when 3xx came back */
     bool hdr_layout;         /* wrk2's latency block even without -R (`pacer report`) */
     const struct pc_slo *slo; /* --slo; NULL: none */
     /* `pacer report`: the files merged and the command lines recorded in them */

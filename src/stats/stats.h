@@ -30,10 +30,11 @@ enum pc_err_kind {
 
 #define STATS_MAX_STATUS 1000 /* every three-digit code, valid or not (RFC 9110 15) */
 
-/* One request's timings (ab's -g file), nanoseconds. */
+/* One request's timings (ab's -g file, hey's -o csv), nanoseconds. */
 typedef struct pc_reqrec {
     uint64_t start; /* monotonic: when its connection (if it opened one) or its write began */
     uint64_t ctime, dtime, wait;
+    int status; /* the response's status code */
 } pc_reqrec;
 
 /* Per distinct request (--urls): counts and corrected latency. */

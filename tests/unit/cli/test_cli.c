@@ -533,9 +533,11 @@ static void test_format(void)
     CHECK_EQ_I64(r.cfg.format, PC_FORMAT_AB);
     CHECK_EQ_I64(CLI("--format=h2load", URL), CLI_RUN);
     CHECK_EQ_I64(r.cfg.format, PC_FORMAT_H2LOAD);
+    CHECK_EQ_I64(CLI("--format", "hey", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.format, PC_FORMAT_HEY);
     CHECK_EQ_I64(CLI("--format", "json", URL), -EINVAL);
     CHECK_ONE_ERROR_LINE();
-    CHECK_EQ_STR(r.err, "pacer: unknown --format 'json' (wrk, h2load or ab)\n");
+    CHECK_EQ_STR(r.err, "pacer: unknown --format 'json' (wrk, h2load, ab or hey)\n");
 }
 
 static void test_version_alone(void)

@@ -47,6 +47,7 @@ static void test_rundesc_of(void)
     cfg.latency = true;
     cfg.u_latency = true;
     cfg.ab_no_confidence = true;
+    cfg.peer_follows_redirects = true;
     cfg.ab_no_percentiles = true;
     cfg.slo = slo;
     /* what the reporters never read */
@@ -84,6 +85,7 @@ static void test_rundesc_of(void)
     CHECK(d.latency);
     CHECK(d.u_latency);
     CHECK(d.ab_no_confidence);
+    CHECK(d.peer_follows_redirects);
     CHECK(d.ab_no_percentiles);
     CHECK(d.slo == slo);
     /* A live run has a command line, not sources, and wrk's layout only with -R. */
