@@ -123,11 +123,6 @@ int sbuf_add(sbuf *b, const char *p, size_t n, size_t max)
     return 0;
 }
 
-sbuf *eng_slot_buf(conn *c, const slot *s, int which)
-{
-    return c->sb ? &c->sb[slot_index(c, s) * 3 + (uint32_t)which] : NULL;
-}
-
 bool eng_script_requests(const conn *c)
 {
     return c->w->ts != NULL;
@@ -138,23 +133,15 @@ bool eng_script_request_fn(const conn *c)
     return c->w->lua_req;
 }
 
-void eng_script_response_slot(conn *c, slot *s, int status)
-{
-    sbuf *h = eng_slot_buf(c, s, 1), *b = eng_slot_buf(c, s, 2);
-
-    script_response(c->w->ts, status, h->p, h->len, b->p, b->len);
-    h->len = b->len = 0;
-}
-
 bool eng_wants_response(const conn *c)
 {
     return c->w->lua_resp;
 }
 
-void eng_script_response(conn *c, int status)
+void eng_script_response(conn *c, int status, sbuf *hdrs, sbuf *body)
 {
-    script_response(c->w->ts, status, c->rh.p, c->rh.len, c->rb.p, c->rb.len);
-    c->rh.len = c->rb.len = 0;
+    script_response(c->w->ts, status, hdrs->p, hdrs->len, body->p, body->len);
+    hdrs->len = body->len = 0;
 }
 
 bool eng_want_server(const conn *c)

@@ -13,7 +13,6 @@ static slot *slot_alloc(conn *c)
 
     memset(s, 0, sizeof *s);
     s->used = true;
-    c->fifo[(c->fifo_head + c->count) % c->depth] = idx;
     c->count++;
     c->w->inflight++;
     return s;
@@ -25,8 +24,6 @@ void slot_release(conn *c, slot *s)
     c->free_idx[c->nfree++] = slot_index(c, s);
     c->count--;
     c->w->inflight--;
-    if (c->count == 0)
-        c->fifo_head = 0;
 }
 
 /* ---- backlog --------------------------------------------------------- */

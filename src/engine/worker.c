@@ -26,6 +26,26 @@
 
 /* ---- reading --------------------------------------------------------- */
 
+/* What the protocol left unconsumed (an unfinished header line, bounded by
+ * the protocol) waits for the rest in a per-connection buffer, grown on
+ * demand, and goes in front of the next read. */
+static int carry_rest(conn *c, const char *p, size_t rest, uint64_t now)
+{
+    if (rest > c->carry_cap) {
+        char *q = realloc(c->carry, rest);
+
+        if (!q) {
+            eng_conn_fail(c, PC_ERR_READ, "out of memory", now);
+            return -ENOMEM;
+        }
+        c->carry = q;
+        c->carry_cap = (uint32_t)rest;
+    }
+    memcpy(c->carry, p, rest);
+    c->carry_len = (uint32_t)rest;
+    return 0;
+}
+
 static void on_readable(conn *c)
 {
     pc_worker *w = c->w;
@@ -38,6 +58,8 @@ static void on_readable(conn *c)
         uint64_t now = pc_now_ns();
 
         if (n > 0) {
+            size_t have = keep + (size_t)n, used;
+
             if (keep)
                 memcpy(w->rbuf, c->carry, keep);
             c->carry_len = 0;
@@ -46,8 +68,10 @@ static void on_readable(conn *c)
                 if (w->iv)
                     w->iv->bytes_read += (uint64_t)n;
             }
-            c->proto->input(c, w->rbuf, keep + (size_t)n, now);
+            used = c->proto->input(c, w->rbuf, have, now);
             if (c->gen != gen)
+                return;
+            if (used < have && carry_rest(c, w->rbuf + used, have - used, now) < 0)
                 return;
             if ((size_t)n < room && c->net->pending(&c->nc) == 0)
                 break;
@@ -597,7 +621,7 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
         goto fail;
     w->conns = calloc(nconns, sizeof *w->conns);
     w->slot_mem = calloc((size_t)nconns * w->depth, sizeof *w->slot_mem);
-    w->idx_mem = calloc((size_t)nconns * w->depth * 2, sizeof *w->idx_mem);
+    w->idx_mem = calloc((size_t)nconns * w->depth, sizeof *w->idx_mem);
     w->rbuf = malloc(RBUF_SIZE);
     w->rq = calloc(nconns, sizeof *w->rq);
     w->rs_cap = nconns * w->depth + 1;
@@ -639,12 +663,10 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
         c->nc.fd = -1;
         c->depth = w->depth;
         c->slots = &w->slot_mem[(size_t)i * w->depth];
-        c->free_idx = &w->idx_mem[(size_t)i * w->depth * 2];
-        c->fifo = c->free_idx + w->depth;
+        c->free_idx = &w->idx_mem[(size_t)i * w->depth];
         for (uint32_t j = 0; j < w->depth; j++)
             c->free_idx[j] = w->depth - 1 - j;
         c->nfree = w->depth;
-        h1_init(&c->p);
     }
     return w;
 fail:
@@ -658,16 +680,13 @@ void worker_free(pc_worker *w)
         return; /* seized: its thread may still run in the script: leave it all */
     if (w->conns) {
         for (uint32_t i = 0; i < w->nconns; i++) {
-            conn_close(&w->conns[i]);
-            free(w->conns[i].carry);
-            free(w->conns[i].obuf);
-            free(w->conns[i].rh.p);
-            free(w->conns[i].rb.p);
-            free(w->conns[i].h2);
+            conn *c = &w->conns[i];
+
+            conn_close(c);
+            free(c->carry);
+            if (c->ps_of)
+                c->ps_of->state_free(c->ps);
         }
-        for (size_t i = 0; w->sb_mem && i < (size_t)w->nconns * w->depth * 3; i++)
-            free(w->sb_mem[i].p);
-        free(w->sb_mem);
     }
     if (w->epfd >= 0)
         close(w->epfd);
@@ -735,13 +754,6 @@ bool worker_script_stopped(const pc_worker *w)
 void worker_set_script(pc_worker *w, pc_tscript *ts)
 {
     size_t len;
-
-    if (w->run->h2 || w->cfg->alpn) {
-        /* HTTP/2 keeps request bodies and responses per stream. */
-        w->sb_mem = calloc((size_t)w->nconns * w->depth * 3, sizeof *w->sb_mem);
-        for (uint32_t i = 0; w->sb_mem && i < w->nconns; i++)
-            w->conns[i].sb = &w->sb_mem[(size_t)i * w->depth * 3];
-    }
 
     w->ts = ts;
     w->lua_req = script_has_request(ts);

@@ -87,7 +87,6 @@ struct pc_worker {
     pc_tmpl own;      /* the script's request when it has no request() */
     bool use_own;
     uint64_t next_wake; /* earliest delay() wake-up, 0 = none */
-    sbuf *sb_mem;     /* conn->sb arrays (scripts over HTTP/2) */
     /* Several origins (--urls): a queue of due requests per origin. */
     resend **oq;
     uint32_t *oq_head, *oq_len, *oq_cap;
