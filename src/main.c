@@ -56,7 +56,7 @@ static int run_load(int argc, char **argv)
             code = PC_EXIT_SCRIPT;
             goto out;
         }
-        engine_set_script(eng, script);
+        engine_set_source(eng, script_source(script));
     }
     outputs_bind(outs, &res);
     if (outputs_want_intervals(outs))

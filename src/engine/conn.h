@@ -128,11 +128,14 @@ enum { CS_CLOSED, CS_CONNECTING, CS_HANDSHAKE, CS_READY, CS_BACKOFF };
 
 /* s got a complete response with this status and body length. Frees s. */
 void eng_done(conn *c, slot *s, int status, uint64_t body_len, uint64_t now);
-/* The bytes of s's request (HTTP/1.1), from its template or the script;
- * *head says whether it is a HEAD request. NULL (with len 0) for a
- * request that is part of another's pipelined batch (script request()),
- * or on a script error. */
-const char *eng_h1_bytes(conn *c, slot *s, size_t *len, bool *head);
+/* s's request, from the thread's request source (its template, or the
+ * script's text). NULL: the source failed (a script error). A request
+ * that is part of another's pipelined batch (a script's request() returned
+ * several) has no bytes of its own (h1 NULL). */
+const pc_request *eng_request(conn *c, slot *s);
+/* Whether every request is new text (a script's request()): HTTP/2 keeps
+ * a copy of its body per stream. */
+bool eng_requests_change(const conn *c);
 /* Does the script want response(), and deliver it: the status, the
  * headers ("name\0value\0" pairs) and the body the protocol buffered
  * (both emptied for the next response). */
@@ -142,10 +145,6 @@ void eng_script_response(conn *c, int status, sbuf *hdrs, sbuf *body);
  * beats a complete huge body). 0 or -ENOMEM. */
 int sbuf_add(sbuf *b, const char *p, size_t n, size_t max);
 #define SBUF_REQUEST_MAX (16u << 20) /* a script's request body over HTTP/2 */
-/* Whether a script's text makes the requests (HTTP/2 turns it into a header
- * list, proto_h2.c), and whether through request(). */
-bool eng_script_requests(const conn *c); /* a script's text makes the requests */
-bool eng_script_request_fn(const conn *c); /* ... through request(): bodies change per call */
 /* The response's Server header (only asked for until one is known). */
 void eng_server(conn *c, const char *v, size_t n);
 bool eng_want_server(const conn *c);

@@ -129,23 +129,23 @@ static uint32_t h1_capacity(const conn *c)
 static void h1_submit(conn *c, slot *s)
 {
     h1state *h = c->ps;
+    const pc_request *r;
     size_t len;
-    bool head;
-    const char *bytes;
 
     /* In line behind the requests in flight (s is counted already). */
     h->fifo[(h->fifo_head + c->count - 1) % c->depth] = slot_index(c, s);
-    bytes = eng_h1_bytes(c, s, &len, &head);
-    s->head = head;
+    r = eng_request(c, s);
+    if (!r) {
+        eng_failed(c, s, PC_ERR_WRITE, "script error in request()", 0);
+        return;
+    }
+    len = r->h1_len;
+    s->head = r->head;
     s->olen = (uint32_t)len;
-    if (!bytes && len == 0 && c->count > 1) {
+    if (!r->h1) {
         /* Part of the batch the first request's bytes carry. */
         s->obeg = h->otot ? h->otot - 1 : 0;
         h->unsent++;
-        return;
-    }
-    if (!bytes) {
-        eng_failed(c, s, PC_ERR_WRITE, "script error in request()", 0);
         return;
     }
     if (h->olen + len > h->ocap) {
@@ -162,7 +162,7 @@ static void h1_submit(conn *c, slot *s)
         h->obuf = b;
         h->ocap = cap;
     }
-    memcpy(h->obuf + h->olen, bytes, len);
+    memcpy(h->obuf + h->olen, r->h1, len);
     h->olen += len;
     s->obeg = h->otot;
     h->otot += len;

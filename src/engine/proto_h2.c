@@ -249,7 +249,7 @@ static void *h2_state_new(const conn *c)
     if (!h)
         return NULL;
     h->c = (conn *)c;
-    if (eng_script_requests(c)) {
+    if (eng_wants_response(c) || eng_requests_change(c)) {
         h->sb = calloc((size_t)c->depth * 3, sizeof *h->sb);
         if (!h->sb) {
             free(h);
@@ -358,29 +358,23 @@ static void nv_set(nghttp2_nv *v, const char *n, size_t nl, const char *val, siz
     v->flags = NGHTTP2_NV_FLAG_NONE; /* nghttp2 copies them at submit */
 }
 
-/* A script's request (its static wrk.format() text or request()'s) as an
- * HTTP/2 header list and body. false: no script, use the run's template.
- * true with *nva NULL: the request failed (recorded). The list lives in
- * per-thread scratch: nghttp2 copies it at submit. */
-static bool script_request(conn *c, h2state *h, slot *s, const void **nva, size_t *nvlen)
+/* A request that came as HTTP/1.1 text (a script's static wrk.format()
+ * text or request()'s) as an HTTP/2 header list and body. false: the
+ * request failed (recorded). The list lives in per-thread scratch: nghttp2
+ * copies it at submit. */
+static bool from_text(conn *c, h2state *h, slot *s, const pc_request *q, const void **nva,
+                      size_t *nvlen)
 {
     static __thread nghttp2_nv nv[H1REQ_MAX_HEADERS + 4];
     static __thread char nvnames[8192]; /* the header names, lower-cased */
     const pc_config *cfg = conn_run(c)->cfg;
-    const char *text, *authority = cfg->url.hostport;
-    size_t len, n = 0, used = 0, alen = strlen(authority);
+    const char *authority = cfg->url.hostport;
+    size_t n = 0, used = 0, alen = strlen(authority);
     h1req_parsed r;
-    bool head;
 
-    if (!eng_script_requests(c))
+    if (h1req_parse(q->h1, q->h1_len, &r) < 0) {
+        eng_failed(c, s, PC_ERR_WRITE, "script request is not valid HTTP/1.1 text", 0);
         return false;
-    text = eng_h1_bytes(c, s, &len, &head);
-    *nva = NULL;
-    if (!text || h1req_parse(text, len, &r) < 0) {
-        eng_failed(c, s, PC_ERR_WRITE,
-                   text ? "script request is not valid HTTP/1.1 text" : "script error in request()",
-                   0);
-        return true;
     }
     for (size_t i = 0; i < r.nh; i++)
         if (r.h[i].nlen == 4 && strncasecmp(r.h[i].name, "host", 4) == 0) {
@@ -412,14 +406,14 @@ static bool script_request(conn *c, h2state *h, slot *s, const void **nva, size_
      * request()'s is copied into the slot's buffer. */
     s->req_body = r.body;
     s->req_body_len = r.body_len;
-    if (r.body_len && eng_script_request_fn(c)) {
+    if (r.body_len && q->transient) {
         sbuf *b = slot_buf(h, s, SB_REQ_BODY);
 
         if (b)
             b->len = 0;
         if (!b || sbuf_add(b, r.body, r.body_len, SBUF_REQUEST_MAX) < 0) {
             eng_failed(c, s, PC_ERR_WRITE, "out of memory", 0);
-            return true;
+            return false;
         }
         s->req_body = b->p;
     }
@@ -430,22 +424,30 @@ static bool script_request(conn *c, h2state *h, slot *s, const void **nva, size_
 
 static void h2_submit(conn *c, slot *s)
 {
-    const pc_tmpl *t = &conn_run(c)->tmpls[s->tmpl];
     h2state *h = c->ps;
     nghttp2_data_provider body = {.source.ptr = s, .read_callback = read_body};
-    const void *nva = t->nva;
-    size_t nvlen = t->nvlen;
+    const pc_request *q = eng_request(c, s);
+    const void *nva;
+    size_t nvlen;
     int32_t id;
 
-    s->req_body = t->body;
-    s->req_body_len = t->body_len;
     if (h->sb) {
         slot_buf(h, s, SB_HEADERS)->len = 0;
         slot_buf(h, s, SB_BODY)->len = 0;
     }
-    /* A script's request (static or request()) replaces the template. */
-    if (script_request(c, h, s, &nva, &nvlen) && !nva)
+    if (!q) {
+        eng_failed(c, s, PC_ERR_WRITE, "script error in request()", 0);
         return;
+    }
+    if (q->nva) {
+        /* A template: its header list was built once. */
+        nva = q->nva;
+        nvlen = q->nvlen;
+        s->req_body = q->body;
+        s->req_body_len = q->body_len;
+    } else if (!from_text(c, h, s, q, &nva, &nvlen)) {
+        return;
+    }
     id = nghttp2_submit_request(h->s, NULL, nva, nvlen, s->req_body_len ? &body : NULL, s);
 
     if (id < 0) {

@@ -425,7 +425,7 @@ static void run_loop(pc_worker *w)
                 dispatch(w, now);
             }
             /* thread:stop(), or a script error: this thread is done. */
-            if (w->ts && script_stopped(w->ts) && w->stop > now) {
+            if (w->stop > now && src_stopped(w)) {
                 stop_at(w, now);
                 w->script_stop = true;
             }
@@ -513,8 +513,8 @@ void *worker_main(void *arg)
     /* Linux delays timer wake-ups by up to 50 us by default to batch them;
      * that delay would be latency the client adds to every paced request. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-    if (w->ts)
-        script_thread_bind(w->ts);
+    if (w->src.ops->bind)
+        w->src.ops->bind(w->src.self);
     connect_phase(w);
 
     pthread_mutex_lock(&run->lock);
@@ -553,7 +553,8 @@ void *worker_main(void *arg)
 
 bool worker_seize(pc_worker *w, uint64_t stuck_since, uint64_t now)
 {
-    if (atomic_load(&w->done) || !w->ts || !script_thread_seize(w->ts, stuck_since))
+    if (atomic_load(&w->done) || !w->src.ops->seize ||
+        !w->src.ops->seize(w->src.self, stuck_since))
         return false;
     /* The worker thread is inside one call into Lua and will never touch
      * its data again: end its run from here, every request accounted for
@@ -572,9 +573,10 @@ bool worker_seize(pc_worker *w, uint64_t stuck_since, uint64_t now)
     return true;
 }
 
-pc_tscript *worker_script(const pc_worker *w)
+void worker_interrupt(pc_worker *w)
 {
-    return w->ts;
+    if (w->src.ops->interrupt)
+        w->src.ops->interrupt(w->src.self);
 }
 
 bool worker_seized(const pc_worker *w)
@@ -613,6 +615,7 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
         w->tick_ns = 1000000;
     w->addrs = run->addrs;
     w->naddrs = run->naddrs;
+    w->src = tmpl_source(run);
     w->epfd = -1;
     w->tfd = -1;
     w->use_pwait2 = true;
@@ -751,25 +754,8 @@ bool worker_script_stopped(const pc_worker *w)
     return w->script_stop;
 }
 
-void worker_set_script(pc_worker *w, pc_tscript *ts)
-{
-    size_t len;
-
-    w->ts = ts;
-    w->lua_req = script_has_request(ts);
-    w->lua_resp = script_has_response(ts);
-    w->lua_delay = script_has_delay(ts);
-    if (!w->lua_req) {
-        /* Without request(), the request wrk.format() gives after init()
-         * is built once and reused: no Lua per request. */
-        w->own.h1 = (char *)script_static_request(ts, &len);
-        w->own.h1_len = len;
-        w->own.head = len >= 5 && memcmp(w->own.h1, "HEAD ", 5) == 0;
-        w->use_own = true;
-    }
-}
-
-int worker_set_addr(pc_worker *w, const char *addr)
+/* Send this worker's connections to addr ("ip:port", from setup()). */
+static int set_addr(pc_worker *w, const char *addr)
 {
     char host[80], port[16];
     const char *colon = strrchr(addr, ':');
@@ -798,6 +784,12 @@ int worker_set_addr(pc_worker *w, const char *addr)
     w->naddrs = 1;
     w->pref_addr = 0;
     return 0;
+}
+
+int worker_set_source(pc_worker *w, const pc_reqsrc *src)
+{
+    w->src = *src;
+    return src->addr ? set_addr(w, src->addr) : 0;
 }
 
 const char *worker_error(const pc_worker *w)
