@@ -1,6 +1,7 @@
 /*
- * conn.c - a connection's lifecycle: connect, TLS handshake, ALPN choice,
- * back-off, reopen; epoll interest.
+ * conn.c - a connection's lifecycle: connect, TLS handshake, ALPN choice
+ * (the protocol table), the protocol's own state, back-off, reopen; epoll
+ * interest; where a worker's connections go.
  */
 #include "engine/worker_int.h"
 
@@ -375,4 +376,36 @@ void after_io(conn *c, uint64_t now)
     } else {
         closed_fill(c, now);
     }
+}
+
+/* A worker's own address (a script's thread.addr): "ip:port" or "[ip6]:port". */
+int worker_connect_to(pc_worker *w, const char *addr)
+{
+    char host[80], port[16];
+    const char *colon = strrchr(addr, ':');
+    struct addrinfo hints = {.ai_flags = AI_NUMERICHOST, .ai_socktype = SOCK_STREAM}, *res;
+    size_t hl;
+
+    if (!colon)
+        return -EINVAL;
+    snprintf(w->own_addr.text, sizeof w->own_addr.text, "%s", addr);
+    hl = (size_t)(colon - addr);
+    if (addr[0] == '[' && hl >= 2) {
+        addr++;
+        hl -= 2;
+    }
+    if (hl >= sizeof host || strlen(colon + 1) >= sizeof port)
+        return -EINVAL;
+    memcpy(host, addr, hl);
+    host[hl] = '\0';
+    strcpy(port, colon + 1);
+    if (getaddrinfo(host, port, &hints, &res) != 0)
+        return -EINVAL;
+    memcpy(&w->own_addr.sa, res->ai_addr, res->ai_addrlen);
+    w->own_addr.len = res->ai_addrlen;
+    freeaddrinfo(res);
+    w->addrs = &w->own_addr;
+    w->naddrs = 1;
+    w->pref_addr = 0;
+    return 0;
 }

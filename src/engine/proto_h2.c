@@ -542,10 +542,12 @@ static size_t h2_input(conn *c, const char *buf, size_t len, uint64_t now)
 
     h->now = now;
     if (!h->got_bytes && len >= 7 && memcmp(buf, "HTTP/1.", 7) == 0) {
+        bool tls = conn_run(c)->origins[c->origin].tls;
+
         eng_conn_fail(c, PC_ERR_PROTOCOL,
-                      c->nc.ssl ? "the server answered in HTTP/1.1 after choosing h2 (ALPN)"
-                                         : "the server answered in HTTP/1.1: it does not speak "
-                                           "h2c (HTTP/2 with prior knowledge); drop --h2 / -m",
+                      tls ? "the server answered in HTTP/1.1 after choosing h2 (ALPN)"
+                          : "the server answered in HTTP/1.1: it does not speak h2c (HTTP/2 "
+                            "with prior knowledge); drop --h2 / -m",
                       now);
         return len;
     }

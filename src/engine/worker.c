@@ -754,42 +754,10 @@ bool worker_script_stopped(const pc_worker *w)
     return w->script_stop;
 }
 
-/* Send this worker's connections to addr ("ip:port", from setup()). */
-static int set_addr(pc_worker *w, const char *addr)
-{
-    char host[80], port[16];
-    const char *colon = strrchr(addr, ':');
-    struct addrinfo hints = {.ai_flags = AI_NUMERICHOST, .ai_socktype = SOCK_STREAM}, *res;
-    size_t hl;
-
-    if (!colon)
-        return -EINVAL;
-    snprintf(w->own_addr.text, sizeof w->own_addr.text, "%s", addr);
-    hl = (size_t)(colon - addr);
-    if (addr[0] == '[' && hl >= 2) {
-        addr++;
-        hl -= 2;
-    }
-    if (hl >= sizeof host || strlen(colon + 1) >= sizeof port)
-        return -EINVAL;
-    memcpy(host, addr, hl);
-    host[hl] = '\0';
-    strcpy(port, colon + 1);
-    if (getaddrinfo(host, port, &hints, &res) != 0)
-        return -EINVAL;
-    memcpy(&w->own_addr.sa, res->ai_addr, res->ai_addrlen);
-    w->own_addr.len = res->ai_addrlen;
-    freeaddrinfo(res);
-    w->addrs = &w->own_addr;
-    w->naddrs = 1;
-    w->pref_addr = 0;
-    return 0;
-}
-
 int worker_set_source(pc_worker *w, const pc_reqsrc *src)
 {
     w->src = *src;
-    return src->addr ? set_addr(w, src->addr) : 0;
+    return src->addr ? worker_connect_to(w, src->addr) : 0;
 }
 
 const char *worker_error(const pc_worker *w)

@@ -118,6 +118,7 @@ static inline uint64_t backlog_len(const pc_worker *w)
 }
 
 /* conn.c */
+int worker_connect_to(pc_worker *w, const char *addr); /* "ip:port": its connections go there */
 void after_io(conn *c, uint64_t now);
 void conn_close(conn *c);
 void conn_start(conn *c, uint64_t now);
