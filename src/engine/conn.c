@@ -1,6 +1,7 @@
 /*
- * conn.c - a connection's lifecycle: connect, TLS handshake, ALPN choice,
- * back-off, reopen; epoll interest.
+ * conn.c - a connection's lifecycle: connect, TLS handshake, ALPN choice
+ * (the protocol table), the protocol's own state, back-off, reopen; epoll
+ * interest; where a worker's connections go.
  */
 #include "engine/worker_int.h"
 
@@ -38,6 +39,7 @@ void conn_close(conn *c)
     c->gen++;
     opening(c, false);
     c->state = CS_CLOSED;
+    c->carry_len = 0;
     c->events = 0;
     c->reused = false;
     c->draining = false;
@@ -52,29 +54,50 @@ static void settle(conn *c)
     }
 }
 
-/* ALPN decides the protocol over TLS; --h2 means prior knowledge in clear. */
-static const proto_ops *pick_proto(conn *c, char *why, size_t whylen)
-{
-    const pc_run *run = c->w->run;
-    const unsigned char *sel;
-    unsigned int len;
+/* The protocols pacer speaks, by their ALPN names. */
+static const proto_ops *const protos[] = {&proto_h1, &proto_h2};
 
-    if (!run->origins[c->origin].tls)
-        return run->h2 ? &proto_h2 : &proto_h1;
-    sel = net_tls_alpn(&c->nc, &len);
-    if (len == 2 && memcmp(sel, "h2", 2) == 0)
-        return &proto_h2;
-    if ((len == 8 && memcmp(sel, "http/1.1", 8) == 0) || len == 0) {
-        if (!run->h2 || run->alpn_h1_ok)
-            return &proto_h1;
-        snprintf(why, whylen, "server refused h2 (ALPN: %s)",
-                 len ? "it chose http/1.1" : "it chose no protocol");
-        return NULL;
-    }
-    snprintf(why, whylen, "server chose an unsupported protocol with ALPN: %.*s", (int)len, sel);
+static const proto_ops *proto_named(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof protos / sizeof protos[0]; i++)
+        if (strlen(protos[i]->name) == len && memcmp(protos[i]->name, name, len) == 0)
+            return protos[i];
     return NULL;
 }
 
+/* ALPN decides the protocol over TLS (none chosen: HTTP/1.1); --h2 means
+ * prior knowledge in clear. */
+static const proto_ops *pick_proto(conn *c, char *why, size_t whylen)
+{
+    const pc_run *run = c->w->run;
+    const char *sel;
+    unsigned int len;
+    bool none;
+    const proto_ops *p;
+
+    if (!run->origins[c->origin].tls) {
+        sel = run->h2 ? "h2" : "http/1.1";
+        return proto_named(sel, strlen(sel));
+    }
+    sel = (const char *)net_tls_alpn(&c->nc, &len);
+    none = len == 0;
+    if (none) {
+        sel = "http/1.1";
+        len = 8;
+    }
+    p = proto_named(sel, len);
+    if (!p) {
+        snprintf(why, whylen, "server chose an unsupported protocol with ALPN: %.*s", (int)len,
+                 sel);
+        return NULL;
+    }
+    if (run->h2 && !run->alpn_h1_ok && !(len == 2 && memcmp(sel, "h2", 2) == 0)) {
+        snprintf(why, whylen, "server refused h2 (ALPN: %s)",
+                 none ? "it chose no protocol" : "it chose http/1.1");
+        return NULL;
+    }
+    return p;
+}
 
 static void on_ready(conn *c, uint64_t now)
 {
@@ -86,6 +109,19 @@ static void on_ready(conn *c, uint64_t now)
     if (!c->proto) {
         c->last_try = true; /* another address would say the same */
         connect_failed(c, why, now);
+        return;
+    }
+    if (c->ps_of != c->proto) {
+        /* The protocol's own state, kept across reconnections. */
+        if (c->ps_of)
+            c->ps_of->state_free(c->ps);
+        c->ps_of = c->proto;
+        c->ps = c->proto->state_new(c);
+    }
+    if (!c->ps) {
+        c->ps_of = NULL;
+        c->proto = NULL;
+        connect_failed(c, "out of memory", now);
         return;
     }
     c->state = CS_READY;
@@ -340,4 +376,36 @@ void after_io(conn *c, uint64_t now)
     } else {
         closed_fill(c, now);
     }
+}
+
+/* A worker's own address (a script's thread.addr): "ip:port" or "[ip6]:port". */
+int worker_connect_to(pc_worker *w, const char *addr)
+{
+    char host[80], port[16];
+    const char *colon = strrchr(addr, ':');
+    struct addrinfo hints = {.ai_flags = AI_NUMERICHOST, .ai_socktype = SOCK_STREAM}, *res;
+    size_t hl;
+
+    if (!colon)
+        return -EINVAL;
+    snprintf(w->own_addr.text, sizeof w->own_addr.text, "%s", addr);
+    hl = (size_t)(colon - addr);
+    if (addr[0] == '[' && hl >= 2) {
+        addr++;
+        hl -= 2;
+    }
+    if (hl >= sizeof host || strlen(colon + 1) >= sizeof port)
+        return -EINVAL;
+    memcpy(host, addr, hl);
+    host[hl] = '\0';
+    strcpy(port, colon + 1);
+    if (getaddrinfo(host, port, &hints, &res) != 0)
+        return -EINVAL;
+    memcpy(&w->own_addr.sa, res->ai_addr, res->ai_addrlen);
+    w->own_addr.len = res->ai_addrlen;
+    freeaddrinfo(res);
+    w->addrs = &w->own_addr;
+    w->naddrs = 1;
+    w->pref_addr = 0;
+    return 0;
 }

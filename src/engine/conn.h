@@ -16,7 +16,6 @@
 
 #include "engine/sched.h"
 #include "engine/worker.h"
-#include "proto/h1parse.h"
 
 typedef struct slot {
     uint64_t intended;   /* when the schedule meant it to be sent */
@@ -54,6 +53,12 @@ typedef struct proto_ops {
      * answered in order on one byte stream; in closed loop a pipelined
      * batch goes out again only once all of it is answered (HTTP/1.1). */
     bool multiplexed;
+    /* The protocol's own per-connection state (conn.ps), made when a
+     * connection first speaks it and kept across its reconnections (freed
+     * when the connection changes protocol, and at the end): NULL on out
+     * of memory. Nothing outside the protocol looks inside. */
+    void *(*state_new)(const conn *c);
+    void (*state_free)(void *st);
     /* The transport is ready (TCP / TLS done): set up, e.g. send SETTINGS.
      * 0 or a negative errno (the connection then fails). */
     int (*start)(conn *c, uint64_t now);
@@ -63,8 +68,10 @@ typedef struct proto_ops {
     void (*submit)(conn *c, slot *s);
     /* Write what is pending. May end the connection through eng_*. */
     void (*flush)(conn *c, uint64_t now);
-    /* Bytes read from the transport. May end the connection. */
-    void (*input)(conn *c, const char *buf, size_t len, uint64_t now);
+    /* Bytes read from the transport. May end the connection. Returns how
+     * many it consumed: the rest (an unfinished HTTP/1.1 header line,
+     * bounded by the protocol) is handed back in front of the next read. */
+    size_t (*input)(conn *c, const char *buf, size_t len, uint64_t now);
     /* The peer closed the connection. Ends it one way or another. */
     void (*eof)(conn *c, uint64_t now);
     /* s has run out of time: give up on it (HTTP/1.1 has to close the
@@ -74,10 +81,9 @@ typedef struct proto_ops {
     void (*reset)(conn *c);
 } proto_ops;
 
+/* The protocols, each defined by its own file. */
 extern const proto_ops proto_h1;
 extern const proto_ops proto_h2;
-
-typedef struct h2state h2state;
 
 struct conn {
     net_conn nc;
@@ -106,24 +112,14 @@ struct conn {
     bool fresh;         /* no request sent on this connection yet */
     bool opening;       /* counted in the worker's `opening` (no request yet) */
     uint64_t conn_time; /* how long connecting (TCP + TLS) took */
-    /* HTTP/1.1: responses come back in request order. */
-    uint32_t *fifo; /* slot indexes in request order */
-    uint32_t fifo_head;
-    uint32_t unsent;    /* trailing fifo entries whose first byte is not out yet */
-    bool need_begin;    /* the parser must be started for the next response */
-    char *obuf;         /* requests not yet written (templates copied in) */
-    size_t olen, ooff, ocap;
-    uint64_t otot, owr; /* bytes ever appended / written on this connection */
     uint64_t wake_at;   /* delay(): no request before this time (0: none) */
-    sbuf rh, rb;        /* response(): headers ("name\0value\0") and body so far */
-    struct sbuf *sb;    /* HTTP/2 with a script: per slot, 3 buffers (request body,
-                           response headers, response body) */
+    /* The batch a connection sends at once (--pipeline, --batch-latency):
+     * the first one's intended time, and when its first byte went out. */
     uint64_t batch_intended, batch_sent;
-    h1_parser p;
-    char *carry; /* an unfinished header line, kept across reads */
+    char *carry; /* input the protocol left unconsumed, kept across reads */
     uint32_t carry_len, carry_cap;
-    /* HTTP/2 */
-    h2state *h2;
+    void *ps;                 /* the protocol's own state (proto_ops.state_new) */
+    const proto_ops *ps_of;   /* whose state ps is */
 };
 
 enum { CS_CLOSED, CS_CONNECTING, CS_HANDSHAKE, CS_READY, CS_BACKOFF };
@@ -132,26 +128,23 @@ enum { CS_CLOSED, CS_CONNECTING, CS_HANDSHAKE, CS_READY, CS_BACKOFF };
 
 /* s got a complete response with this status and body length. Frees s. */
 void eng_done(conn *c, slot *s, int status, uint64_t body_len, uint64_t now);
-/* The bytes of s's request (HTTP/1.1), from its template or the script;
- * *head says whether it is a HEAD request. NULL (with len 0) for a
- * request that is part of another's pipelined batch (script request()),
- * or on a script error. */
-const char *eng_h1_bytes(conn *c, slot *s, size_t *len, bool *head);
-/* Does the script want response(), and deliver it (status, then the
- * buffered c->rh / c->rb). */
+/* s's request, from the thread's request source (its template, or the
+ * script's text). NULL: the source failed (a script error). A request
+ * that is part of another's pipelined batch (a script's request() returned
+ * several) has no bytes of its own (h1 NULL). */
+const pc_request *eng_request(conn *c, slot *s);
+/* Whether every request is new text (a script's request()): HTTP/2 keeps
+ * a copy of its body per stream. */
+bool eng_requests_change(const conn *c);
+/* Does the script want response(), and deliver it: the status, the
+ * headers ("name\0value\0" pairs) and the body the protocol buffered
+ * (both emptied for the next response). */
 bool eng_wants_response(const conn *c);
-void eng_script_response(conn *c, int status);
+void eng_script_response(conn *c, int status, sbuf *hdrs, sbuf *body);
 /* Append to b, keeping at most max bytes (more is dropped: bounded memory
  * beats a complete huge body). 0 or -ENOMEM. */
 int sbuf_add(sbuf *b, const char *p, size_t n, size_t max);
 #define SBUF_REQUEST_MAX (16u << 20) /* a script's request body over HTTP/2 */
-/* Whether a script's text makes the requests (HTTP/2 turns it into a header
- * list, proto_h2.c), and whether through request(). */
-bool eng_script_requests(const conn *c); /* a script's text makes the requests */
-bool eng_script_request_fn(const conn *c); /* ... through request(): bodies change per call */
-/* HTTP/2 with response(): the slot's buffers, and delivery. */
-sbuf *eng_slot_buf(conn *c, const slot *s, int which);
-void eng_script_response_slot(conn *c, slot *s, int status);
 /* The response's Server header (only asked for until one is known). */
 void eng_server(conn *c, const char *v, size_t n);
 bool eng_want_server(const conn *c);

@@ -36,9 +36,12 @@ int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errl
  * and SIGTERM stop the run early; res->signal says so. */
 int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen);
 
-struct pc_script;
-/* Run the workers with this script (before engine_run). */
-void engine_set_script(pc_engine *e, struct pc_script *s);
+struct pc_reqsource;
+/* Take the requests from src (proto/reqsrc.h: a script's, from
+ * script_source) instead of the templates built from the config; call
+ * before engine_run. src must outlive the run. Each thread's source is
+ * made while the run starts, under src's signal guard. */
+void engine_set_source(pc_engine *e, const struct pc_reqsource *src);
 
 /* Ask for merged intervals of interval_ns each (call before engine_run);
  * every sink sees every interval, in the order they were added. All sinks

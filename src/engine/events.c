@@ -75,31 +75,16 @@ void eng_drain(conn *c)
     c->draining = true;
 }
 
-const char *eng_h1_bytes(conn *c, slot *s, size_t *len, bool *head)
+const pc_request *eng_request(conn *c, slot *s)
 {
+    static const pc_request in_batch; /* no bytes of its own */
     pc_worker *w = c->w;
-    const char *p;
 
-    if (w->lua_req) {
-        /* request() returns a whole pipelined batch: the batch's first
-         * request carries the bytes, the others none. */
-        if (c->count > 1 && !c->proto->multiplexed && !w->open_loop) {
-            *len = 0;
-            *head = false;
-            return NULL;
-        }
-        p = script_request(w->ts, len);
-        *head = p && *len >= 5 && memcmp(p, "HEAD ", 5) == 0;
-        return p;
-    }
-    if (w->use_own) {
-        *len = w->own.h1_len;
-        *head = w->own.head;
-        return w->own.h1;
-    }
-    *len = w->run->tmpls[s->tmpl].h1_len;
-    *head = w->run->tmpls[s->tmpl].head;
-    return w->run->tmpls[s->tmpl].h1;
+    /* request() returns a whole pipelined batch: the batch's first request
+     * carries the bytes, the others none. */
+    if (w->src.per_call && c->count > 1 && !c->proto->multiplexed && !w->open_loop)
+        return &in_batch;
+    return w->src.ops->next(w->src.self, s->tmpl);
 }
 
 int sbuf_add(sbuf *b, const char *p, size_t n, size_t max)
@@ -123,38 +108,20 @@ int sbuf_add(sbuf *b, const char *p, size_t n, size_t max)
     return 0;
 }
 
-sbuf *eng_slot_buf(conn *c, const slot *s, int which)
-{
-    return c->sb ? &c->sb[slot_index(c, s) * 3 + (uint32_t)which] : NULL;
-}
-
-bool eng_script_requests(const conn *c)
-{
-    return c->w->ts != NULL;
-}
-
-bool eng_script_request_fn(const conn *c)
-{
-    return c->w->lua_req;
-}
-
-void eng_script_response_slot(conn *c, slot *s, int status)
-{
-    sbuf *h = eng_slot_buf(c, s, 1), *b = eng_slot_buf(c, s, 2);
-
-    script_response(c->w->ts, status, h->p, h->len, b->p, b->len);
-    h->len = b->len = 0;
-}
-
 bool eng_wants_response(const conn *c)
 {
-    return c->w->lua_resp;
+    return c->w->src.wants_response;
 }
 
-void eng_script_response(conn *c, int status)
+bool eng_requests_change(const conn *c)
 {
-    script_response(c->w->ts, status, c->rh.p, c->rh.len, c->rb.p, c->rb.len);
-    c->rh.len = c->rb.len = 0;
+    return c->w->src.per_call;
+}
+
+void eng_script_response(conn *c, int status, sbuf *hdrs, sbuf *body)
+{
+    c->w->src.ops->response(c->w->src.self, status, hdrs->p, hdrs->len, body->p, body->len);
+    hdrs->len = body->len = 0;
 }
 
 bool eng_want_server(const conn *c)

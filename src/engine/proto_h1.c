@@ -10,12 +10,28 @@
 #include <strings.h>
 
 #include "engine/conn.h"
+#include "proto/h1parse.h"
+
+/* What HTTP/1.1 keeps per connection (conn.ps): the parser, the order the
+ * requests went out in, and the output buffer. */
+typedef struct h1state {
+    h1_parser p;
+    uint32_t *fifo;     /* slot indexes in request order (c->depth entries) */
+    uint32_t fifo_head;
+    uint32_t unsent;    /* trailing fifo entries whose first byte is not out yet */
+    bool need_begin;    /* the parser must be started for the next response */
+    char *obuf;         /* requests not yet written (templates copied in) */
+    size_t olen, ooff, ocap;
+    uint64_t otot, owr; /* bytes ever appended / written on this connection */
+    sbuf rh, rb;        /* response(): headers ("name\0value\0") and body so far */
+} h1state;
 
 /* Headers: the Server header until one is known (ab reports it), and all
  * of them when the script has response(). */
 static int on_header(void *ud, const char *name, size_t nlen, const char *value, size_t vlen)
 {
     conn *c = ud;
+    h1state *h = c->ps;
     bool want_server = eng_want_server(c);
 
     if (want_server && nlen == 6 && strncasecmp(name, "server", 6) == 0)
@@ -27,11 +43,11 @@ static int on_header(void *ud, const char *name, size_t nlen, const char *value,
             return 0;
         size_t max = conn_run(c)->resp_cap;
 
-        if (sbuf_add(&c->rh, name, nlen, max) < 0 || sbuf_add(&c->rh, &nul, 1, max) < 0 ||
-            sbuf_add(&c->rh, value, vlen, max) < 0 || sbuf_add(&c->rh, &nul, 1, max) < 0)
+        if (sbuf_add(&h->rh, name, nlen, max) < 0 || sbuf_add(&h->rh, &nul, 1, max) < 0 ||
+            sbuf_add(&h->rh, value, vlen, max) < 0 || sbuf_add(&h->rh, &nul, 1, max) < 0)
             return -100;
     } else if (!want_server) {
-        c->p.on_header = NULL;
+        h->p.on_header = NULL;
     }
     return 0;
 }
@@ -39,36 +55,67 @@ static int on_header(void *ud, const char *name, size_t nlen, const char *value,
 static int on_body(void *ud, const char *p, size_t len)
 {
     conn *c = ud;
+    h1state *h = c->ps;
 
-    return sbuf_add(&c->rb, p, len, conn_run(c)->resp_cap);
+    return sbuf_add(&h->rb, p, len, conn_run(c)->resp_cap);
 }
 
-static slot *head_slot(conn *c)
+static slot *head_slot(conn *c, const h1state *h)
 {
-    return &c->slots[c->fifo[c->fifo_head]];
+    return &c->slots[h->fifo[h->fifo_head]];
 }
 
 /* The oldest request is answered: take it off the line. */
-static slot *pop_head(conn *c)
+static slot *pop_head(conn *c, h1state *h)
 {
-    slot *s = head_slot(c);
+    slot *s = head_slot(c, h);
 
-    c->fifo_head = (c->fifo_head + 1) % c->depth;
+    h->fifo_head = (h->fifo_head + 1) % c->depth;
     return s;
+}
+
+static void *h1_state_new(const conn *c)
+{
+    h1state *h = calloc(1, sizeof *h);
+
+    if (!h)
+        return NULL;
+    h->fifo = calloc(c->depth, sizeof *h->fifo);
+    if (!h->fifo) {
+        free(h);
+        return NULL;
+    }
+    h1_init(&h->p);
+    return h;
+}
+
+static void h1_state_free(void *st)
+{
+    h1state *h = st;
+
+    if (!h)
+        return;
+    free(h->fifo);
+    free(h->obuf);
+    free(h->rh.p);
+    free(h->rb.p);
+    free(h);
 }
 
 static int h1_start(conn *c, uint64_t now)
 {
+    h1state *h = c->ps;
+
     (void)now;
-    c->need_begin = true;
-    c->unsent = 0;
-    c->olen = c->ooff = 0;
-    c->otot = c->owr = 0;
-    c->carry_len = 0;
-    c->rh.len = c->rb.len = 0;
-    c->p.ud = c;
-    c->p.on_header = eng_want_server(c) || eng_wants_response(c) ? on_header : NULL;
-    c->p.on_body = eng_wants_response(c) ? on_body : NULL;
+    h->need_begin = true;
+    h->fifo_head = 0;
+    h->unsent = 0;
+    h->olen = h->ooff = 0;
+    h->otot = h->owr = 0;
+    h->rh.len = h->rb.len = 0;
+    h->p.ud = c;
+    h->p.on_header = eng_want_server(c) || eng_wants_response(c) ? on_header : NULL;
+    h->p.on_body = eng_wants_response(c) ? on_body : NULL;
     return 0;
 }
 
@@ -81,61 +128,67 @@ static uint32_t h1_capacity(const conn *c)
  * output buffer (allocated once, grown to the largest pipelined batch). */
 static void h1_submit(conn *c, slot *s)
 {
+    h1state *h = c->ps;
+    const pc_request *r;
     size_t len;
-    bool head;
-    const char *bytes = eng_h1_bytes(c, s, &len, &head);
 
-    s->head = head;
-    s->olen = (uint32_t)len;
-    if (!bytes && len == 0 && c->count > 1) {
-        /* Part of the batch the first request's bytes carry. */
-        s->obeg = c->otot ? c->otot - 1 : 0;
-        c->unsent++;
-        return;
-    }
-    if (!bytes) {
+    /* In line behind the requests in flight (s is counted already). */
+    h->fifo[(h->fifo_head + c->count - 1) % c->depth] = slot_index(c, s);
+    r = eng_request(c, s);
+    if (!r) {
         eng_failed(c, s, PC_ERR_WRITE, "script error in request()", 0);
         return;
     }
-    if (c->olen + len > c->ocap) {
-        size_t cap = c->ocap ? c->ocap : 256;
+    len = r->h1_len;
+    s->head = r->head;
+    s->olen = (uint32_t)len;
+    if (!r->h1) {
+        /* Part of the batch the first request's bytes carry. */
+        s->obeg = h->otot ? h->otot - 1 : 0;
+        h->unsent++;
+        return;
+    }
+    if (h->olen + len > h->ocap) {
+        size_t cap = h->ocap ? h->ocap : 256;
         char *b;
 
-        while (cap < c->olen + len)
+        while (cap < h->olen + len)
             cap *= 2;
-        b = realloc(c->obuf, cap);
+        b = realloc(h->obuf, cap);
         if (!b) {
             eng_failed(c, s, PC_ERR_WRITE, "out of memory", 0);
             return;
         }
-        c->obuf = b;
-        c->ocap = cap;
+        h->obuf = b;
+        h->ocap = cap;
     }
-    memcpy(c->obuf + c->olen, bytes, len);
-    c->olen += len;
-    s->obeg = c->otot;
-    c->otot += len;
-    c->unsent++;
+    memcpy(h->obuf + h->olen, r->h1, len);
+    h->olen += len;
+    s->obeg = h->otot;
+    h->otot += len;
+    h->unsent++;
 }
 
 static void h1_flush(conn *c, uint64_t now)
 {
-    while (c->ooff < c->olen) {
-        ssize_t n = c->net->write(&c->nc, c->obuf + c->ooff, c->olen - c->ooff);
+    h1state *h = c->ps;
+
+    while (h->ooff < h->olen) {
+        ssize_t n = c->net->write(&c->nc, h->obuf + h->ooff, h->olen - h->ooff);
 
         if (n > 0) {
-            c->ooff += (size_t)n;
-            c->owr += (uint64_t)n;
+            h->ooff += (size_t)n;
+            h->owr += (uint64_t)n;
             /* A request is sent when its first byte is. */
-            while (c->unsent) {
-                slot *s = &c->slots[c->fifo[(c->fifo_head + c->count - c->unsent) % c->depth]];
+            while (h->unsent) {
+                slot *s = &c->slots[h->fifo[(h->fifo_head + c->count - h->unsent) % c->depth]];
 
-                if (s->obeg >= c->owr)
+                if (s->obeg >= h->owr)
                     break;
                 s->sent = now;
                 if (!c->batch_sent)
                     c->batch_sent = now;
-                c->unsent--;
+                h->unsent--;
             }
             eng_written(c, (size_t)n);
         } else if (n == -EAGAIN) {
@@ -146,38 +199,39 @@ static void h1_flush(conn *c, uint64_t now)
             return;
         }
     }
-    c->olen = c->ooff = 0;
+    h->olen = h->ooff = 0;
     eng_want_write(c, false);
 }
 
 /* The server ends the connection after this response: the requests behind
  * it were never processed and go back to the backlog. */
-static void refuse_rest(conn *c, uint64_t now)
+static void refuse_rest(conn *c, h1state *h, uint64_t now)
 {
     while (c->count)
-        eng_refused(c, pop_head(c), "server closed the connection with requests unanswered",
+        eng_refused(c, pop_head(c, h), "server closed the connection with requests unanswered",
                     now);
-    c->unsent = 0;
-    c->olen = c->ooff = 0;
+    h->unsent = 0;
+    h->olen = h->ooff = 0;
 }
 
 /* The oldest request's response has ended: count it, hand it to the
  * script's response(), record it. !keep: the server closes after it. */
-static void complete(conn *c, bool keep, uint64_t now)
+static void complete(conn *c, h1state *h, bool keep, uint64_t now)
 {
-    slot *s = head_slot(c);
+    slot *s = head_slot(c, h);
 
     if (!keep)
         eng_close_after(c, s);
-    eng_headers(c, c->p.header_bytes, c->p.header_bytes);
-    eng_body(c, c->p.body_bytes);
+    eng_headers(c, h->p.header_bytes, h->p.header_bytes);
+    eng_body(c, h->p.body_bytes);
     if (eng_wants_response(c))
-        eng_script_response(c, c->p.status);
-    eng_done(c, pop_head(c), c->p.status, c->p.body_bytes, now);
+        eng_script_response(c, h->p.status, &h->rh, &h->rb);
+    eng_done(c, pop_head(c, h), h->p.status, h->p.body_bytes, now);
 }
 
-static void h1_input(conn *c, const char *buf, size_t len, uint64_t now)
+static size_t h1_input(conn *c, const char *buf, size_t len, uint64_t now)
 {
+    h1state *h = c->ps;
     size_t off = 0, used;
 
     while (off < len) {
@@ -186,60 +240,46 @@ static void h1_input(conn *c, const char *buf, size_t len, uint64_t now)
 
         if (c->count == 0) {
             eng_conn_fail(c, PC_ERR_PROTOCOL, "server sent data with no request outstanding", now);
-            return;
+            return len;
         }
-        s = head_slot(c);
-        if (c->need_begin) {
-            h1_begin(&c->p, s->head);
-            c->need_begin = false;
+        s = head_slot(c, h);
+        if (h->need_begin) {
+            h1_begin(&h->p, s->head);
+            h->need_begin = false;
         }
         eng_first_byte(c, s, now);
-        rc = h1_feed(&c->p, buf + off, len - off, &used);
+        rc = h1_feed(&h->p, buf + off, len - off, &used);
         off += used;
         if (rc == H1_DONE) {
-            bool keep = c->p.keep_alive;
+            bool keep = h->p.keep_alive;
 
-            if (c->ooff < c->olen && c->owr < s->obeg + s->olen) {
+            if (h->ooff < h->olen && h->owr < s->obeg + s->olen) {
                 /* Answered before it was fully written (an early error
                  * response): the connection cannot carry more. */
                 keep = false;
             }
-            complete(c, keep, now);
+            complete(c, h, keep, now);
             if (!keep) {
-                refuse_rest(c, now);
-                return; /* whatever else came is past the close */
+                refuse_rest(c, h, now);
+                return len; /* whatever else came is past the close */
             }
-            c->need_begin = true;
+            h->need_begin = true;
             continue;
         }
         if (rc != H1_NEED_MORE) {
             eng_conn_fail(c, PC_ERR_PROTOCOL, h1_strerror(rc), now);
-            return;
+            return len;
         }
         break;
     }
-    if (off < len) {
-        /* An unfinished line (bounded by the parser's header limit) waits
-         * for the rest in a per-connection carry buffer, grown on demand. */
-        size_t rest = len - off;
-
-        if (rest > c->carry_cap) {
-            char *p = realloc(c->carry, rest);
-
-            if (!p) {
-                eng_conn_fail(c, PC_ERR_READ, "out of memory", now);
-                return;
-            }
-            c->carry = p;
-            c->carry_cap = (uint32_t)rest;
-        }
-        memcpy(c->carry, buf + off, rest);
-        c->carry_len = (uint32_t)rest;
-    }
+    /* An unfinished line (bounded by the parser's header limit) is left
+     * for the worker to hand back in front of the next read. */
+    return off;
 }
 
 static void h1_eof_cb(conn *c, uint64_t now)
 {
+    h1state *h = c->ps;
     int rc;
 
     if (c->count == 0) {
@@ -248,10 +288,10 @@ static void h1_eof_cb(conn *c, uint64_t now)
     }
     /* need_begin: not one byte of the oldest request's response has come
      * (the parser still holds the previous, already counted response). */
-    rc = c->need_begin ? H1_NEED_MORE : h1_eof(&c->p);
+    rc = h->need_begin ? H1_NEED_MORE : h1_eof(&h->p);
     if (rc == H1_DONE) {
-        complete(c, false, now);
-        refuse_rest(c, now);
+        complete(c, h, false, now);
+        refuse_rest(c, h, now);
         return;
     }
     if (rc == H1_NEED_MORE)
@@ -265,8 +305,9 @@ static void h1_eof_cb(conn *c, uint64_t now)
  * response would still come. Everything in flight ends as a timeout. */
 static void h1_timeout(conn *c, slot *s, uint64_t now)
 {
+    const h1state *h = c->ps;
     /* A request whose bytes are not all out: the server stopped reading. */
-    bool unwritten = c->owr < s->obeg + s->olen;
+    bool unwritten = h->owr < s->obeg + s->olen;
 
     eng_conn_fail(c, PC_ERR_TIMEOUT,
                   unwritten ? "request not fully written within --timeout (the server stopped "
@@ -277,17 +318,20 @@ static void h1_timeout(conn *c, slot *s, uint64_t now)
 
 static void h1_reset(conn *c)
 {
-    c->carry_len = 0;
-    c->unsent = 0;
-    c->olen = c->ooff = 0;
-    c->p.on_header = NULL;
-    c->p.on_body = NULL;
-    c->rh.len = c->rb.len = 0;
+    h1state *h = c->ps;
+
+    h->unsent = 0;
+    h->olen = h->ooff = 0;
+    h->p.on_header = NULL;
+    h->p.on_body = NULL;
+    h->rh.len = h->rb.len = 0;
 }
 
 const proto_ops proto_h1 = {
     .name = "http/1.1",
     .multiplexed = false,
+    .state_new = h1_state_new,
+    .state_free = h1_state_free,
     .start = h1_start,
     .capacity = h1_capacity,
     .submit = h1_submit,

@@ -19,7 +19,8 @@
 #include "engine/conn.h"
 #include "proto/h1req.h"
 
-struct h2state {
+/* What HTTP/2 keeps per connection (conn.ps). */
+typedef struct h2state {
     nghttp2_session *s;
     conn *c;
     uint64_t now;        /* time of the bytes being processed */
@@ -30,7 +31,17 @@ struct h2state {
     bool got_bytes;      /* the server has sent something on this connection */
     char lib_why[96];    /* nghttp2's account of the last error it detected */
     char term_why[STATS_WHY_LEN]; /* set when pacer's side ended the session on an error */
-};
+    sbuf *sb; /* with a script: per slot, 3 buffers (request body, response
+                 headers, response body); NULL without one */
+} h2state;
+
+enum { SB_REQ_BODY, SB_HEADERS, SB_BODY };
+
+/* One of the slot's script buffers, or NULL without a script. */
+static sbuf *slot_buf(const h2state *h, const slot *s, int which)
+{
+    return h->sb ? &h->sb[slot_index(h->c, s) * 3 + (uint32_t)which] : NULL;
+}
 
 static slot *stream_slot(nghttp2_session *s, int32_t id)
 {
@@ -62,7 +73,7 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
     if (namelen == 6 && memcmp(name, "server", 6) == 0 && eng_want_server(h->c))
         eng_server(h->c, (const char *)value, valuelen);
     if (sl && name[0] != ':' && eng_wants_response(h->c)) {
-        sbuf *b = eng_slot_buf(h->c, sl, 1);
+        sbuf *b = slot_buf(h, sl, SB_HEADERS);
         static const char nul = '\0';
         size_t max = conn_run(h->c)->resp_cap;
 
@@ -96,7 +107,7 @@ static int on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id, const ui
         sl->body += len;
         eng_first_byte(h->c, sl, h->now);
         if (eng_wants_response(h->c)) {
-            sbuf *b = eng_slot_buf(h->c, sl, 2);
+            sbuf *b = slot_buf(h, sl, SB_BODY);
 
             if (b && sbuf_add(b, (const char *)data, len, conn_run(h->c)->resp_cap) < 0)
                 return NGHTTP2_ERR_CALLBACK_FAILURE;
@@ -192,8 +203,9 @@ static int on_stream_close(nghttp2_session *s, int32_t id, uint32_t code, void *
         return 0; /* we gave up on it (timeout) */
     nghttp2_session_set_stream_user_data(s, id, NULL);
     if (code == NGHTTP2_NO_ERROR && sl->status) {
-        if (eng_wants_response(h->c) && eng_slot_buf(h->c, sl, 1))
-            eng_script_response_slot(h->c, sl, sl->status);
+        if (eng_wants_response(h->c) && h->sb)
+            eng_script_response(h->c, sl->status, slot_buf(h, sl, SB_HEADERS),
+                                slot_buf(h, sl, SB_BODY));
         eng_done(h->c, sl, sl->status, sl->body, h->now);
     } else if (code == NGHTTP2_REFUSED_STREAM) {
         eng_h2_event(h->c, H2EV_REFUSED);
@@ -230,6 +242,38 @@ static int on_frame_not_send(nghttp2_session *s, const nghttp2_frame *f, int err
     return 0;
 }
 
+static void *h2_state_new(const conn *c)
+{
+    h2state *h = calloc(1, sizeof *h);
+
+    if (!h)
+        return NULL;
+    h->c = (conn *)c;
+    if (eng_wants_response(c) || eng_requests_change(c)) {
+        h->sb = calloc((size_t)c->depth * 3, sizeof *h->sb);
+        if (!h->sb) {
+            free(h);
+            return NULL;
+        }
+    }
+    return h;
+}
+
+static void h2_state_free(void *st)
+{
+    h2state *h = st;
+
+    if (!h)
+        return;
+    if (h->s)
+        nghttp2_session_del(h->s);
+    free(h->out);
+    for (size_t i = 0; h->sb && i < (size_t)h->c->depth * 3; i++)
+        free(h->sb[i].p);
+    free(h->sb);
+    free(h);
+}
+
 static int h2_start(conn *c, uint64_t now)
 {
     const pc_config *cfg = conn_run(c)->cfg;
@@ -238,14 +282,9 @@ static int h2_start(conn *c, uint64_t now)
         {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
         {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, (1u << cfg->window_bits) - 1},
     };
-    h2state *h = c->h2;
+    h2state *h = c->ps;
     int rc;
 
-    if (!h) {
-        h = c->h2 = calloc(1, sizeof *h);
-        if (!h)
-            return -ENOMEM;
-    }
     h->c = c;
     h->now = now;
     h->out_len = h->out_off = 0;
@@ -281,7 +320,7 @@ static int h2_start(conn *c, uint64_t now)
 
 static uint32_t h2_capacity(const conn *c)
 {
-    const h2state *h = c->h2;
+    const h2state *h = c->ps;
     uint32_t m = conn_run(c)->cfg->streams;
 
     if (!h || !h->s || h->goaway_last >= 0)
@@ -319,29 +358,23 @@ static void nv_set(nghttp2_nv *v, const char *n, size_t nl, const char *val, siz
     v->flags = NGHTTP2_NV_FLAG_NONE; /* nghttp2 copies them at submit */
 }
 
-/* A script's request (its static wrk.format() text or request()'s) as an
- * HTTP/2 header list and body. false: no script, use the run's template.
- * true with *nva NULL: the request failed (recorded). The list lives in
- * per-thread scratch: nghttp2 copies it at submit. */
-static bool script_request(conn *c, slot *s, const void **nva, size_t *nvlen)
+/* A request that came as HTTP/1.1 text (a script's static wrk.format()
+ * text or request()'s) as an HTTP/2 header list and body. false: the
+ * request failed (recorded). The list lives in per-thread scratch: nghttp2
+ * copies it at submit. */
+static bool from_text(conn *c, h2state *h, slot *s, const pc_request *q, const void **nva,
+                      size_t *nvlen)
 {
     static __thread nghttp2_nv nv[H1REQ_MAX_HEADERS + 4];
     static __thread char nvnames[8192]; /* the header names, lower-cased */
     const pc_config *cfg = conn_run(c)->cfg;
-    const char *text, *authority = cfg->url.hostport;
-    size_t len, n = 0, used = 0, alen = strlen(authority);
+    const char *authority = cfg->url.hostport;
+    size_t n = 0, used = 0, alen = strlen(authority);
     h1req_parsed r;
-    bool head;
 
-    if (!eng_script_requests(c))
+    if (h1req_parse(q->h1, q->h1_len, &r) < 0) {
+        eng_failed(c, s, PC_ERR_WRITE, "script request is not valid HTTP/1.1 text", 0);
         return false;
-    text = eng_h1_bytes(c, s, &len, &head);
-    *nva = NULL;
-    if (!text || h1req_parse(text, len, &r) < 0) {
-        eng_failed(c, s, PC_ERR_WRITE,
-                   text ? "script request is not valid HTTP/1.1 text" : "script error in request()",
-                   0);
-        return true;
     }
     for (size_t i = 0; i < r.nh; i++)
         if (r.h[i].nlen == 4 && strncasecmp(r.h[i].name, "host", 4) == 0) {
@@ -373,14 +406,14 @@ static bool script_request(conn *c, slot *s, const void **nva, size_t *nvlen)
      * request()'s is copied into the slot's buffer. */
     s->req_body = r.body;
     s->req_body_len = r.body_len;
-    if (r.body_len && eng_script_request_fn(c)) {
-        sbuf *b = eng_slot_buf(c, s, 0);
+    if (r.body_len && q->transient) {
+        sbuf *b = slot_buf(h, s, SB_REQ_BODY);
 
         if (b)
             b->len = 0;
         if (!b || sbuf_add(b, r.body, r.body_len, SBUF_REQUEST_MAX) < 0) {
             eng_failed(c, s, PC_ERR_WRITE, "out of memory", 0);
-            return true;
+            return false;
         }
         s->req_body = b->p;
     }
@@ -391,22 +424,30 @@ static bool script_request(conn *c, slot *s, const void **nva, size_t *nvlen)
 
 static void h2_submit(conn *c, slot *s)
 {
-    const pc_tmpl *t = &conn_run(c)->tmpls[s->tmpl];
-    h2state *h = c->h2;
+    h2state *h = c->ps;
     nghttp2_data_provider body = {.source.ptr = s, .read_callback = read_body};
-    const void *nva = t->nva;
-    size_t nvlen = t->nvlen;
+    const pc_request *q = eng_request(c, s);
+    const void *nva;
+    size_t nvlen;
     int32_t id;
 
-    s->req_body = t->body;
-    s->req_body_len = t->body_len;
-    if (c->sb) {
-        eng_slot_buf(c, s, 1)->len = 0;
-        eng_slot_buf(c, s, 2)->len = 0;
+    if (h->sb) {
+        slot_buf(h, s, SB_HEADERS)->len = 0;
+        slot_buf(h, s, SB_BODY)->len = 0;
     }
-    /* A script's request (static or request()) replaces the template. */
-    if (script_request(c, s, &nva, &nvlen) && !nva)
+    if (!q) {
+        eng_failed(c, s, PC_ERR_WRITE, "script error in request()", 0);
         return;
+    }
+    if (q->nva) {
+        /* A template: its header list was built once. */
+        nva = q->nva;
+        nvlen = q->nvlen;
+        s->req_body = q->body;
+        s->req_body_len = q->body_len;
+    } else if (!from_text(c, h, s, q, &nva, &nvlen)) {
+        return;
+    }
     id = nghttp2_submit_request(h->s, NULL, nva, nvlen, s->req_body_len ? &body : NULL, s);
 
     if (id < 0) {
@@ -440,7 +481,7 @@ static int out_append(h2state *h, const uint8_t *p, size_t n)
  * one write, and over TLS one record, instead of one per frame. */
 static void h2_flush(conn *c, uint64_t now)
 {
-    h2state *h = c->h2;
+    h2state *h = c->ps;
     uint32_t gen = c->gen;
 
     h->now = now;
@@ -494,19 +535,21 @@ static void h2_flush(conn *c, uint64_t now)
     }
 }
 
-static void h2_input(conn *c, const char *buf, size_t len, uint64_t now)
+static size_t h2_input(conn *c, const char *buf, size_t len, uint64_t now)
 {
-    h2state *h = c->h2;
+    h2state *h = c->ps;
     ssize_t rc;
 
     h->now = now;
     if (!h->got_bytes && len >= 7 && memcmp(buf, "HTTP/1.", 7) == 0) {
+        bool tls = conn_run(c)->origins[c->origin].tls;
+
         eng_conn_fail(c, PC_ERR_PROTOCOL,
-                      c->nc.ssl ? "the server answered in HTTP/1.1 after choosing h2 (ALPN)"
-                                         : "the server answered in HTTP/1.1: it does not speak "
-                                           "h2c (HTTP/2 with prior knowledge); drop --h2 / -m",
+                      tls ? "the server answered in HTTP/1.1 after choosing h2 (ALPN)"
+                          : "the server answered in HTTP/1.1: it does not speak h2c (HTTP/2 "
+                            "with prior knowledge); drop --h2 / -m",
                       now);
-        return;
+        return len;
     }
     h->got_bytes = true;
     rc = nghttp2_session_mem_recv(h->s, (const uint8_t *)buf, len);
@@ -516,11 +559,12 @@ static void h2_input(conn *c, const char *buf, size_t len, uint64_t now)
         snprintf(why, sizeof why, "HTTP/2: %s", nghttp2_strerror((int)rc));
         eng_conn_fail(c, PC_ERR_PROTOCOL, why, now);
     }
+    return len; /* nghttp2 keeps what it has not framed yet */
 }
 
 static void h2_eof(conn *c, uint64_t now)
 {
-    h2state *h = c->h2;
+    h2state *h = c->ps;
 
     if (c->count == 0) {
         eng_idle_closed(c);
@@ -542,7 +586,7 @@ static void h2_eof(conn *c, uint64_t now)
 /* One stream out of time: reset it, keep the connection. */
 static void h2_timeout(conn *c, slot *s, uint64_t now)
 {
-    h2state *h = c->h2;
+    h2state *h = c->ps;
 
     if (s->stream_id > 0) {
         nghttp2_session_set_stream_user_data(h->s, s->stream_id, NULL);
@@ -553,22 +597,22 @@ static void h2_timeout(conn *c, slot *s, uint64_t now)
 
 static void h2_reset(conn *c)
 {
-    h2state *h = c->h2;
+    h2state *h = c->ps;
 
-    if (h && h->s) {
+    if (h->s) {
         nghttp2_session_del(h->s);
         h->s = NULL;
     }
-    if (h) {
-        free(h->out);
-        h->out = NULL;
-        h->out_cap = h->out_len = h->out_off = 0;
-    }
+    free(h->out);
+    h->out = NULL;
+    h->out_cap = h->out_len = h->out_off = 0;
 }
 
 const proto_ops proto_h2 = {
     .name = "h2",
     .multiplexed = true,
+    .state_new = h2_state_new,
+    .state_free = h2_state_free,
     .start = h2_start,
     .capacity = h2_capacity,
     .submit = h2_submit,

@@ -13,7 +13,6 @@ static slot *slot_alloc(conn *c)
 
     memset(s, 0, sizeof *s);
     s->used = true;
-    c->fifo[(c->fifo_head + c->count) % c->depth] = idx;
     c->count++;
     c->w->inflight++;
     return s;
@@ -25,8 +24,6 @@ void slot_release(conn *c, slot *s)
     c->free_idx[c->nfree++] = slot_index(c, s);
     c->count--;
     c->w->inflight--;
-    if (c->count == 0)
-        c->fifo_head = 0;
 }
 
 /* ---- backlog --------------------------------------------------------- */
@@ -59,6 +56,20 @@ uint16_t pick_tmpl(pc_worker *w)
     return (uint16_t)lo;
 }
 
+
+/* The run's templates as a request source: each distinct request built
+ * once, handed out as it is. */
+static const pc_request *tmpl_next(void *self, uint32_t t)
+{
+    return &((const pc_tmpl *)self)[t].req;
+}
+
+static const pc_reqsrc_ops tmpl_ops = {.next = tmpl_next};
+
+pc_reqsrc tmpl_source(const pc_run *run)
+{
+    return (pc_reqsrc){.ops = &tmpl_ops, .self = run->tmpls, .batch = 1};
+}
 
 /* Queue r for its origin, at the back (due now) or the front (re-sent). */
 int oq_push(pc_worker *w, resend r, bool front)
@@ -132,7 +143,7 @@ void ready_push(conn *c)
 bool has_room(const conn *c)
 {
     /* thread:stop() or a script error: this thread sends nothing more. */
-    if (c->w->ts && script_stopped(c->w->ts))
+    if (src_stopped(c->w))
         return false;
     return c->state == CS_READY && !c->draining && c->count < c->proto->capacity(c);
 }
@@ -227,10 +238,10 @@ void closed_fill(conn *c, uint64_t now)
         return;
     if (!c->proto->multiplexed && c->count)
         return;
-    if (w->lua_delay && c->count == 0) {
+    if (w->src.wants_delay && c->count == 0) {
         /* delay(): wait that long before this connection's next request. */
         if (!c->wake_at) {
-            double ms = script_delay(w->ts);
+            double ms = w->src.ops->delay(w->src.self);
 
             if (ms > 0) {
                 c->wake_at = now + (uint64_t)(ms * 1e6);

@@ -19,7 +19,6 @@
 #include "engine/engine.h"
 #include "engine/worker.h"
 #include "proto/h1req.h"
-#include "script/script.h"
 #include "util/clock.h"
 #include "util/grow.h"
 
@@ -40,12 +39,12 @@ struct pc_engine {
         void *ud;
     } sinks[ENGINE_MAX_SINKS];
     int nsinks;
-    pc_script *script;
+    const pc_reqsource *source; /* NULL: the templates */
 };
 
-void engine_set_script(pc_engine *e, pc_script *s)
+void engine_set_source(pc_engine *e, const pc_reqsource *src)
 {
-    e->script = s;
+    e->source = src;
 }
 
 /* Merges the workers' intervals by index and emits them in order. */
@@ -252,20 +251,22 @@ static int build_tmpl(pc_engine *e, const pc_reqspec *r, pc_tmpl *t)
     const pc_config *cfg = e->cfg;
     const char *authority = r->url.hostport;
     nghttp2_nv *v;
+    char *h1;
     size_t n = 0;
     int rc;
 
-    rc = h1req_build(r->method, &r->url, e->hdrs, e->nhdrs, r->body, r->body_len, &t->h1,
-                     &t->h1_len);
+    rc = h1req_build(r->method, &r->url, e->hdrs, e->nhdrs, r->body, r->body_len, &h1,
+                     &t->req.h1_len);
     if (rc < 0)
         return rc;
-    t->head = strcmp(r->method, "HEAD") == 0;
-    t->body = r->body;
-    t->body_len = r->body_len;
+    t->req.h1 = h1;
+    t->req.head = strcmp(r->method, "HEAD") == 0;
+    t->req.body = r->body;
+    t->req.body_len = r->body_len;
     v = calloc(5 + e->nhdrs, sizeof *v);
     if (!v)
         return -ENOMEM;
-    t->nva = v;
+    t->req.nva = v;
     for (size_t i = 0; i < e->nhdrs; i++)
         if (strcasecmp(e->hdrs[i].name, "Host") == 0)
             authority = e->hdrs[i].value;
@@ -287,7 +288,7 @@ static int build_tmpl(pc_engine *e, const pc_reqspec *r, pc_tmpl *t)
             nv(&v[n++], low, e->hdrs[i].value);
     }
     (void)cfg;
-    t->nvlen = n;
+    t->req.nvlen = n;
     return 0;
 }
 
@@ -443,8 +444,8 @@ void engine_free(pc_engine *e)
     free(e->origins);
     free(e->origin_of);
     for (size_t i = 0; e->tmpls && i < e->cfg->nreqs; i++) {
-        free(e->tmpls[i].h1);
-        free(e->tmpls[i].nva);
+        free((char *)e->tmpls[i].req.h1);
+        free((void *)e->tmpls[i].req.nva);
     }
     free(e->tmpls);
     for (size_t i = 0; e->lower && i < e->nhdrs; i++)
@@ -595,7 +596,7 @@ static void supervise(pc_run *run, uint32_t threads, pc_results *res, collector 
             first_signal(run, res, sig, "");
             for (uint32_t i = 0; ws && i < threads; i++)
                 if (ws[i])
-                    script_thread_interrupt(worker_script(ws[i]));
+                    worker_interrupt(ws[i]);
             if (pc_now_ns() + 1000000000ull < limit)
                 limit = pc_now_ns() + 1000000000ull;
         } else {
@@ -608,6 +609,7 @@ static void supervise(pc_run *run, uint32_t threads, pc_results *res, collector 
 int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
 {
     const pc_config *cfg = e->cfg;
+    const pc_reqsource *src = e->source;
     pc_run *run = &e->run;
     pc_worker **ws = calloc(cfg->threads, sizeof *ws);
     pthread_t *tids = calloc(cfg->threads, sizeof *tids);
@@ -634,35 +636,24 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &block, &old);
-    /* init() and the first request() run here: a script that never returns
-     * must still be stopped by SIGINT/SIGTERM. */
-    if (e->script)
-        script_guard_begin();
+    /* A script's init() and first request() run here: a script that never
+     * returns must still be stopped by SIGINT/SIGTERM. */
+    if (src && src->guard_begin)
+        src->guard_begin();
 
     for (uint32_t i = 0; i < cfg->threads; i++) {
         /* Connections are split so they add up exactly (wrk drops the
          * remainder of c / t). */
         uint32_t n = cfg->connections / cfg->threads + (i < cfg->connections % cfg->threads);
-        pc_tscript *ts = NULL;
+        pc_reqsrc ts;
 
-        if (e->script) {
-            if ((rc = script_thread_new(&ts, e->script, i, err, errlen)) < 0)
+        if (src) {
+            if ((rc = src->thread(src->self, i, &ts, err, errlen)) < 0)
                 break;
-            if (i == 0 && script_has_request(ts)) {
-                /* request() may return several requests: they are
-                 * pipelined, as wrk does. */
-                size_t len;
-                const char *req = script_prime(ts, &len);
-
-                if (!req) {
-                    snprintf(err, errlen, "%s", script_error(ts));
-                    rc = -EINVAL;
-                    break;
-                }
-                run->h1_depth = script_count_requests(req, len);
-                if (run->h1_depth < cfg->pipeline)
-                    run->h1_depth = cfg->pipeline;
-            }
+            /* A request() that returns several requests pipelines them
+             * (as wrk does): connections need room for the batch. */
+            if (ts.batch > run->h1_depth)
+                run->h1_depth = ts.batch;
         }
         ws[i] = worker_new(run, i, n);
         if (!ws[i]) {
@@ -670,19 +661,14 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
             snprintf(err, errlen, "out of memory for %u connections", cfg->connections);
             break;
         }
-        if (ts) {
-            const char *addr = script_thread_addr(e->script, i);
-
-            worker_set_script(ws[i], ts);
-            if (addr && worker_set_addr(ws[i], addr) < 0) {
-                snprintf(err, errlen, "script: invalid thread.addr '%s'", addr);
-                rc = -EINVAL;
-                break;
-            }
+        if (src && worker_set_source(ws[i], &ts) < 0) {
+            snprintf(err, errlen, "script: invalid thread.addr '%s'", ts.addr);
+            rc = -EINVAL;
+            break;
         }
     }
-    if (e->script) {
-        int sig = script_guard_end();
+    if (src && src->guard_end) {
+        int sig = src->guard_end();
 
         if (sig && rc == 0) {
             rc = -EINTR;

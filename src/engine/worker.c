@@ -26,6 +26,26 @@
 
 /* ---- reading --------------------------------------------------------- */
 
+/* What the protocol left unconsumed (an unfinished header line, bounded by
+ * the protocol) waits for the rest in a per-connection buffer, grown on
+ * demand, and goes in front of the next read. */
+static int carry_rest(conn *c, const char *p, size_t rest, uint64_t now)
+{
+    if (rest > c->carry_cap) {
+        char *q = realloc(c->carry, rest);
+
+        if (!q) {
+            eng_conn_fail(c, PC_ERR_READ, "out of memory", now);
+            return -ENOMEM;
+        }
+        c->carry = q;
+        c->carry_cap = (uint32_t)rest;
+    }
+    memcpy(c->carry, p, rest);
+    c->carry_len = (uint32_t)rest;
+    return 0;
+}
+
 static void on_readable(conn *c)
 {
     pc_worker *w = c->w;
@@ -38,6 +58,8 @@ static void on_readable(conn *c)
         uint64_t now = pc_now_ns();
 
         if (n > 0) {
+            size_t have = keep + (size_t)n, used;
+
             if (keep)
                 memcpy(w->rbuf, c->carry, keep);
             c->carry_len = 0;
@@ -46,8 +68,10 @@ static void on_readable(conn *c)
                 if (w->iv)
                     w->iv->bytes_read += (uint64_t)n;
             }
-            c->proto->input(c, w->rbuf, keep + (size_t)n, now);
+            used = c->proto->input(c, w->rbuf, have, now);
             if (c->gen != gen)
+                return;
+            if (used < have && carry_rest(c, w->rbuf + used, have - used, now) < 0)
                 return;
             if ((size_t)n < room && c->net->pending(&c->nc) == 0)
                 break;
@@ -401,7 +425,7 @@ static void run_loop(pc_worker *w)
                 dispatch(w, now);
             }
             /* thread:stop(), or a script error: this thread is done. */
-            if (w->ts && script_stopped(w->ts) && w->stop > now) {
+            if (w->stop > now && src_stopped(w)) {
                 stop_at(w, now);
                 w->script_stop = true;
             }
@@ -489,8 +513,8 @@ void *worker_main(void *arg)
     /* Linux delays timer wake-ups by up to 50 us by default to batch them;
      * that delay would be latency the client adds to every paced request. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-    if (w->ts)
-        script_thread_bind(w->ts);
+    if (w->src.ops->bind)
+        w->src.ops->bind(w->src.self);
     connect_phase(w);
 
     pthread_mutex_lock(&run->lock);
@@ -529,7 +553,8 @@ void *worker_main(void *arg)
 
 bool worker_seize(pc_worker *w, uint64_t stuck_since, uint64_t now)
 {
-    if (atomic_load(&w->done) || !w->ts || !script_thread_seize(w->ts, stuck_since))
+    if (atomic_load(&w->done) || !w->src.ops->seize ||
+        !w->src.ops->seize(w->src.self, stuck_since))
         return false;
     /* The worker thread is inside one call into Lua and will never touch
      * its data again: end its run from here, every request accounted for
@@ -548,9 +573,10 @@ bool worker_seize(pc_worker *w, uint64_t stuck_since, uint64_t now)
     return true;
 }
 
-pc_tscript *worker_script(const pc_worker *w)
+void worker_interrupt(pc_worker *w)
 {
-    return w->ts;
+    if (w->src.ops->interrupt)
+        w->src.ops->interrupt(w->src.self);
 }
 
 bool worker_seized(const pc_worker *w)
@@ -589,6 +615,7 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
         w->tick_ns = 1000000;
     w->addrs = run->addrs;
     w->naddrs = run->naddrs;
+    w->src = tmpl_source(run);
     w->epfd = -1;
     w->tfd = -1;
     w->use_pwait2 = true;
@@ -598,7 +625,7 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
         goto fail;
     w->conns = calloc(nconns, sizeof *w->conns);
     w->slot_mem = calloc((size_t)nconns * w->depth, sizeof *w->slot_mem);
-    w->idx_mem = calloc((size_t)nconns * w->depth * 2, sizeof *w->idx_mem);
+    w->idx_mem = calloc((size_t)nconns * w->depth, sizeof *w->idx_mem);
     w->rbuf = malloc(RBUF_SIZE);
     w->rq = calloc(nconns, sizeof *w->rq);
     w->rs_cap = nconns * w->depth + 1;
@@ -640,12 +667,10 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
         c->nc.fd = -1;
         c->depth = w->depth;
         c->slots = &w->slot_mem[(size_t)i * w->depth];
-        c->free_idx = &w->idx_mem[(size_t)i * w->depth * 2];
-        c->fifo = c->free_idx + w->depth;
+        c->free_idx = &w->idx_mem[(size_t)i * w->depth];
         for (uint32_t j = 0; j < w->depth; j++)
             c->free_idx[j] = w->depth - 1 - j;
         c->nfree = w->depth;
-        h1_init(&c->p);
     }
     return w;
 fail:
@@ -659,16 +684,13 @@ void worker_free(pc_worker *w)
         return; /* seized: its thread may still run in the script: leave it all */
     if (w->conns) {
         for (uint32_t i = 0; i < w->nconns; i++) {
-            conn_close(&w->conns[i]);
-            free(w->conns[i].carry);
-            free(w->conns[i].obuf);
-            free(w->conns[i].rh.p);
-            free(w->conns[i].rb.p);
-            free(w->conns[i].h2);
+            conn *c = &w->conns[i];
+
+            conn_close(c);
+            free(c->carry);
+            if (c->ps_of)
+                c->ps_of->state_free(c->ps);
         }
-        for (size_t i = 0; w->sb_mem && i < (size_t)w->nconns * w->depth * 3; i++)
-            free(w->sb_mem[i].p);
-        free(w->sb_mem);
     }
     if (w->epfd >= 0)
         close(w->epfd);
@@ -733,60 +755,10 @@ bool worker_script_stopped(const pc_worker *w)
     return w->script_stop;
 }
 
-void worker_set_script(pc_worker *w, pc_tscript *ts)
+int worker_set_source(pc_worker *w, const pc_reqsrc *src)
 {
-    size_t len;
-
-    if (w->run->h2 || w->cfg->alpn) {
-        /* HTTP/2 keeps request bodies and responses per stream. */
-        w->sb_mem = calloc((size_t)w->nconns * w->depth * 3, sizeof *w->sb_mem);
-        for (uint32_t i = 0; w->sb_mem && i < w->nconns; i++)
-            w->conns[i].sb = &w->sb_mem[(size_t)i * w->depth * 3];
-    }
-
-    w->ts = ts;
-    w->lua_req = script_has_request(ts);
-    w->lua_resp = script_has_response(ts);
-    w->lua_delay = script_has_delay(ts);
-    if (!w->lua_req) {
-        /* Without request(), the request wrk.format() gives after init()
-         * is built once and reused: no Lua per request. */
-        w->own.h1 = (char *)script_static_request(ts, &len);
-        w->own.h1_len = len;
-        w->own.head = len >= 5 && memcmp(w->own.h1, "HEAD ", 5) == 0;
-        w->use_own = true;
-    }
-}
-
-int worker_set_addr(pc_worker *w, const char *addr)
-{
-    char host[80], port[16];
-    const char *colon = strrchr(addr, ':');
-    struct addrinfo hints = {.ai_flags = AI_NUMERICHOST, .ai_socktype = SOCK_STREAM}, *res;
-    size_t hl;
-
-    if (!colon)
-        return -EINVAL;
-    snprintf(w->own_addr.text, sizeof w->own_addr.text, "%s", addr);
-    hl = (size_t)(colon - addr);
-    if (addr[0] == '[' && hl >= 2) {
-        addr++;
-        hl -= 2;
-    }
-    if (hl >= sizeof host || strlen(colon + 1) >= sizeof port)
-        return -EINVAL;
-    memcpy(host, addr, hl);
-    host[hl] = '\0';
-    strcpy(port, colon + 1);
-    if (getaddrinfo(host, port, &hints, &res) != 0)
-        return -EINVAL;
-    memcpy(&w->own_addr.sa, res->ai_addr, res->ai_addrlen);
-    w->own_addr.len = res->ai_addrlen;
-    freeaddrinfo(res);
-    w->addrs = &w->own_addr;
-    w->naddrs = 1;
-    w->pref_addr = 0;
-    return 0;
+    w->src = *src;
+    return src->addr ? worker_connect_to(w, src->addr) : 0;
 }
 
 const char *worker_error(const pc_worker *w)

@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "net/net.h"
+#include "proto/reqsrc.h"
 #include "stats/interval.h"
 #include "stats/stats.h"
 
@@ -36,15 +37,9 @@ typedef struct pc_origin {
 } pc_origin;
 
 /* One distinct request, built once: the HTTP/1.1 bytes and the HTTP/2
- * header list and body. */
+ * header list and body, as the template request source hands them out. */
 typedef struct pc_tmpl {
-    char *h1;           /* request line, headers, body */
-    size_t h1_len;
-    void *nva;          /* nghttp2_nv[] */
-    size_t nvlen;
-    const char *body;   /* for HTTP/2 DATA */
-    size_t body_len;
-    bool head;          /* HEAD: the response has no body */
+    pc_request req;     /* h1 and nva allocated by the engine */
     double cum_weight;  /* running sum of weights (--mix random) */
     uint16_t origin;    /* index into pc_run.origins */
 } pc_tmpl;
@@ -101,7 +96,8 @@ uint64_t worker_last_done_ns(const pc_worker *w);
  * interrupted (true); its thread is then neither joined nor freed. */
 bool worker_seize(pc_worker *w, uint64_t stuck_since, uint64_t now);
 bool worker_seized(const pc_worker *w);
-struct pc_tscript *worker_script(const pc_worker *w);
+/* Make a call the worker's request source is in return (a signal). */
+void worker_interrupt(pc_worker *w);
 bool worker_done(const pc_worker *w);
 /* Whether thread:stop() or a script error ended the worker's run. */
 bool worker_script_stopped(const pc_worker *w);
@@ -110,11 +106,10 @@ bool worker_script_stopped(const pc_worker *w);
 pc_interval *worker_take_intervals(pc_worker *w);
 /* Hand intervals back for reuse (they are reset here). */
 void worker_return_intervals(pc_worker *w, pc_interval *list);
-struct pc_tscript;
-/* Give the worker its script state (before it starts). */
-void worker_set_script(pc_worker *w, struct pc_tscript *ts);
-/* Send this worker's connections to addr ("ip:port", from setup()). */
-int worker_set_addr(pc_worker *w, const char *addr);
+/* Take the requests from src instead of the run's templates (before the
+ * worker starts), and connect where it says (src->addr). 0, or -EINVAL
+ * for an address that is not "ip:port". */
+int worker_set_source(pc_worker *w, const pc_reqsrc *src);
 /* Set when the worker could not start (out of fds, epoll failure); a reason is in err. */
 const char *worker_error(const pc_worker *w);
 

@@ -28,7 +28,6 @@
 #include "engine/conn.h"
 #include "engine/sched.h"
 #include "proto/h1req.h"
-#include "script/script.h"
 #include "util/clock.h"
 #include "util/grow.h"
 
@@ -82,12 +81,8 @@ struct pc_worker {
     uint64_t created; /* requests created (closed loop) */
     uint64_t rr;      /* round-robin position over the templates */
     uint32_t opening; /* connections opening or open without a request yet */
-    pc_tscript *ts;   /* the Lua script's state, or NULL */
-    bool lua_req, lua_resp, lua_delay;
-    pc_tmpl own;      /* the script's request when it has no request() */
-    bool use_own;
+    pc_reqsrc src;    /* where requests come from: the templates, or a script */
     uint64_t next_wake; /* earliest delay() wake-up, 0 = none */
-    sbuf *sb_mem;     /* conn->sb arrays (scripts over HTTP/2) */
     /* Several origins (--urls): a queue of due requests per origin. */
     resend **oq;
     uint32_t *oq_head, *oq_len, *oq_cap;
@@ -123,6 +118,7 @@ static inline uint64_t backlog_len(const pc_worker *w)
 }
 
 /* conn.c */
+int worker_connect_to(pc_worker *w, const char *addr); /* "ip:port": its connections go there */
 void after_io(conn *c, uint64_t now);
 void conn_close(conn *c);
 void conn_start(conn *c, uint64_t now);
@@ -133,6 +129,13 @@ void eng_conn_recycle(conn *c, uint64_t now);
 void on_tcp_connected(conn *c, uint64_t now);
 void opening(conn *c, bool on);
 
+/* The thread's source has nothing more to send (thread:stop(), a script
+ * error). */
+static inline bool src_stopped(const pc_worker *w)
+{
+    return w->src.ops->stopped && w->src.ops->stopped(w->src.self);
+}
+
 /* queue.c */
 resend backlog_take(pc_worker *w);
 void closed_fill(conn *c, uint64_t now);
@@ -142,6 +145,7 @@ int oq_push(pc_worker *w, resend r, bool front);
 uint16_t pick_tmpl(pc_worker *w);
 void ready_push(conn *c);
 void slot_release(conn *c, slot *s);
+pc_reqsrc tmpl_source(const pc_run *run);
 
 /* recorder.c */
 void drain_backlog(pc_worker *w, uint64_t now);

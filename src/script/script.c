@@ -1,20 +1,16 @@
 /*
  * script.c - see script.h. The wrk table and its format() are written in
  * Lua (the prelude below); lookup, connect, time_us, thread objects and
- * the stats objects of done() are C.
+ * the stats objects of done() are C. A worker's state, its calls and the
+ * signal guard are script_thread.c's.
  */
-#include "script/script.h"
+#include "script/script_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <lauxlib.h>
-#include <lua.h>
-#include <lualib.h>
 #include <netdb.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,180 +54,10 @@ static const char prelude[] =
     "  for name, v in pairs(t) do if string.lower(name) == lk then return v end end\n"
     "end }\n";
 
-#define THREAD_MT "pacer.thread"
-#define STATS_MT "pacer.stats"
-
-/* What setup() and the worker share about one thread. */
-typedef struct tobj {
-    char addr[96];     /* thread.addr, "" if not set */
-    int values;        /* registry ref (main state) of thread:set values */
-    pc_tscript *ts;    /* the worker's state once it exists */
-    bool stop;         /* thread:stop() */
-} tobj;
-
-struct pc_script {
-    lua_State *L;
-    const pc_config *cfg;
-    tobj *threads;
-    uint32_t nthreads;
-    char path[256];
-};
-
-struct pc_tscript {
-    lua_State *L;
-    pc_script *main;
-    tobj *t;
-    bool has_request, has_response, has_delay;
-    char *req;         /* the static request, then request()'s last result */
-    size_t req_len, req_cap;
-    char *static_req;
-    size_t static_len;
-    bool primed;       /* req holds a request() result not yet sent */
-    char err[256];
-    pthread_t tid;     /* the thread that runs this state's calls */
-    bool have_tid;
-    /* When the current call into Lua began (0: not in Lua; IN_LUA_SEIZED:
-     * the main thread took the worker over while it was stuck in Lua). */
-    _Atomic uint64_t in_lua;
-};
-
-#define IN_LUA_SEIZED UINT64_MAX
-
-/* ---- interrupting a script that does not return -------------------------
- *
- * A signal (SIGINT/SIGTERM in the main thread, SCRIPT_SIG sent to a worker)
- * arms a hook on the state the thread is running, which raises an error at
- * the next Lua instruction count, call or return. LuaJIT runs no hooks in
- * compiled code, so a loop it compiled is not stopped that way: the engine
- * then gives up on the thread (script_thread_seize), and a main-thread call
- * ends the process after a second. */
-
-static __thread lua_State *tls_L; /* the state this thread is in, for the handler */
-static volatile sig_atomic_t guard_sig;
-
-static void stop_hook(lua_State *L, lua_Debug *ar)
-{
-    (void)ar;
-    lua_sethook(L, NULL, 0, 0);
-    luaL_error(L, "interrupted by a signal: the script had not returned");
-}
-
-static void arm_hook(void)
-{
-    if (tls_L)
-        lua_sethook(tls_L, stop_hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
-}
-
-static void on_script_sig(int sig)
-{
-    (void)sig;
-    arm_hook();
-}
-
-/* Main thread, during init(), setup() or the first request(): the first
- * SIGINT/SIGTERM interrupts the script, a second (or one second later, for
- * a loop the hook cannot reach) ends the process. */
-static void on_guard_sig(int sig)
-{
-    static const char msg[] = "pacer: the script did not return after the signal: exiting\n";
-
-    if (sig == SIGALRM || guard_sig) {
-        ssize_t r = write(2, msg, sizeof msg - 1);
-
-        (void)r;
-        _exit(pc_exit_signal(guard_sig));
-    }
-    guard_sig = sig;
-    arm_hook();
-    alarm(1);
-}
-
-static struct sigaction guard_old[3];
-static sigset_t guard_mask;
-
-int script_guard_begin(void)
-{
-    struct sigaction sa;
-    sigset_t un;
-
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_guard_sig;
-    sigemptyset(&sa.sa_mask);
-    guard_sig = 0;
-    sigaction(SIGINT, &sa, &guard_old[0]);
-    sigaction(SIGTERM, &sa, &guard_old[1]);
-    sigaction(SIGALRM, &sa, &guard_old[2]);
-    sigemptyset(&un);
-    sigaddset(&un, SIGINT);
-    sigaddset(&un, SIGTERM);
-    return pthread_sigmask(SIG_UNBLOCK, &un, &guard_mask);
-}
-
-int script_guard_end(void)
-{
-    alarm(0);
-    pthread_sigmask(SIG_SETMASK, &guard_mask, NULL);
-    sigaction(SIGINT, &guard_old[0], NULL);
-    sigaction(SIGTERM, &guard_old[1], NULL);
-    sigaction(SIGALRM, &guard_old[2], NULL);
-    return guard_sig;
-}
-
-static void park_forever(void)
-{
-    /* The engine took this worker over while it was in Lua: it must not
-     * touch the worker again. The process ends shortly. */
-    for (;;)
-        pause();
-}
-
-/* lua_pcall, with the thread's state known to the interrupt handler and,
- * for a worker's state, the time it went in published for the watchdog. */
-static int lcall(pc_tscript *t, lua_State *L, int nargs, int nres)
-{
-    uint64_t entered = 0;
-    int rc;
-
-    tls_L = L;
-    if (t) {
-        entered = pc_now_ns();
-        atomic_store_explicit(&t->in_lua, entered, memory_order_release);
-    }
-    rc = lua_pcall(L, nargs, nres, 0);
-    if (t && !atomic_compare_exchange_strong(&t->in_lua, &entered, 0))
-        park_forever();
-    tls_L = NULL;
-    return rc;
-}
-
-void script_thread_bind(pc_tscript *t)
-{
-    t->tid = pthread_self();
-    t->have_tid = true;
-}
-
-void script_thread_interrupt(pc_tscript *t)
-{
-    if (t && t->have_tid && atomic_load(&t->in_lua))
-        pthread_kill(t->tid, SCRIPT_SIG);
-}
-
-bool script_thread_seize(pc_tscript *t, uint64_t stuck_since)
-{
-    uint64_t v = t ? atomic_load_explicit(&t->in_lua, memory_order_acquire) : 0;
-
-    if (v == 0 || v == IN_LUA_SEIZED || v > stuck_since ||
-        !atomic_compare_exchange_strong(&t->in_lua, &v, IN_LUA_SEIZED))
-        return false;
-    snprintf(t->err, sizeof t->err,
-             "%.160s: the script did not return for %.1fs (an endless loop?): its thread was given up",
-             t->main->path, (double)(pc_now_ns() - v) / 1e9);
-    return true;
-}
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static void set_err(char *err, size_t errlen, lua_State *L, const char *what)
+void scr_set_err(char *err, size_t errlen, lua_State *L, const char *what)
 {
     const char *m = lua_tostring(L, -1);
 
@@ -242,7 +68,7 @@ static void set_err(char *err, size_t errlen, lua_State *L, const char *what)
 /* Copy the value at index i of `from` onto the top of `to`: nil, booleans,
  * numbers, strings and tables of those (depth-limited), as wrk copies
  * thread:get / thread:set values between states. */
-static void copy_value(lua_State *from, int i, lua_State *to, int depth)
+void scr_copy_value(lua_State *from, int i, lua_State *to, int depth)
 {
     if (i < 0)
         i = lua_gettop(from) + i + 1;
@@ -268,8 +94,8 @@ static void copy_value(lua_State *from, int i, lua_State *to, int depth)
         lua_newtable(to);
         lua_pushnil(from);
         while (lua_next(from, i)) {
-            copy_value(from, -2, to, depth + 1);
-            copy_value(from, -1, to, depth + 1);
+            scr_copy_value(from, -2, to, depth + 1);
+            scr_copy_value(from, -1, to, depth + 1);
             lua_settable(to, -3);
             lua_pop(from, 1);
         }
@@ -394,7 +220,7 @@ static int t_get(lua_State *L)
     if (r->t->ts && r->t->ts->L != L) {
         /* After the run: the worker's own global. */
         lua_getglobal(r->t->ts->L, name);
-        copy_value(r->t->ts->L, -1, L, 0);
+        scr_copy_value(r->t->ts->L, -1, L, 0);
         lua_pop(r->t->ts->L, 1);
     } else if (r->t->ts && r->t->ts->L == L) {
         lua_getglobal(L, name);
@@ -465,7 +291,7 @@ static int t_newindex(lua_State *L)
     return 0;
 }
 
-static void push_thread(lua_State *L, pc_script *s, tobj *t)
+void scr_push_thread(lua_State *L, pc_script *s, tobj *t)
 {
     tref *r = lua_newuserdata(L, sizeof *r);
 
@@ -477,7 +303,7 @@ static void push_thread(lua_State *L, pc_script *s, tobj *t)
 
 /* ---- a state ---------------------------------------------------------- */
 
-static lua_State *new_state(const pc_config *cfg, const char *path, char *err, size_t errlen)
+lua_State *scr_new_state(const pc_config *cfg, const char *path, char *err, size_t errlen)
 {
     lua_State *L = luaL_newstate();
 
@@ -488,7 +314,7 @@ static lua_State *new_state(const pc_config *cfg, const char *path, char *err, s
     luaL_openlibs(L);
     if (luaL_loadbuffer(L, prelude, sizeof prelude - 1, "=pacer") != 0 ||
         lua_pcall(L, 0, 0, 0) != 0) {
-        set_err(err, errlen, L, "internal");
+        scr_set_err(err, errlen, L, "internal");
         lua_close(L);
         return NULL;
     }
@@ -530,15 +356,15 @@ static lua_State *new_state(const pc_config *cfg, const char *path, char *err, s
     lua_setfield(L, -2, "time_us");
     lua_pop(L, 1);
 
-    if (luaL_loadfile(L, path) != 0 || lcall(NULL, L, 0, 0) != 0) {
-        set_err(err, errlen, L, NULL);
+    if (luaL_loadfile(L, path) != 0 || scr_call(NULL, L, 0, 0) != 0) {
+        scr_set_err(err, errlen, L, NULL);
         lua_close(L);
         return NULL;
     }
     return L;
 }
 
-static bool is_function(lua_State *L, const char *name)
+bool scr_is_function(lua_State *L, const char *name)
 {
     bool f;
 
@@ -551,34 +377,29 @@ static bool is_function(lua_State *L, const char *name)
 int script_load(pc_script **out, const pc_config *cfg, char *err, size_t errlen)
 {
     pc_script *s = calloc(1, sizeof *s);
-    struct sigaction sa;
 
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_script_sig;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SCRIPT_SIG, &sa, NULL);
-
+    scr_install_sig();
     *out = s;
     if (!s)
         return -ENOMEM;
     s->cfg = cfg;
+    scr_source_init(s);
     snprintf(s->path, sizeof s->path, "%s", cfg->script_path);
     s->nthreads = cfg->threads;
     s->threads = calloc(cfg->threads, sizeof *s->threads);
     if (!s->threads)
         return -ENOMEM;
-    s->L = new_state(cfg, s->path, err, errlen);
+    s->L = scr_new_state(cfg, s->path, err, errlen);
     if (!s->L)
         return -EINVAL;
     for (uint32_t i = 0; i < s->nthreads; i++) {
         lua_newtable(s->L);
         s->threads[i].values = luaL_ref(s->L, LUA_REGISTRYINDEX);
-        if (is_function(s->L, "setup")) {
+        if (scr_is_function(s->L, "setup")) {
             lua_getglobal(s->L, "setup");
-            push_thread(s->L, s, &s->threads[i]);
-            if (lcall(NULL, s->L, 1, 0) != 0) {
-                set_err(err, errlen, s->L, NULL);
+            scr_push_thread(s->L, s, &s->threads[i]);
+            if (scr_call(NULL, s->L, 1, 0) != 0) {
+                scr_set_err(err, errlen, s->L, NULL);
                 return -EINVAL;
             }
         }
@@ -598,240 +419,6 @@ void script_free(pc_script *s)
     free(s);
 }
 
-const char *script_thread_addr(const pc_script *s, uint32_t i)
-{
-    return s && i < s->nthreads && s->threads[i].addr[0] ? s->threads[i].addr : NULL;
-}
-
-static int keep(pc_tscript *t, const char *p, size_t n)
-{
-    if (n + 1 > t->req_cap) {
-        char *b = realloc(t->req, n + 1);
-
-        if (!b)
-            return -ENOMEM;
-        t->req = b;
-        t->req_cap = n + 1;
-    }
-    memcpy(t->req, p, n);
-    t->req[n] = '\0';
-    t->req_len = n;
-    return 0;
-}
-
-int script_thread_new(pc_tscript **out, pc_script *s, uint32_t i, char *err, size_t errlen)
-{
-    pc_tscript *t = calloc(1, sizeof *t);
-    lua_State *L;
-    const char *req;
-    size_t len;
-
-    *out = t;
-    if (!t)
-        return -ENOMEM;
-    t->main = s;
-    t->t = &s->threads[i];
-    s->threads[i].ts = t;
-    L = t->L = new_state(s->cfg, s->path, err, errlen);
-    if (!L)
-        return -EINVAL;
-    /* thread:set values become globals; wrk.thread is this thread. */
-    lua_rawgeti(s->L, LUA_REGISTRYINDEX, t->t->values);
-    lua_pushnil(s->L);
-    while (lua_next(s->L, -2)) {
-        if (lua_type(s->L, -2) == LUA_TSTRING) {
-            copy_value(s->L, -1, L, 0);
-            lua_setglobal(L, lua_tostring(s->L, -2));
-        }
-        lua_pop(s->L, 1);
-    }
-    lua_pop(s->L, 1);
-    lua_getglobal(L, "wrk");
-    push_thread(L, s, t->t);
-    lua_setfield(L, -2, "thread");
-    lua_pop(L, 1);
-    if (is_function(L, "init")) {
-        lua_getglobal(L, "init");
-        lua_newtable(L);
-        for (int a = 0; a < s->cfg->nscript_args; a++) {
-            lua_pushstring(L, s->cfg->script_args[a]);
-            lua_rawseti(L, -2, a + 1);
-        }
-        if (lcall(NULL, L, 1, 0) != 0) {
-            set_err(err, errlen, L, NULL);
-            return -EINVAL;
-        }
-    }
-    /* The request wrk would send without request(): wrk.format() as the
-     * script left wrk.method, path, headers and body. */
-    lua_getglobal(L, "wrk");
-    lua_getfield(L, -1, "format");
-    if (lua_pcall(L, 0, 1, 0) != 0) {
-        set_err(err, errlen, L, NULL);
-        return -EINVAL;
-    }
-    req = lua_tolstring(L, -1, &len);
-    t->static_req = req ? malloc(len) : NULL;
-    if (!t->static_req)
-        return -ENOMEM;
-    memcpy(t->static_req, req, len);
-    t->static_len = len;
-    lua_pop(L, 2);
-    t->has_request = is_function(L, "request");
-    t->has_response = is_function(L, "response");
-    t->has_delay = is_function(L, "delay");
-    return 0;
-}
-
-void script_thread_free(pc_tscript *t)
-{
-    if (!t)
-        return;
-    if (atomic_load(&t->in_lua) == IN_LUA_SEIZED)
-        return; /* its thread may still be running in the state: leave it */
-    if (t->L)
-        lua_close(t->L);
-    if (t->t)
-        t->t->ts = NULL;
-    free(t->req);
-    free(t->static_req);
-    free(t);
-}
-
-bool script_has_request(const pc_tscript *t)
-{
-    return t->has_request;
-}
-
-bool script_has_response(const pc_tscript *t)
-{
-    return t->has_response;
-}
-
-bool script_has_delay(const pc_tscript *t)
-{
-    return t->has_delay;
-}
-
-const char *script_static_request(pc_tscript *t, size_t *len)
-{
-    *len = t->static_len;
-    return t->static_req;
-}
-
-static void runtime_err(pc_tscript *t)
-{
-    const char *m = lua_tostring(t->L, -1);
-
-    if (!t->err[0])
-        snprintf(t->err, sizeof t->err, "%s", m ? m : "script error");
-    lua_pop(t->L, 1);
-    t->t->stop = true;
-}
-
-const char *script_request(pc_tscript *t, size_t *len)
-{
-    const char *s;
-    size_t n;
-
-    if (t->primed) {
-        /* The call made to count pipelined requests: send its result. */
-        t->primed = false;
-        *len = t->req_len;
-        return t->req;
-    }
-    lua_getglobal(t->L, "request");
-    if (lcall(t, t->L, 0, 1) != 0) {
-        runtime_err(t);
-        return NULL;
-    }
-    s = lua_type(t->L, -1) == LUA_TSTRING ? lua_tolstring(t->L, -1, &n) : NULL;
-    if (!s || n == 0) {
-        const char *got = lua_typename(t->L, lua_type(t->L, -1));
-
-        lua_pop(t->L, 1);
-        lua_pushfstring(t->L, "%s: request() must return a non-empty string, got %s",
-                        t->main->path, s ? "\"\"" : got);
-        runtime_err(t);
-        return NULL;
-    }
-    if (keep(t, s, n) < 0) {
-        lua_pop(t->L, 1);
-        return NULL;
-    }
-    lua_pop(t->L, 1);
-    *len = t->req_len;
-    return t->req;
-}
-
-int script_response(pc_tscript *t, int status, const char *hdrs, size_t hlen, const char *body,
-                    size_t blen)
-{
-    lua_State *L = t->L;
-    size_t off = 0;
-
-    lua_getglobal(L, "response");
-    lua_pushinteger(L, status);
-    lua_newtable(L);
-    while (off < hlen) {
-        const char *name = hdrs + off;
-        size_t nl = strlen(name);
-        const char *value = name + nl + 1;
-        size_t vl = strlen(value);
-
-        lua_pushlstring(L, value, vl);
-        lua_setfield(L, -2, name);
-        off += nl + vl + 2;
-    }
-    lua_getglobal(L, "pacer_headers_mt");
-    lua_setmetatable(L, -2);
-    lua_pushlstring(L, body ? body : "", blen);
-    if (lcall(t, L, 3, 0) != 0) {
-        runtime_err(t);
-        return -EINVAL;
-    }
-    return 0;
-}
-
-double script_delay(pc_tscript *t)
-{
-    double ms;
-
-    lua_getglobal(t->L, "delay");
-    if (lcall(t, t->L, 0, 1) != 0) {
-        runtime_err(t);
-        return -1;
-    }
-    ms = lua_tonumber(t->L, -1);
-    lua_pop(t->L, 1);
-    return ms > 0 ? ms : 0;
-}
-
-const char *script_prime(pc_tscript *t, size_t *len)
-{
-    const char *r = script_request(t, len);
-
-    t->primed = r != NULL;
-    return r;
-}
-
-bool script_stopped(const pc_tscript *t)
-{
-    return t->t->stop;
-}
-
-const char *script_error(const pc_tscript *t)
-{
-    return t->err[0] ? t->err : NULL;
-}
-
-const char *script_run_error(const pc_script *s)
-{
-    for (uint32_t i = 0; s && i < s->nthreads; i++)
-        if (s->threads[i].ts && s->threads[i].ts->err[0])
-            return s->threads[i].ts->err;
-    return NULL;
-}
 
 /* ---- done() -------------------------------------------------------------- */
 
@@ -921,7 +508,7 @@ int script_done(pc_script *s, const pc_results *res, char *err, size_t errlen)
     lua_State *L = s->L;
     const pc_stats *st = &res->st;
 
-    if (!is_function(L, "done"))
+    if (!scr_is_function(L, "done"))
         return 0;
     lua_getglobal(L, "done");
     lua_newtable(L);
@@ -946,31 +533,9 @@ int script_done(pc_script *s, const pc_results *res, char *err, size_t errlen)
     push_stats(L, &st->latency, 1e3);
     push_stats(L, &st->rps, 1);
     if (lua_pcall(L, 3, 0, 0) != 0) {
-        set_err(err, errlen, L, NULL);
+        scr_set_err(err, errlen, L, NULL);
         return -EINVAL;
     }
     return 0;
 }
 
-uint32_t script_count_requests(const char *p, size_t n)
-{
-    uint32_t count = 0;
-    size_t off = 0;
-
-    while (off < n) {
-        const char *end = memmem(p + off, n - off, "\r\n\r\n", 4);
-        size_t head, body = 0;
-
-        if (!end)
-            break;
-        head = (size_t)(end - (p + off)) + 4;
-        for (const char *q = p + off; q < end; q++) {
-            if ((q == p + off || q[-1] == '\n') && (size_t)(end - q) > 15 &&
-                strncasecmp(q, "content-length:", 15) == 0)
-                body = strtoul(q + 15, NULL, 10);
-        }
-        off += head + body;
-        count++;
-    }
-    return count ? count : 1;
-}

@@ -82,7 +82,7 @@ int wf_run_seq(const pc_config *cfg, const wf_steps *st, pc_results *res)
             code = PC_EXIT_SCRIPT;
             goto out;
         }
-        engine_set_script(eng, script);
+        engine_set_source(eng, script_source(script));
     }
     if ((prog = progress_new(cfg, res, st->label, stderr)))
         engine_add_interval_sink(eng, cfg->interval_ns, progress_on_interval, prog);
