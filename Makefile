@@ -3,7 +3,8 @@
 #   make            build ./pacer
 #   make test       install missing deps, build, run unit + integration tests
 #   make demo       install missing build deps, build, benchmark `pacer serve`
-#   make install    [PREFIX=/usr/local] [DESTDIR=...]: pacer, its man page, its docs
+#   make install    [PREFIX=/usr/local] [DESTDIR=...]: pacer, its man page, its docs,
+#                   its bash and zsh completions
 #   make uninstall  remove what make install put there (same PREFIX, DESTDIR)
 #   make SAN=1 ...  build with ASan + UBSan (into build-san/)
 #   make fuzz-smoke run every fuzz target for FUZZ_SECONDS (default 20) each
@@ -17,6 +18,9 @@ PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 DOCDIR  ?= $(PREFIX)/share/doc/pacer
+# Where bash-completion and Debian's zsh look for completions.
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/vendor-completions
 CC      ?= cc
 PKGS    := openssl zlib libnghttp2 luajit
 SAN     ?= 0
@@ -119,6 +123,9 @@ install: pacer
 	sed 's|docs/|$(DOCDIR)/|g' docs/pacer.1 >$(DESTDIR)$(MANDIR)/man1/pacer.1
 	chmod 644 $(DESTDIR)$(MANDIR)/man1/pacer.1
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 644 contrib/completion/pacer.bash $(DESTDIR)$(BASHCOMPDIR)/pacer
+	install -m 644 contrib/completion/_pacer $(DESTDIR)$(ZSHCOMPDIR)/_pacer
 
 # Exactly what install put there; the directories bin/ and man1/ are shared
 # with other programs and stay, pacer's own doc directory goes.
@@ -126,6 +133,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/pacer $(DESTDIR)$(MANDIR)/man1/pacer.1
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/pacer $(DESTDIR)$(ZSHCOMPDIR)/_pacer
 
 clean:
 	rm -rf build build-san build-fuzz pacer
