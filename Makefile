@@ -3,7 +3,8 @@
 #   make            build ./pacer
 #   make test       install missing deps, build, run unit + integration tests
 #   make demo       install missing build deps, build, benchmark `pacer serve`
-#   make install    [PREFIX=/usr/local] [DESTDIR=...]: pacer, its man page, its docs
+#   make install    [PREFIX=/usr/local] [DESTDIR=...]: pacer, its man page, its docs,
+#                   its bash and zsh completions
 #   make uninstall  remove what make install put there (same PREFIX, DESTDIR)
 #   make install-personas  install, plus links wrk, wrk2, ab, h2load, hey -> pacer
 #                   (each runs that tool's command line: docs/pacer.md, Personas)
@@ -19,6 +20,9 @@ PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 DOCDIR  ?= $(PREFIX)/share/doc/pacer
+# Where bash-completion and Debian's zsh look for completions.
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/vendor-completions
 CC      ?= cc
 PKGS    := openssl zlib libnghttp2 luajit
 SAN     ?= 0
@@ -112,7 +116,7 @@ demo: deps-build
 
 # The docs the man page and each other point to (docs/NAME, which the
 # installed man page calls $(DOCDIR)/NAME).
-DOCS := docs/pacer.md docs/output.md docs/methodology.md docs/scripting.md \
+DOCS := docs/pacer.md docs/output.md docs/reading-the-report.md docs/methodology.md docs/scripting.md \
         docs/pacer-result.schema.json docs/pacer-workflow.schema.json
 
 install: pacer
@@ -121,6 +125,9 @@ install: pacer
 	sed 's|docs/|$(DOCDIR)/|g' docs/pacer.1 >$(DESTDIR)$(MANDIR)/man1/pacer.1
 	chmod 644 $(DESTDIR)$(MANDIR)/man1/pacer.1
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 644 contrib/completion/pacer.bash $(DESTDIR)$(BASHCOMPDIR)/pacer
+	install -m 644 contrib/completion/_pacer $(DESTDIR)$(ZSHCOMPDIR)/_pacer
 
 # Links named after other tools run pacer with that tool's command line
 # (argv[0], as busybox): only when asked, and never over a file of that
@@ -151,6 +158,7 @@ uninstall: uninstall-personas
 	rm -f $(DESTDIR)$(BINDIR)/pacer $(DESTDIR)$(MANDIR)/man1/pacer.1
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/pacer $(DESTDIR)$(ZSHCOMPDIR)/_pacer
 
 clean:
 	rm -rf build build-san build-fuzz pacer

@@ -41,6 +41,7 @@ default-jre-headless  # java, to run ...
 libhdrhistogram-java  # ... HdrHistogram's HistogramLogProcessor on --hlog files
 valgrind              # test_valgrind.sh
 chromium              # renders --html pages headless (tests/tools/html_check.sh)
+zsh                   # the zsh completion, loaded by compinit (test_completion.sh)
 EOF
 )
 # bench/run.sh compares pacer with wrk, ab and h2load and measures with

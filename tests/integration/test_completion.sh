@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# Shell completion (contrib/completion): bash's _pacer really completes
+# (sourced in a fresh bash, COMP_WORDS/COMP_CWORD set, COMPREPLY read);
+# zsh's _pacer really completes through compinit, in an interactive zsh on
+# a pseudo-terminal (tests/tools/zsh_complete.zsh); every long option that
+# pacer's --help texts list is offered by both, so a flag added without its
+# completion fails here; make install puts both files where bash-completion
+# and zsh look, and make uninstall takes them out.
+. "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BASHC=$ROOT/contrib/completion/pacer.bash
+ZSHC=$ROOT/contrib/completion/_pacer
+ZCOMP=$ROOT/tests/tools/zsh_complete.zsh
+need_cmd zsh zsh || finish
+
+# A directory to complete file names in.
+W=$T_DIR/files
+mkdir -p "$W/sub"
+: >"$W/post.lua"
+: >"$W/notes.txt"
+: >"$W/run.json"
+: >"$W/run.hlog"
+
+# bcomp FILE WORD...: what bash's completion (FILE sourced) offers for the
+# command line WORD... (the last word is the one being completed), sorted,
+# one per line. Run in $W.
+bcomp() {
+    local file=$1
+    shift
+    (cd "$W" && bash --norc --noprofile -c '
+        . "$1" || exit 9
+        shift
+        COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=()
+        _pacer pacer "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+        printf "%s\n" "${COMPREPLY[@]}"' bcomp "$file" "$@") | sed '/^$/d' | sort -u
+}
+
+# zcomp DIR LINE: what zsh's completion (DIR first in fpath) offers at the
+# end of LINE. Run in $W.
+zcomp() { (cd "$W" && zsh -f "$ZCOMP" "$1" "$2"); }
+
+# same GOT WANT: the two newline-separated lists are equal.
+same() { [ "$1" = "$(printf '%s\n' $2 | sort -u)" ]; }
+# holds GOT WORD...: every WORD is a line of GOT.
+holds() {
+    local got=$1 w
+    shift
+    for w in "$@"; do grep -qxF -- "$w" <<<"$got" || return 1; done
+}
+
+# --- bash -----------------------------------------------------------------------
+ok bash_syntax "$(bash -n "$BASHC" 2>&1)" bash -n "$BASHC"
+got=$(bcomp "$BASHC" pacer ca)
+ok bash_subcommand "got: $(echo $got)" same "$got" "capacity"
+got=$(bcomp "$BASHC" pacer "")
+ok bash_subcommands_and_personas "got: $(echo $got)" \
+    same "$got" "serve report compare capacity suite help wrk wrk2 ab h2load hey"
+got=$(bcomp "$BASHC" pacer -t2 --for)
+ok bash_long_flag_prefix "got: $(echo $got)" same "$got" "--format"
+got=$(bcomp "$BASHC" pacer capacity --max)
+ok bash_subcommand_flags "got: $(echo $got)" same "$got" "--max-concurrent-streams --max-rate --max-time"
+# --format's values: at least those pacer names when refusing one.
+formats=$("$PACER" --format no-such-layout http://127.0.0.1/ 2>&1 | sed -n 's/.*(\(.*\)).*/\1/p' | tr -d ',' | sed 's/ or / /')
+got=$(bcomp "$BASHC" pacer --format "")
+ok bash_format_values "got: $(echo $got); pacer's: $formats" "[ -n '$formats' ] && holds '$got' $formats"
+got=$(bcomp "$BASHC" pacer --mix r)
+ok bash_mix_values "got: $(echo $got)" same "$got" "random roundrobin"
+got=$(bcomp "$BASHC" pacer --alpn "")
+ok bash_alpn_values "got: $(echo $got)" holds "$got" h2 http/1.1 h2,http/1.1
+got=$(bcomp "$BASHC" pacer -s "")
+ok bash_script_files "got: $(echo $got)" same "$got" "post.lua sub"
+got=$(bcomp "$BASHC" pacer --json "")
+ok bash_json_files "got: $(echo $got)" same "$got" "run.json sub"
+got=$(bcomp "$BASHC" pacer --json = "")
+ok bash_json_equals "got: $(echo $got)" same "$got" "run.json sub"
+got=$(bcomp "$BASHC" pacer --urls n)
+ok bash_urls_file "got: $(echo $got)" same "$got" "notes.txt"
+got=$(bcomp "$BASHC" pacer report "")
+ok bash_report_files "got: $(echo $got)" same "$got" "run.hlog run.json sub"
+got=$(bcomp "$BASHC" pacer -t2 -c10 "")
+ok bash_url_no_files "got: $(echo $got)" "[ -z '$got' ]"
+got=$(bcomp "$BASHC" pacer ab -)
+ok bash_ab_flags "got: $(echo $got)" holds "$got" -n -c -t -k -p -T -s -l -g -e
+got=$(bcomp "$BASHC" pacer h2load --)
+ok bash_h2load_long_flags "got: $(echo $got)" holds "$got" --h1 --rps --warm-up-time --duration --alpn-list
+got=$(bcomp "$BASHC" pacer hey -dis)
+ok bash_hey_single_dash "got: $(echo $got)" \
+    same "$got" "-disable-compression -disable-keepalive -disable-redirects"
+got=$(bcomp "$BASHC" pacer hey -m P)
+ok bash_hey_method "got: $(echo $got)" same "$got" "PATCH POST PUT"
+
+# --- zsh ------------------------------------------------------------------------
+ok zsh_syntax "$(zsh -n "$ZSHC" 2>&1)" zsh -n "$ZSHC"
+ZD=$ROOT/contrib/completion
+got=$(zcomp "$ZD" "pacer ca")
+ok zsh_subcommand "got: $(echo $got)" same "$got" "capacity"
+got=$(zcomp "$ZD" "pacer -t2 --for")
+ok zsh_long_flag_prefix "got: $(echo $got)" same "$got" "--format"
+got=$(zcomp "$ZD" "pacer --format ")
+ok zsh_format_values "got: $(echo $got); pacer's: $formats" "[ -n '$formats' ] && holds '$got' $formats"
+got=$(zcomp "$ZD" "pacer -s ")
+ok zsh_script_files "got: $(echo $got)" same "$got" "post.lua sub"
+got=$(zcomp "$ZD" "pacer hey -dis")
+ok zsh_hey_single_dash "got: $(echo $got)" \
+    same "$got" "-disable-compression -disable-keepalive -disable-redirects"
+got=$(zcomp "$ZD" "pacer h2load --al")
+ok zsh_h2load_long_flag "got: $(echo $got)" same "$got" "--alpn-list"
+
+# --- every long option of the --help texts is completed ------------------------
+# The unit test test_help_lists_every_option holds pacer --help to the
+# option table (cli_long_option); here the completions are held to --help.
+# longs: the --options of a help text; Options section only with "opts".
+longs() { grep -oE -- '--[a-z0-9_][a-z0-9_-]*' | sort -u; }
+run_opts=$("$PACER" --help | sed -n '/^  Options:/,$p' | longs)
+serve_opts=$("$PACER" serve --help 2>&1 | longs)
+report_opts=$("$PACER" report --help 2>&1 | longs)
+suite_opts=$("$PACER" suite --help 2>&1 | longs)
+all_opts=$( ("$PACER" --help; printf '%s\n' "$serve_opts $report_opts $suite_opts") | longs)
+ok help_lists_options "pacer --help gave $(echo "$run_opts" | wc -l) options" \
+    "[ $(echo "$run_opts" | wc -l) -gt 40 ] && holds '$run_opts' --connections --slo --rounds --start-rate"
+
+# Named in each file, as a whole word.
+missing=""
+for o in $all_opts; do
+    for f in "$BASHC" "$ZSHC"; do
+        grep -qE -- "(^|[^a-z0-9_-])$o([^a-z0-9_-]|\$)" "$f" || missing="$missing ${f##*/}:$o"
+    done
+done
+ok completion_files_name_every_option "missing:$missing" "[ -z '$missing' ]"
+
+# Offered by the completion itself: pacer URL / compare / capacity together
+# cover the Options section; serve, report and suite their own.
+missing=""
+check_offered() { # SHELL WHAT WANT GOT
+    local o
+    for o in $3; do grep -qxF -- "$o" <<<"$4" || missing="$missing $1:$2:$o"; done
+}
+got=$( (bcomp "$BASHC" pacer --; bcomp "$BASHC" pacer compare --; bcomp "$BASHC" pacer capacity --) | sort -u)
+check_offered bash run "$run_opts" "$got"
+check_offered bash serve "$serve_opts" "$(bcomp "$BASHC" pacer serve --)"
+check_offered bash report "$report_opts" "$(bcomp "$BASHC" pacer report --)"
+check_offered bash suite "$suite_opts" "$(bcomp "$BASHC" pacer suite --)"
+got=$( (zcomp "$ZD" "pacer compare --"; zcomp "$ZD" "pacer capacity --") | sort -u)
+check_offered zsh run "$run_opts" "$got"
+check_offered zsh serve "$serve_opts" "$(zcomp "$ZD" "pacer serve --")"
+check_offered zsh report "$report_opts" "$(zcomp "$ZD" "pacer report --")"
+check_offered zsh suite "$suite_opts" "$(zcomp "$ZD" "pacer suite --")"
+ok completion_offers_every_option "not offered:$missing" "[ -z '$missing' ]"
+
+# --- make install / uninstall ----------------------------------------------------
+mk() {
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u SAN -u CFLAGS -u LDFLAGS -u LDLIBS \
+        -u PREFIX -u DESTDIR -u BINDIR -u MANDIR -u DOCDIR -u BASHCOMPDIR -u ZSHCOMPDIR \
+        make -C "$ROOT" --no-print-directory "$@"
+}
+KEEP=""
+[ -x "$ROOT/pacer" ] && KEEP="-o pacer"
+D=$T_DIR/destdir
+mk install $KEEP DESTDIR="$D" PREFIX=/usr >"$T_DIR/install.log" 2>&1
+rc=$?
+IB=$D/usr/share/bash-completion/completions/pacer
+IZ=$D/usr/share/zsh/vendor-completions/_pacer
+ok install_completions "exit $rc; $(ls -l "$IB" "$IZ" 2>&1 | tr '\n' ' ') $(tail -2 "$T_DIR/install.log")" \
+    "[ $rc -eq 0 ] && cmp -s '$BASHC' '$IB' && cmp -s '$ZSHC' '$IZ' && [ \"\$(stat -c %a '$IB' '$IZ' | tr '\n' ' ')\" = '644 644 ' ]"
+got=$(bcomp "$IB" pacer --for)
+ok installed_bash_completes "got: $(echo $got)" same "$got" "--format"
+got=$(zcomp "${IZ%/*}" "pacer --for")
+ok installed_zsh_completes "got: $(echo $got)" same "$got" "--format"
+mk uninstall DESTDIR="$D" PREFIX=/usr >"$T_DIR/uninstall.log" 2>&1
+rc=$?
+ok uninstall_completions "exit $rc; left: $(cd "$D" && find . ! -type d | tr '\n' ' ')" \
+    "[ $rc -eq 0 ] && [ ! -e '$IB' ] && [ ! -e '$IZ' ]"
+
+finish
