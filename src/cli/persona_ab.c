@@ -127,7 +127,7 @@ static const cli_opt ab_opts[] = {
      .help = "Don't exit on socket receive errors (pacer never does)"},
     {NULL, 'm', "method", FN(take_method),
      .help = "Method name"},
-    {NULL, 'h', NULL, FN(take_help),
+    {NULL, 'h', NULL, FN(take_help), .alias = "help",
      .help = "Display usage information (this message)"},
     {NULL, 'b', "windowsize", REFUSE("ab's TCP buffer size is not supported")},
     {NULL, 'B', "address", REFUSE("ab's local bind address is not supported")},
