@@ -202,9 +202,13 @@ static void print_outcomes(FILE *f, const pc_stats *st)
  * A run tells them apart by its start: while the in-flight count climbed
  * (at R - X, X the achieved rate) to `slots`, a queueing server answered
  * the first requests fast; once every slot waits on it, each request waits
- * behind the others, so only the ramp's requests are fast. Those under W/2
- * are at most R*slots/(2(R - X)); twice that leaves room for a client
- * stall that let the queue drain. */
+ * behind the others, so only the ramp's requests are fast. "Fast" is below
+ * the midpoint of the fastest response F and W: a server's own floor (a
+ * fixed 48 ms of work) is not queueing, so W/2 alone would call a server
+ * that answers in F + queue "slow at any load". Those under (F + W)/2 are
+ * at most R*slots/(2(R - X)); twice that leaves room for a client stall
+ * that let the queue drain. The in-flight mean X*W is at most slots (it
+ * can read higher by the time a response spends outside a slot). */
 static void print_shortfall(FILE *f, const pc_rundesc *run, const pc_results *res, double achieved)
 {
     const pc_stats *st = &res->st;
@@ -224,7 +228,8 @@ static void print_shortfall(FILE *f, const pc_rundesc *run, const pc_results *re
     } else if (need > (double)slots * 0.9) {
         /* Responses faster than W/2: sent while fewer than half the
          * slots were waiting. */
-        uint64_t fast = (uint64_t)llround(hdr_fraction_within(hu, 0, lat_s * 1e9 / 2) / 100.0 *
+        double mid_ns = ((double)hdr_min(hu) + lat_s * 1e9) / 2;
+        uint64_t fast = (uint64_t)llround(hdr_fraction_within(hu, 0, mid_ns) / 100.0 *
                                           (double)hu->total_count);
         double ramp = (double)slots * run->rate / (run->rate - achieved);
         double busy = achieved * lat_s; /* mean requests in flight */
@@ -235,7 +240,8 @@ static void print_shortfall(FILE *f, const pc_rundesc *run, const pc_results *re
                     "(the fastest, before its queue filled) to a mean of %.2fms with %.1f of "
                     "the %" PRIu64 " requests -c allows in flight (more -c adds latency, not "
                     "rate)\n",
-                    achieved, (double)hdr_min(hu) / 1e6, lat_s * 1e3, busy, slots);
+                    achieved, (double)hdr_min(hu) / 1e6, lat_s * 1e3,
+                    busy < (double)slots ? busy : (double)slots, slots);
         else
             fprintf(f,
                     "at the observed mean latency of %.2fms, %.0f req/s needs about %.0f "

@@ -120,6 +120,13 @@ for c in 50 150; do
     ok shortfall_saturated_c$c "$(grep -E 'Requested|Outcomes' "$R.sat$c")" \
         "[ -n '$sat' ] && [ '$sat' -ge 2700 ] && [ '$sat' -le 3300 ] && outcomes_add_up '$R.sat$c'"
 done
+# A server with a floor of its own (48 ms of work) at its capacity: the
+# fastest responses are the floor, not the ramp's, and it is still saturated.
+start_serve --threads 1 --delay 48ms --capacity 750 || fail serve_start "pacer serve did not start"
+"$PACER" -t1 -c50 -d2s -R1000 "$SERVE_URL" >"$R" 2>&1
+sat=$(sed -nE 's/^  Requested rate 1000.00 req\/s but achieved [0-9.]+ \([0-9.]+%\): the server is saturated at about ([0-9]+) req\/s: its latency grew from 4[89].[0-9]+ms .* with ([0-9.]+) of the 50 requests -c allows in flight .*/\1 \2/p' "$R")
+ok shortfall_saturated_floor "$(grep -E 'Requested' "$R")" \
+    "[ -n '$sat' ] && [ ${sat% *} -ge 650 ] && [ ${sat% *} -le 800 ] && fcmp '${sat#* }' '<=' 50"
 start_serve --delay 50ms || fail serve_start "pacer serve did not start"
 "$PACER" -t1 -c10 -d1s -R2000 "$SERVE_URL" >"$R" 2>&1
 ok shortfall_slow_server_raise_c "$(grep -E 'Requested' "$R")" "grep -qE '^  Requested rate 2000.00 req/s but achieved [0-9.]+ \([0-9.]+%\): at the observed mean latency of 5[0-9].[0-9]+ms, 2000 req/s needs about 1[01][0-9] requests in flight, but -c 10 allows 10 \(raise -c\)\$' '$R'"
