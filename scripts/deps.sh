@@ -31,6 +31,7 @@ wrk                   # its example Lua scripts in /usr/share/doc/wrk (test_scri
 nghttp2-client        # h2load, nghttp (test_h2.sh, test_h2fault_selftest.sh)
 time                  # /usr/bin/time, peak RSS (test_faults.sh, test_h2_faults.sh)
 procps                # pgrep (lib.sh nginx_worker)
+tmux                  # a real terminal for the live view (test_live.sh)
 iproute2              # ip (test_core.sh, test_faults.sh)
 mount                 # mount --bind in a private namespace (test_labels.sh)
 util-linux            # unshare, taskset (test_labels.sh, bench/)

@@ -61,14 +61,16 @@ static int run_load(int argc, char **argv)
     outputs_bind(outs, &res);
     if (outputs_want_intervals(outs))
         engine_add_interval_sink(eng, cfg.interval_ns, outputs_on_interval, outs);
-    if ((prog = progress_new(&cfg, &res, NULL, stderr)))
-        engine_add_interval_sink(eng, cfg.interval_ns, progress_on_interval, prog);
     if (cfg.format == PC_FORMAT_H2LOAD)
         report_h2load_header(text, &cfg);
     else if (cfg.format == PC_FORMAT_AB)
         report_ab_header(text, &cfg);
     else
         report_wrk_header(text, &cfg);
+    /* The header is out before the live view is drawn below it. */
+    fflush(text);
+    if ((prog = progress_new(&cfg, &res, NULL, stderr)))
+        engine_add_interval_sink(eng, progress_period_ns(prog), progress_on_interval, prog);
     rc = engine_run(eng, &res, err, sizeof err);
     progress_end(prog);
     if (rc < 0) {

@@ -84,7 +84,7 @@ int wf_run_once(const pc_config *cfg, const char *label, pc_results *res)
         engine_set_script(eng, script);
     }
     if ((prog = progress_new(cfg, res, label, stderr)))
-        engine_add_interval_sink(eng, cfg->interval_ns, progress_on_interval, prog);
+        engine_add_interval_sink(eng, progress_period_ns(prog), progress_on_interval, prog);
     if (engine_run(eng, res, err, sizeof err) < 0) {
         progress_end(prog);
         fprintf(stderr, "pacer: %s\n", err[0] ? err : "run failed");
