@@ -42,8 +42,10 @@ struct pc_progress {
     uint64_t status[STATS_MAX_STATUS], status_other;
     uint64_t ring_done[RATE_TICKS], ring_ns[RATE_TICKS];
     uint32_t ticks;
+    uint64_t drawn_ns; /* end of the last tick drawn */
     /* What the last frame left on the terminal. */
     int drawn, drawn_len[MAX_LINES], drawn_width;
+    bool signal_seen; /* res->signal, and the engine's line about it, accounted for */
 };
 
 bool progress_wanted(const pc_config *cfg)
@@ -59,10 +61,13 @@ uint64_t progress_period_ns(const pc_progress *p)
 
     if (!p->tty || iv <= TICK_NS)
         return iv;
-    /* The longest tick of at most TICK_NS that divides the interval. */
-    for (k = (iv + TICK_NS - 1) / TICK_NS; iv % k; k++)
-        ;
-    return iv / k;
+    /* The longest tick of at most TICK_NS that divides the interval; an
+     * interval with no such divisor near (an odd number of ns) is its own
+     * tick rather than a flood of tiny ones. */
+    for (k = (iv + TICK_NS - 1) / TICK_NS; k <= 2 * ((iv + TICK_NS - 1) / TICK_NS); k++)
+        if (iv % k == 0)
+            return iv / k;
+    return iv;
 }
 
 /* ---- drawing ------------------------------------------------------- */
@@ -102,10 +107,17 @@ static void frame_add(frame *fr, const char *fmt, ...)
 }
 
 /* How many rows the last frame takes now. A terminal that was narrowed
- * since has rewrapped its longer lines (tmux, VTE, kitty, iTerm2 do). */
-static int drawn_rows(const pc_progress *p, int width)
+ * since has rewrapped its longer lines (tmux, VTE, kitty, iTerm2 do). A
+ * first SIGINT/SIGTERM printed one line below the view (the engine's
+ * "stopping"): the view takes that row too, and says it itself. */
+static int drawn_rows(pc_progress *p, int width)
 {
     int rows = 0;
+
+    if (p->res->signal && !p->signal_seen) {
+        p->signal_seen = true;
+        rows += p->drawn > 0;
+    }
 
     for (int i = 0; i < p->drawn; i++) {
         int len = p->drawn_len[i];
@@ -311,13 +323,19 @@ static void view_on_tick(pc_progress *p, const pc_interval *iv)
     p->ring_done[p->ticks % RATE_TICKS] = iv->completed;
     p->ring_ns[p->ticks % RATE_TICKS] = iv->end_ns - iv->start_ns;
     p->ticks++;
-
+    /* Ticks shorter than TICK_NS (--interval under 100 ms) are added up but
+     * drawn at most every TICK_NS / 2. */
+    if (p->drawn_ns && iv->end_ns - p->drawn_ns < TICK_NS / 2)
+        return;
+    p->drawn_ns = iv->end_ns;
     frame_start(p, &fr);
     view_where(p, &fr, iv->end_ns);
     view_rate(p, &fr, iv->end_ns);
     view_latency(p, &fr);
     view_status(p, &fr);
     view_errors(p, &fr);
+    if (p->res->signal)
+        frame_add(&fr, "%s: stopping (again to abort)", pc_signal_name(p->res->signal));
     view_histogram(p, &fr);
     frame_draw(p, &fr);
 }

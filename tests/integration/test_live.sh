@@ -36,7 +36,8 @@ snap() {
 }
 
 # --- a constant-rate run: everything the view shows ------------------------
-live rate 100 30 -t2 -c10 -d3s -R1000 --json "$D/rate.json" --csv "$D/rate.csv" "$SERVE_URL"
+live rate 100 30 -t2 -c10 -d3s -R1000 --json "$D/rate.json" --csv "$D/rate.csv" --hlog "$D/rate.hlog" \
+    "$SERVE_URL"
 sleep 0.3
 snap rate 10 0.25
 wait_done rate
@@ -65,6 +66,8 @@ ok live_intervals_same "$(json_get "$D/rate.json" "[(p['length_s'], p['requests'
     "\"\$PY\" -c \"import json,sys; d=json.load(open(sys.argv[1])); s=d['intervals']['series']; sys.exit(not (len(s) == 3 and all(abs(p['length_s'] - 1) < 0.01 for p in s) and sum(p['requests'] for p in s) == d['requests']['completed'] > 2500))\" '$D/rate.json'"
 rows=$(($(wc -l <"$D/rate.csv") - 1))
 ok live_csv_rows "$rows CSV rows" "[ $rows -eq 3 ]"
+n=$(grep -cE '^Tag=corrected,[0-9.]+,1\.000,' "$D/rate.hlog")
+ok live_hlog_intervals "$n corrected intervals of 1 s: $(grep -c '^Tag=' "$D/rate.hlog") records" "[ $n -eq 3 ]"
 
 # --- -n: done/total; a narrow, short terminal; a resize ---------------------
 live count 44 12 -t1 -c4 -n 3000 -R1000 "$SERVE_URL"
@@ -86,6 +89,16 @@ wait_done count
 cap count >"$D/count.final"
 ok live_count_gone "$(cat "$D/count.final")" \
     "! grep -qE '^req/s |^latency  p50|^  <= ' '$D/count.final' && grep -q '3000 requests in' '$D/count.final'"
+
+# --- Ctrl-C: the engine's "stopping" line below the view is taken into
+# account; no stale view line is left above the report.
+live intr 100 30 -t2 -c4 -d10s -R500 "$SERVE_URL"
+sleep 1.2
+TM send-keys -t intr C-c
+wait_done intr
+cap intr >"$D/intr.final"
+ok live_interrupt_clean "$(cat "$D/intr.final")" \
+    "! grep -qE '^\[[#.]{20}\]|^req/s |^latency  p50|^  <= ' '$D/intr.final' && grep -q 'Stopped early by SIGINT' '$D/intr.final' && grep -q '^__done__ 130' '$D/intr.final'"
 
 # --- connecting: shown at once, while the connections are still opening ---
 # A listener that never accepts (backlog 0): the connects hang until
