@@ -173,6 +173,7 @@ static void view_where(pc_progress *p, frame *fr, uint64_t now_ns)
 {
     const pc_config *cfg = p->cfg;
     double elapsed = (double)(now_ns - p->res->start_mono_ns) / 1e9;
+    double dur = (double)cfg->duration_ns / 1e9;
     char bar[BAR + 1], total[32];
 
     if (cfg->requests) {
@@ -183,11 +184,10 @@ static void view_where(pc_progress *p, frame *fr, uint64_t now_ns)
                   cfg->requests, elapsed);
         return;
     }
-    fill_bar(bar, elapsed / ((double)cfg->duration_ns / 1e9));
+    fill_bar(bar, elapsed / dur);
     units_fmt_time_us((double)cfg->duration_ns / 1e3, total, sizeof total);
     frame_add(fr, "%s[%s] %.1fs/%s  %.1fs left", p->label, bar, elapsed, total,
-              elapsed < (double)cfg->duration_ns / 1e9 ? (double)cfg->duration_ns / 1e9 - elapsed
-                                                      : 0.0);
+              elapsed < dur ? dur - elapsed : 0.0);
 }
 
 static void view_rate(pc_progress *p, frame *fr, uint64_t now_ns)
