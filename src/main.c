@@ -56,6 +56,7 @@ static void live_starting(void *ud)
         report_ab_header(l->text, &l->run);
     else if (l->run.format != PC_FORMAT_HEY && l->run.format != PC_FORMAT_HEY_CSV)
         report_wrk_header(l->text, &l->run);
+    fflush(l->text); /* before the live view is drawn below it */
 }
 
 static int live_finished(void *ud, const pc_results *res)

@@ -110,6 +110,8 @@ static const cli_opt pacer_opts[] = {
      .help = "Live progress on stderr even when it is not a terminal"},
     {"quiet", 0, NULL, SET(progress, PC_PROGRESS_OFF),
      .help = "No live progress"},
+    {"no-progress", 0, NULL, SET(progress, PC_PROGRESS_OFF),
+     .help = "No live progress (as --quiet)"},
     {"slo", 0, "EXPR", FN(take_slo),
      .help = "Objectives, e.g. 'p99<=100ms,errors<=0.1%,rate>=99%':\n"
              "PASS/FAIL lines, exit 5 when one fails"},

@@ -178,6 +178,8 @@ void connect_failed(conn *c, const char *why, uint64_t now)
         return;
     }
     w->st.connect_errors++;
+    if (w->iv)
+        w->iv->connect_errors++;
     stats_why(&w->st, PC_ERR_CONNECT, buf);
     settle(c);
     c->tries = 0;

@@ -44,9 +44,13 @@ struct pc_reqsource;
 void engine_set_source(pc_engine *e, const struct pc_reqsource *src);
 
 /* Ask for merged intervals of interval_ns each (call before engine_run);
- * every sink sees every interval, in the order they were added. All sinks
- * share one interval length. 0, or -EINVAL (a different length, or more
- * than ENGINE_MAX_SINKS). */
+ * every sink sees every interval of its period, in order, in the order the
+ * sinks were added. Sinks may use two periods, the longer a multiple of
+ * the shorter (a live view's ticks and the files' reporting interval): the
+ * short intervals within a long one add up to it exactly, and
+ * res->intervals and res->never_sent_due count the long ones. 0, or
+ * -EINVAL (a third period, one that does not divide, or more than
+ * ENGINE_MAX_SINKS). */
 #define ENGINE_MAX_SINKS 4
 int engine_add_interval_sink(pc_engine *e, uint64_t interval_ns, pc_interval_fn fn, void *ud);
 

@@ -62,6 +62,10 @@ void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t
     if (w->iv) {
         w->iv->completed++;
         w->iv->non2xx += !ok;
+        if (status >= 0 && status < STATS_MAX_STATUS)
+            w->iv->status[status]++;
+        else
+            w->iv->status_other++;
     }
     if (!w->cfg->batch_latency || w->depth < 2)
         rec_latency(w, (int64_t)(now - s->intended), (int64_t)(now - sent));
@@ -85,8 +89,10 @@ void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now)
         if (w->iv)
             w->iv->timeouts++;
     }
-    if (w->iv)
+    if (w->iv) {
         w->iv->errors++;
+        w->iv->err[kind]++;
+    }
     if (w->st.urls)
         w->st.urls[s->tmpl].errors++;
     w->st.err[kind]++;

@@ -16,11 +16,11 @@
 #include <sys/un.h>
 #include <time.h>
 
+#include "engine/collect.h"
 #include "engine/engine.h"
 #include "engine/worker.h"
 #include "proto/h1req.h"
 #include "util/clock.h"
-#include "util/grow.h"
 
 struct pc_engine {
     const pc_config *cfg;
@@ -34,29 +34,16 @@ struct pc_engine {
     char **lower;      /* their names lower-cased (HTTP/2) */
     char *cookie, *auth;
     pc_tmpl *tmpls;
-    struct {
-        pc_interval_fn fn;
-        void *ud;
-    } sinks[ENGINE_MAX_SINKS];
+    co_sink sinks[ENGINE_MAX_SINKS];
     int nsinks;
     const pc_reqsource *source; /* NULL: the templates */
+    uint64_t long_ns; /* the longer sink period (run.interval_ns is the shorter) */
 };
 
 void engine_set_source(pc_engine *e, const pc_reqsource *src)
 {
     e->source = src;
 }
-
-/* Merges the workers' intervals by index and emits them in order. */
-typedef struct collector {
-    pc_engine *e;
-    pc_worker **ws;
-    uint32_t nworkers;
-    uint32_t next;      /* index of the next interval to emit */
-    pc_interval **pend; /* pend[i]: merged interval next + i, or NULL */
-    uint32_t npend;
-    pc_results *res;
-} collector;
 
 /* Resolve one origin's addresses (once, before the run). */
 static int resolve(pc_engine *e, const pc_url *url, pc_origin *o, char *err, size_t errlen)
@@ -459,85 +446,30 @@ void engine_free(pc_engine *e)
     free(e);
 }
 
+/* Sinks may ask for two periods, the longer a multiple of the shorter:
+ * the workers record intervals of the shorter one, and the collector adds
+ * them up into the longer one (a live view's ticks, within the reporting
+ * intervals of the files). */
 int engine_add_interval_sink(pc_engine *e, uint64_t interval_ns, pc_interval_fn fn, void *ud)
 {
-    if (e->nsinks == ENGINE_MAX_SINKS || (e->nsinks && e->run.interval_ns != interval_ns))
+    uint64_t lo = e->nsinks ? e->run.interval_ns : interval_ns;
+    uint64_t hi = e->nsinks ? e->long_ns : interval_ns;
+
+    if (!interval_ns || e->nsinks == ENGINE_MAX_SINKS)
         return -EINVAL;
-    e->run.interval_ns = interval_ns;
+    if (interval_ns < lo)
+        lo = interval_ns;
+    if (interval_ns > hi)
+        hi = interval_ns;
+    if (hi % lo || (interval_ns != lo && interval_ns != hi))
+        return -EINVAL;
+    e->run.interval_ns = lo;
+    e->long_ns = hi;
     e->sinks[e->nsinks].fn = fn;
     e->sinks[e->nsinks].ud = ud;
+    e->sinks[e->nsinks].period_ns = interval_ns;
     e->nsinks++;
     return 0;
-}
-
-static void emit_front(collector *co)
-{
-    pc_interval *iv = co->pend[0];
-
-    if (iv) {
-        for (int i = 0; i < co->e->nsinks; i++)
-            co->e->sinks[i].fn(co->e->sinks[i].ud, iv);
-        co->res->intervals++;
-        interval_free(iv);
-    }
-    memmove(co->pend, co->pend + 1, (co->npend - 1) * sizeof *co->pend);
-    co->pend[co->npend - 1] = NULL;
-    co->next++;
-}
-
-/* Take what the workers finished, merge by index, emit what is complete
- * (every worker contributed), or everything when the run is over. */
-static void collect(collector *co, bool final)
-{
-    for (uint32_t i = 0; i < co->nworkers; i++) {
-        pc_interval *list = worker_take_intervals(co->ws[i]);
-
-        for (pc_interval *iv = list; iv; iv = iv->next) {
-            uint32_t slot = iv->index - co->next;
-
-            if (iv->index < co->next)
-                continue; /* cannot happen: emitted only when complete */
-            if (slot >= co->npend) {
-                uint32_t n = slot + 8;
-                pc_interval **p = realloc(co->pend, n * sizeof *p);
-
-                if (!p)
-                    continue;
-                memset(p + co->npend, 0, (n - co->npend) * sizeof *p);
-                co->pend = p;
-                co->npend = n;
-            }
-            if (!co->pend[slot])
-                co->pend[slot] = interval_new();
-            if (co->pend[slot])
-                interval_merge(co->pend[slot], iv);
-        }
-        worker_return_intervals(co->ws[i], list);
-    }
-    while (co->npend && co->pend[0] && co->pend[0]->parts >= co->nworkers)
-        emit_front(co);
-    if (final) {
-        uint32_t last = co->npend;
-
-        while (last && !co->pend[last - 1])
-            last--;
-        for (uint32_t i = 0; i < last; i++)
-            emit_front(co);
-    }
-}
-
-
-/* res->never_sent_due += the worker's (short of memory, they are placed in
- * the last interval: series_place_never_sent). */
-static void add_never_sent_due(pc_results *res, const pc_worker *w)
-{
-    uint32_t n;
-    const uint64_t *v = worker_never_sent_due(w, &n);
-
-    if (counts_grow(&res->never_sent_due, &res->never_sent_n, n) < 0)
-        return;
-    for (uint32_t i = 0; i < n; i++)
-        res->never_sent_due[i] += v[i];
 }
 
 /* A worker whose script has not returned (an endless loop in request(),
@@ -617,7 +549,9 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
     uint32_t started = 0;
     uint64_t stopped = 0, start;
     bool script_stop = false;
-    collector co = {.e = e, .ws = ws, .nworkers = cfg->threads, .res = res};
+    collector co = {.sinks = e->sinks, .nsinks = e->nsinks, .short_ns = run->interval_ns,
+                    .long_ns = e->long_ns, .ws = ws, .nworkers = cfg->threads, .res = res,
+                    .k = run->interval_ns ? (uint32_t)(e->long_ns / run->interval_ns) : 1};
     struct timespec wall;
     int rc = 0;
 
@@ -731,7 +665,7 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
         const char *werr = worker_error(ws[i]);
 
         stats_merge(&res->st, worker_stats(ws[i]));
-        add_never_sent_due(res, ws[i]);
+        collect_never_sent_due(res, ws[i], co.k);
         res->warmup_outcomes += worker_warmup_outcomes(ws[i]);
         if (worker_stopped_ns(ws[i]) > stopped)
             stopped = worker_stopped_ns(ws[i]);
@@ -759,9 +693,7 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
                 (unsigned long long)res->st.scheduled,
                 (unsigned long long)stats_outcomes(&res->st));
 out:
-    for (uint32_t i = 0; i < co.npend; i++)
-        interval_free(co.pend[i]);
-    free(co.pend);
+    collect_free(&co);
     for (uint32_t i = 0; i < cfg->threads && ws; i++)
         worker_free(ws[i]);
     free(ws);

@@ -4,14 +4,29 @@
 #include "report/progress.h"
 
 #include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "util/units.h"
 #include "stats/hdr.h"
+#include "stats/stats.h"
 
 #define BAR 20
+#define TICK_NS 100000000ull /* the view's refresh: ten times a second */
+#define RATE_TICKS 10        /* "now" is the rate of the last second */
+#define HIST_ROWS 8
+#define MAX_LINES (5 + HIST_ROWS)
+#define LINE_CAP 512
+
+typedef struct frame {
+    char line[MAX_LINES][LINE_CAP];
+    int n;
+    int width, height;
+} frame;
 
 struct pc_progress {
     const pc_config *cfg;
@@ -21,6 +36,16 @@ struct pc_progress {
     bool shown;
     char label[64];
     uint64_t completed, errors, non2xx;
+    /* The terminal view: everything so far, from the ticks. */
+    hdr_hist lat; /* corrected */
+    uint64_t err[PC_ERR_KINDS], connect_errors;
+    uint64_t status[STATS_MAX_STATUS], status_other;
+    uint64_t ring_done[RATE_TICKS], ring_ns[RATE_TICKS];
+    uint32_t ticks;
+    uint64_t drawn_ns; /* end of the last tick drawn */
+    /* What the last frame left on the terminal. */
+    int drawn, drawn_len[MAX_LINES], drawn_width;
+    bool signal_seen; /* res->signal, and the engine's line about it, accounted for */
 };
 
 bool progress_wanted(const pc_config *cfg)
@@ -30,9 +55,328 @@ bool progress_wanted(const pc_config *cfg)
     return cfg->progress == PC_PROGRESS_AUTO && isatty(STDERR_FILENO);
 }
 
+uint64_t progress_period_ns(const pc_progress *p)
+{
+    uint64_t iv = p->cfg->interval_ns, k;
+
+    if (!p->tty || iv <= TICK_NS)
+        return iv;
+    /* The longest tick of at most TICK_NS that divides the interval; an
+     * interval with no such divisor near (an odd number of ns) is its own
+     * tick rather than a flood of tiny ones. */
+    for (k = (iv + TICK_NS - 1) / TICK_NS; k <= 2 * ((iv + TICK_NS - 1) / TICK_NS); k++)
+        if (iv % k == 0)
+            return iv / k;
+    return iv;
+}
+
+/* ---- drawing ------------------------------------------------------- */
+
+/* A frame as wide and tall as the terminal allows (80x24 when it cannot
+ * say), one row kept free so the view never scrolls itself away. */
+static void frame_start(pc_progress *p, frame *fr)
+{
+    struct winsize ws;
+
+    fr->n = 0;
+    fr->width = 80;
+    fr->height = 24;
+    if (ioctl(fileno(p->f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 && ws.ws_row > 0) {
+        fr->width = ws.ws_col;
+        fr->height = ws.ws_row;
+    }
+}
+
+/* Append a line (printf-style), cut to the width less one column: a line
+ * that fills the last column makes some terminals wrap. */
+static void frame_add(frame *fr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void frame_add(frame *fr, const char *fmt, ...)
+{
+    va_list ap;
+    char *l;
+    size_t max = fr->width > 1 ? (size_t)fr->width - 1 : 1;
+
+    if (fr->n >= MAX_LINES || fr->n >= fr->height - 1)
+        return;
+    l = fr->line[fr->n++];
+    va_start(ap, fmt);
+    vsnprintf(l, LINE_CAP, fmt, ap);
+    va_end(ap);
+    if (strlen(l) > max)
+        l[max] = '\0';
+}
+
+/* How many rows the last frame takes now. A terminal that was narrowed
+ * since has rewrapped its longer lines (tmux, VTE, kitty, iTerm2 do). A
+ * first SIGINT/SIGTERM printed one line below the view (the engine's
+ * "stopping"): the view takes that row too, and says it itself. */
+static int drawn_rows(pc_progress *p, int width)
+{
+    int rows = 0;
+
+    if (p->res->signal && !p->signal_seen) {
+        p->signal_seen = true;
+        rows += p->drawn > 0;
+    }
+
+    for (int i = 0; i < p->drawn; i++) {
+        int len = p->drawn_len[i];
+
+        rows += width < p->drawn_width && len > width ? (len + width - 1) / width : 1;
+    }
+    return rows;
+}
+
+/* Replace the last frame with fr, in one write: up to its first row, each
+ * line then the rest of its row cleared, then whatever lay below. */
+static void frame_draw(pc_progress *p, const frame *fr)
+{
+    int up = drawn_rows(p, fr->width);
+
+    if (up)
+        fprintf(p->f, "\x1b[%dA", up);
+    fputc('\r', p->f);
+    for (int i = 0; i < fr->n; i++) {
+        fputs(fr->line[i], p->f);
+        fputs("\x1b[K\n", p->f);
+        p->drawn_len[i] = (int)strlen(fr->line[i]);
+    }
+    fputs("\x1b[J", p->f);
+    fflush(p->f);
+    p->drawn = fr->n;
+    p->drawn_width = fr->width;
+    p->shown = true;
+}
+
+/* ---- the terminal view --------------------------------------------- */
+
+static void fmt_lat(int64_t ns, char *buf, size_t cap)
+{
+    units_fmt_time_us((double)ns / 1e3, buf, cap);
+}
+
+static void fill_bar(char *bar, double done)
+{
+    int fill;
+
+    if (done > 1)
+        done = 1;
+    if (done < 0)
+        done = 0;
+    fill = (int)(done * BAR + 0.5);
+    memset(bar, '#', (size_t)fill);
+    memset(bar + fill, '.', (size_t)(BAR - fill));
+    bar[BAR] = 0;
+}
+
+static void view_where(pc_progress *p, frame *fr, uint64_t now_ns)
+{
+    const pc_config *cfg = p->cfg;
+    double elapsed = (double)(now_ns - p->res->start_mono_ns) / 1e9;
+    double dur = (double)cfg->duration_ns / 1e9;
+    char bar[BAR + 1], total[32];
+
+    if (cfg->requests) {
+        uint64_t ended = p->completed + p->errors;
+
+        fill_bar(bar, (double)ended / (double)cfg->requests);
+        frame_add(fr, "%s[%s] %" PRIu64 "/%" PRIu64 " req  %.1fs", p->label, bar, ended,
+                  cfg->requests, elapsed);
+        return;
+    }
+    fill_bar(bar, elapsed / dur);
+    units_fmt_time_us((double)cfg->duration_ns / 1e3, total, sizeof total);
+    frame_add(fr, "%s[%s] %.1fs/%s  %.1fs left", p->label, bar, elapsed, total,
+              elapsed < dur ? dur - elapsed : 0.0);
+}
+
+static void view_rate(pc_progress *p, frame *fr, uint64_t now_ns)
+{
+    uint64_t done = 0, ns = 0;
+    uint32_t n = p->ticks < RATE_TICKS ? p->ticks : RATE_TICKS;
+    double now, avg, secs = (double)(now_ns - p->res->start_mono_ns) / 1e9;
+    char target[64] = "";
+
+    for (uint32_t i = 0; i < n; i++) {
+        done += p->ring_done[i];
+        ns += p->ring_ns[i];
+    }
+    now = ns ? (double)done * 1e9 / (double)ns : 0;
+    avg = secs > 0 ? (double)p->completed / secs : 0;
+    if (p->cfg->rate > 0)
+        snprintf(target, sizeof target, "  target %.0f (%.0f%%)", p->cfg->rate,
+                 100.0 * now / p->cfg->rate);
+    frame_add(fr, "req/s  %.0f now%s  %.0f average  %" PRIu64 " done", now, target, avg,
+              p->completed);
+}
+
+static void view_latency(pc_progress *p, frame *fr)
+{
+    char p50[32], p99[32], max[32];
+
+    if (!p->lat.total_count) {
+        frame_add(fr, "latency  p50 -  p99 -  max -");
+        return;
+    }
+    fmt_lat(hdr_value_at_percentile(&p->lat, 50), p50, sizeof p50);
+    fmt_lat(hdr_value_at_percentile(&p->lat, 99), p99, sizeof p99);
+    fmt_lat(hdr_max(&p->lat), max, sizeof max);
+    frame_add(fr, "latency  p50 %s  p99 %s  max %s  (so far)", p50, p99, max);
+}
+
+static void view_status(pc_progress *p, frame *fr)
+{
+    char l[LINE_CAP] = "status ";
+    size_t len = strlen(l);
+    bool any = false;
+
+    for (int c = 0; c < STATS_MAX_STATUS && len < sizeof l - 32; c++) {
+        if (!p->status[c])
+            continue;
+        len += (size_t)snprintf(l + len, sizeof l - len, " %03d: %" PRIu64, c, p->status[c]);
+        any = true;
+    }
+    if (p->status_other && len < sizeof l - 32) {
+        len += (size_t)snprintf(l + len, sizeof l - len, " other: %" PRIu64, p->status_other);
+        any = true;
+    }
+    frame_add(fr, "%s%s", l, any ? "" : " -");
+}
+
+static void view_errors(pc_progress *p, frame *fr)
+{
+    static const char *const name[PC_ERR_KINDS] = {
+        [PC_ERR_CONNECT] = "connect", [PC_ERR_READ] = "read",          [PC_ERR_WRITE] = "write",
+        [PC_ERR_TIMEOUT] = "timeout", [PC_ERR_PROTOCOL] = "protocol",
+    };
+    char l[LINE_CAP];
+    size_t len = (size_t)snprintf(l, sizeof l, "errors %" PRIu64, p->errors);
+
+    for (int k = 0; k < PC_ERR_KINDS; k++)
+        if (p->err[k])
+            len += (size_t)snprintf(l + len, sizeof l - len, "  %s %" PRIu64, name[k], p->err[k]);
+    if (p->connect_errors)
+        snprintf(l + len, sizeof l - len, "  (failed connects %" PRIu64 ")", p->connect_errors);
+    frame_add(fr, "%s", l);
+}
+
+/* Latency so far in up to HIST_ROWS bins between the lowest and the
+ * highest value, spaced geometrically (a tail 100x the median still
+ * leaves the body of the distribution its own rows), as many rows as the
+ * terminal has room for. */
+static void view_histogram(pc_progress *p, frame *fr)
+{
+    uint64_t bin[HIST_ROWS] = {0}, top = 0;
+    int rows = fr->height - 1 - fr->n, barw;
+    double lo, hi, span;
+
+    if (rows > HIST_ROWS)
+        rows = HIST_ROWS;
+    if (rows < 2 || !p->lat.total_count)
+        return;
+    lo = (double)hdr_min(&p->lat);
+    hi = (double)hdr_max(&p->lat);
+    lo = lo < 1 ? 1 : lo;
+    span = hi > lo * 1.01 ? log(hi / lo) : 0;
+    for (int32_t i = 0; i < p->lat.counts_len; i++) {
+        double v;
+        int b;
+
+        if (!p->lat.counts[i])
+            continue;
+        v = (double)hdr_value_at_index(&p->lat, i);
+        b = span > 0 && v > lo ? (int)(log(v / lo) / span * rows) : 0;
+        b = b < 0 ? 0 : b >= rows ? rows - 1 : b;
+        bin[b] += (uint64_t)p->lat.counts[i];
+    }
+    for (int b = 0; b < rows; b++)
+        top = bin[b] > top ? bin[b] : top;
+    barw = fr->width - 30;
+    barw = barw > 40 ? 40 : barw;
+    for (int b = 0; b < rows; b++) {
+        char edge[32], bar[41];
+        int fill = barw > 0 && top ? (int)((double)bin[b] / (double)top * barw + 0.5) : 0;
+
+        fmt_lat((int64_t)(span > 0 ? lo * exp(span * (b + 1) / rows) : hi), edge, sizeof edge);
+        if (barw <= 0) {
+            frame_add(fr, "  <= %8s  %" PRIu64, edge, bin[b]);
+            continue;
+        }
+        memset(bar, '#', (size_t)fill);
+        memset(bar + fill, ' ', (size_t)(barw - fill));
+        bar[barw] = 0;
+        frame_add(fr, "  <= %8s |%s| %" PRIu64, edge, bar, bin[b]);
+    }
+}
+
+static void view_on_tick(pc_progress *p, const pc_interval *iv)
+{
+    frame fr;
+
+    hdr_add(&p->lat, &iv->latency);
+    for (int k = 0; k < PC_ERR_KINDS; k++)
+        p->err[k] += iv->err[k];
+    p->connect_errors += iv->connect_errors;
+    for (int c = 0; c < STATS_MAX_STATUS; c++)
+        p->status[c] += iv->status[c];
+    p->status_other += iv->status_other;
+    p->ring_done[p->ticks % RATE_TICKS] = iv->completed;
+    p->ring_ns[p->ticks % RATE_TICKS] = iv->end_ns - iv->start_ns;
+    p->ticks++;
+    /* Ticks shorter than TICK_NS (--interval under 100 ms) are added up but
+     * drawn at most every TICK_NS / 2. */
+    if (p->drawn_ns && iv->end_ns - p->drawn_ns < TICK_NS / 2)
+        return;
+    p->drawn_ns = iv->end_ns;
+    frame_start(p, &fr);
+    view_where(p, &fr, iv->end_ns);
+    view_rate(p, &fr, iv->end_ns);
+    view_latency(p, &fr);
+    view_status(p, &fr);
+    view_errors(p, &fr);
+    if (p->res->signal)
+        frame_add(&fr, "%s: stopping (again to abort)", pc_signal_name(p->res->signal));
+    view_histogram(p, &fr);
+    frame_draw(p, &fr);
+}
+
+/* ---- one line per interval (not a terminal) ------------------------- */
+
+static void line_on_interval(pc_progress *p, const pc_interval *iv)
+{
+    const pc_config *cfg = p->cfg;
+    double len = (double)(iv->end_ns - iv->start_ns) / 1e9;
+    double elapsed = (double)(iv->end_ns - p->res->start_mono_ns) / 1e9;
+    char bar[BAR + 1], where[64], p50[32] = "-", p99[32] = "-", total[32];
+
+    if (cfg->requests) {
+        fill_bar(bar, (double)(p->completed + p->errors) / (double)cfg->requests);
+        snprintf(where, sizeof where, "%" PRIu64 "/%" PRIu64 " req", p->completed + p->errors,
+                 cfg->requests);
+    } else {
+        fill_bar(bar, elapsed / ((double)cfg->duration_ns / 1e9));
+        units_fmt_time_us((double)cfg->duration_ns / 1e3, total, sizeof total);
+        snprintf(where, sizeof where, "%.1fs/%s", elapsed, total);
+    }
+    if (iv->latency.total_count) {
+        fmt_lat(hdr_value_at_percentile(&iv->latency, 50), p50, sizeof p50);
+        fmt_lat(hdr_value_at_percentile(&iv->latency, 99), p99, sizeof p99);
+    }
+    fprintf(p->f, "%s[%s] %s  %.0f req/s  p50 %s  p99 %s  errors %" PRIu64, p->label, bar, where,
+            len > 0 ? (double)iv->completed / len : 0.0, p50, p99, p->errors);
+    if (p->non2xx)
+        fprintf(p->f, "  non-2xx %" PRIu64, p->non2xx);
+    fputc('\n', p->f);
+    fflush(p->f);
+    p->shown = true;
+}
+
+/* ---- the sink ------------------------------------------------------ */
+
 pc_progress *progress_new(const pc_config *cfg, const pc_results *res, const char *label, FILE *f)
 {
     pc_progress *p;
+    frame fr;
 
     if (!progress_wanted(cfg) || !(p = calloc(1, sizeof *p)))
         return NULL;
@@ -42,57 +386,38 @@ pc_progress *progress_new(const pc_config *cfg, const pc_results *res, const cha
     p->tty = isatty(fileno(f));
     if (label)
         snprintf(p->label, sizeof p->label, "%s ", label);
-    if (cfg->warmup_ns && p->tty) {
-        /* Intervals start with the measured period: say why nothing moves. */
+    if (!p->tty)
+        return p;
+    if (hdr_init(&p->lat, 1, STATS_LAT_HIGHEST, 3) < 0) {
+        free(p);
+        return NULL;
+    }
+    /* Shown before the connections open: nothing else moves until then. */
+    frame_start(p, &fr);
+    if (cfg->warmup_ns) {
         char w[32];
 
         units_fmt_time_us((double)cfg->warmup_ns / 1e3, w, sizeof w);
-        fprintf(f, "\r%swarming up for %s\x1b[K", p->label, w);
-        fflush(f);
-        p->shown = true;
+        frame_add(&fr, "%sconnecting %u connections..., then warming up for %s", p->label,
+                  cfg->connections, w);
+    } else {
+        frame_add(&fr, "%sconnecting %u connections...", p->label, cfg->connections);
     }
+    frame_draw(p, &fr);
     return p;
 }
 
 void progress_on_interval(void *ud, const pc_interval *iv)
 {
     pc_progress *p = ud;
-    const pc_config *cfg = p->cfg;
-    double len = (double)(iv->end_ns - iv->start_ns) / 1e9;
-    double elapsed = (double)(iv->end_ns - p->res->start_mono_ns) / 1e9;
-    double done;
-    char bar[BAR + 1], where[64], p50[32] = "-", p99[32] = "-", total[32];
-    int fill;
 
     p->completed += iv->completed;
     p->errors += iv->errors;
     p->non2xx += iv->non2xx;
-    if (cfg->requests) {
-        done = (double)(p->completed + p->errors) / (double)cfg->requests;
-        snprintf(where, sizeof where, "%" PRIu64 "/%" PRIu64 " req", p->completed + p->errors,
-                 cfg->requests);
-    } else {
-        done = elapsed / ((double)cfg->duration_ns / 1e9);
-        units_fmt_time_us((double)cfg->duration_ns / 1e3, total, sizeof total);
-        snprintf(where, sizeof where, "%.1fs/%s", elapsed, total);
-    }
-    if (done > 1)
-        done = 1;
-    fill = (int)(done * BAR + 0.5);
-    memset(bar, '#', (size_t)fill);
-    memset(bar + fill, '.', (size_t)(BAR - fill));
-    bar[BAR] = 0;
-    if (iv->latency.total_count) {
-        units_fmt_time_us((double)hdr_value_at_percentile(&iv->latency, 50) / 1e3, p50, sizeof p50);
-        units_fmt_time_us((double)hdr_value_at_percentile(&iv->latency, 99) / 1e3, p99, sizeof p99);
-    }
-    fprintf(p->f, "%s%s[%s] %s  %.0f req/s  p50 %s  p99 %s  errors %" PRIu64, p->tty ? "\r" : "",
-            p->label, bar, where, len > 0 ? (double)iv->completed / len : 0.0, p50, p99, p->errors);
-    if (p->non2xx)
-        fprintf(p->f, "  non-2xx %" PRIu64, p->non2xx);
-    fputs(p->tty ? "\x1b[K" : "\n", p->f);
-    fflush(p->f);
-    p->shown = true;
+    if (p->tty)
+        view_on_tick(p, iv);
+    else
+        line_on_interval(p, iv);
 }
 
 void progress_end(pc_progress *p)
@@ -100,8 +425,17 @@ void progress_end(pc_progress *p)
     if (!p)
         return;
     if (p->tty && p->shown) {
-        fputs("\r\x1b[K", p->f);
+        struct winsize ws;
+        int width = p->drawn_width, up;
+
+        if (ioctl(fileno(p->f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+            width = ws.ws_col;
+        up = drawn_rows(p, width);
+        if (up)
+            fprintf(p->f, "\x1b[%dA", up);
+        fputs("\r\x1b[J", p->f);
         fflush(p->f);
     }
+    hdr_free(&p->lat);
     free(p);
 }

@@ -1,19 +1,37 @@
 /*
- * progress.h - the live progress line on stderr during a run.
+ * progress.h - live progress on stderr during a run.
  *
- *   [##########..........]  5.0s/10s  4,998 req/s  p50 1.21ms  p99 3.40ms  errors 0
+ * On a terminal, a view redrawn in place ten times a second, from the
+ * engine's ticks (short intervals that add up to the reporting intervals,
+ * so the view changes nothing that is recorded):
  *
- * One update per reporting interval (--interval), from the engine's
- * merged intervals: elapsed against -d (or responses against -n), the
- * last interval's rate and corrected p50/p99, errors so far. On a terminal
- * the line is rewritten in place and erased before the report; otherwise
- * (--progress into a file or pipe) each update is its own line. During
- * --warmup a terminal shows "warming up for T". Stdout is never touched.
+ *   [######..............] 3.1s/10.00s  6.9s left
+ *   req/s  4998 now  target 5000 (100%)  4990 average  15490 done
+ *   latency  p50 1.21ms  p99 3.40ms  max 9.87ms  (so far)
+ *   status  200: 15488  503: 2
+ *   errors 3  timeout 2  read 1
+ *     <=  1.00ms |##########          | 9120
+ *     ...
+ *
+ * elapsed against -d (or requests ended against -n), the rate of the last
+ * second against -R, corrected percentiles of everything so far, responses
+ * by status code, failed requests by cause and a small latency histogram.
+ * `connecting N connections...` is shown before the connections open. No
+ * line is wider than the terminal (its size is read at every redraw, so a
+ * resize is followed), nor the view taller; it is erased before the report.
+ *
+ * Not a terminal (--progress into a file or pipe): one line per reporting
+ * interval (--interval), never rewritten:
+ *
+ *   [##########..........] 5.0s/10.00s  4998 req/s  p50 1.21ms  p99 3.40ms  errors 0
+ *
+ * Stdout is never touched.
  */
 #ifndef PACER_REPORT_PROGRESS_H
 #define PACER_REPORT_PROGRESS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "config.h"
@@ -23,18 +41,24 @@
 typedef struct pc_progress pc_progress;
 
 /* Whether this run shows progress: --progress, or stderr is a terminal
- * and not --quiet. */
+ * and not --quiet / --no-progress. */
 bool progress_wanted(const pc_config *cfg);
 
-/* A progress line for one run (label, e.g. "round 2/3 B", may be NULL).
- * res is the results struct the engine fills (for the start time). NULL on
- * OOM or when progress_wanted() is false. */
+/* Progress for one run (label, e.g. "round 2/3 B", may be NULL). res is
+ * the results struct the engine fills (for the start time). On a terminal
+ * `connecting N connections...` is drawn at once. NULL on OOM or when
+ * progress_wanted() is false. */
 pc_progress *progress_new(const pc_config *cfg, const pc_results *res, const char *label, FILE *f);
+
+/* The interval period to ask the engine for: a tick that divides
+ * cfg->interval_ns (about 100 ms) on a terminal, cfg->interval_ns
+ * otherwise. */
+uint64_t progress_period_ns(const pc_progress *p);
 
 /* The engine's interval sink (ud = the pc_progress). */
 void progress_on_interval(void *ud, const pc_interval *iv);
 
-/* Erase the line (terminal) and free. NULL is fine. */
+/* Erase the view (terminal) and free. NULL is fine. */
 void progress_end(pc_progress *p);
 
 #endif

@@ -57,4 +57,10 @@ void interval_merge(pc_interval *dst, const pc_interval *src)
     dst->timeouts += src->timeouts;
     dst->non2xx += src->non2xx;
     dst->bytes_read += src->bytes_read;
+    for (int k = 0; k < PC_ERR_KINDS; k++)
+        dst->err[k] += src->err[k];
+    dst->connect_errors += src->connect_errors;
+    for (int c = 0; c < STATS_MAX_STATUS; c++)
+        dst->status[c] += src->status[c];
+    dst->status_other += src->status_other;
 }

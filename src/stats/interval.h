@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "stats/hdr.h"
+#include "stats/stats.h"
 
 typedef struct pc_interval {
     struct pc_interval *next; /* for the engine's queues */
@@ -26,6 +27,10 @@ typedef struct pc_interval {
     uint64_t timeouts;
     uint64_t non2xx;          /* responses outside 2xx/3xx */
     uint64_t bytes_read;
+    uint64_t err[PC_ERR_KINDS];         /* failed requests by kind (PC_ERR_CONNECT unused) */
+    uint64_t connect_errors;            /* failed connect or handshake attempts */
+    uint64_t status[STATS_MAX_STATUS];  /* responses by status code */
+    uint64_t status_other;              /* codes >= 600 */
 } pc_interval;
 
 /* Allocate an empty interval (histograms as in stats.h). NULL on OOM. */

@@ -84,10 +84,11 @@ int wf_run_seq(const pc_config *cfg, const wf_steps *st, pc_results *res)
         }
         engine_set_source(eng, script_source(script));
     }
-    if ((prog = progress_new(cfg, res, st->label, stderr)))
-        engine_add_interval_sink(eng, cfg->interval_ns, progress_on_interval, prog);
+    /* The header (starting) is out before the live view is drawn below it. */
     if (st->starting)
         st->starting(st->ud);
+    if ((prog = progress_new(cfg, res, st->label, stderr)))
+        engine_add_interval_sink(eng, progress_period_ns(prog), progress_on_interval, prog);
     if (engine_run(eng, res, err, sizeof err) < 0) {
         progress_end(prog);
         fprintf(stderr, "pacer: %s\n", err[0] ? err : "run failed");

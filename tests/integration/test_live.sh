@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# The live view in a real terminal (tmux, a private server, fixed sizes):
+# `connecting N connections...` at once, several redraws a second, elapsed
+# or done/total, req/s against -R, p50/p99/max, status codes, errors, a
+# histogram; no line wider than the terminal; gone before the report; the
+# recorded intervals the same as without it; nothing but plain lines when
+# stderr is not a terminal.
+. "$(dirname "$0")/lib.sh"
+
+D="$T_DIR/live"; mkdir -p "$D"
+need_cmd tmux tmux || finish
+SOCK="pacer-live-$$"
+TM() { tmux -L "$SOCK" "$@"; }
+stop_tmux() { TM kill-server 2>/dev/null; }
+trap 'stop_tmux; cleanup' EXIT
+
+start_serve --threads 1 || { fail serve_start "pacer serve did not start"; finish; }
+
+# live NAME W H ARGS...: run pacer in a new W x H tmux session (stdout and
+# stderr on the terminal, as a person runs it), then `__done__ RC`.
+live() {
+    local name=$1 w=$2 h=$3; shift 3
+    TM kill-session -t "$name" 2>/dev/null
+    TM new-session -d -s "$name" -x "$w" -y "$h" \
+        "$(printf '%q ' "$PACER" "$@"); echo __done__ \$?; sleep 120"
+}
+cap() { TM capture-pane -p -J -t "$1"; }
+# wait_done NAME: until pacer has ended (max ~20 s).
+wait_done() {
+    for _ in $(seq 1 200); do cap "$1" | grep -q '^__done__' && return 0; sleep 0.1; done
+    return 1
+}
+# snap NAME N GAP: N captures GAP seconds apart into $D/NAME.K.
+snap() {
+    for k in $(seq 1 "$2"); do cap "$1" >"$D/$1.$k"; sleep "$3"; done
+}
+
+# --- a constant-rate run: everything the view shows ------------------------
+live rate 100 30 -t2 -c10 -d3s -R1000 --json "$D/rate.json" --csv "$D/rate.csv" --hlog "$D/rate.hlog" \
+    "$SERVE_URL"
+sleep 0.3
+snap rate 10 0.25
+wait_done rate
+cap rate >"$D/rate.final"
+el=$(cat "$D"/rate.[0-9]* | grep -oE '^\[[#.]{20}\] [0-9.]+s/3\.00s  [0-9.]+s left' | sort -u)
+n=$(printf '%s\n' "$el" | grep -c .)
+# 10 captures over 2.5 s: a view redrawn once a second shows at most 4 values.
+ok live_redraws_often "$n different elapsed values in 10 captures 250 ms apart: $el" "[ $n -ge 7 ]"
+mid="$D/rate.5"
+ok live_rate_vs_target "$(grep 'req/s' "$mid")" \
+    "grep -qE '^req/s  [0-9]+ now  target 1000 \((9[0-9]|10[0-9])%\)  [0-9]+ average  [0-9]+ done' '$mid'"
+ok live_percentiles "$(grep latency "$mid")" \
+    "grep -qE '^latency  p50 [0-9.]+(us|ms)  p99 [0-9.]+(us|ms)  max [0-9.]+(us|ms)' '$mid'"
+ok live_status_codes "$(grep status "$mid")" "grep -qE '^status  200: [0-9]+$' '$mid'"
+ok live_errors "$(grep errors "$mid")" "grep -qE '^errors 0$' '$mid'"
+n=$(grep -cE '^  <= +[0-9.]+(us|ms|s) \|[# ]+\| [0-9]+$' "$mid")
+ok live_histogram "$n histogram rows: $(cat "$mid")" "[ $n -ge 2 ]"
+w=$(grep -E '^\[|^req/s|^latency|^status|^errors|^  <=' "$mid" | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+ok live_fits_width "widest line $w" "[ $w -lt 100 ]"
+ok live_gone_after "$(cat "$D/rate.final")" \
+    "! grep -qE 'req/s  [0-9]+ now|^latency  p50|^  <= ' '$D/rate.final' && grep -q '^Requests/sec:' '$D/rate.final' && grep -q '^__done__ 0' '$D/rate.final'"
+ok live_header_kept "$(head -3 "$D/rate.final")" \
+    "head -2 '$D/rate.final' | grep -q '^Running 3s test @' && sed -n 2p '$D/rate.final' | grep -q '2 threads and 10 connections'"
+# The view changes nothing recorded: 3 intervals of 1 s that add up.
+ok live_intervals_same "$(json_get "$D/rate.json" "[(p['length_s'], p['requests']) for p in d['intervals']['series']], d['requests']['completed']")" \
+    "\"\$PY\" -c \"import json,sys; d=json.load(open(sys.argv[1])); s=d['intervals']['series']; sys.exit(not (len(s) == 3 and all(abs(p['length_s'] - 1) < 0.01 for p in s) and sum(p['requests'] for p in s) == d['requests']['completed'] > 2500))\" '$D/rate.json'"
+rows=$(($(wc -l <"$D/rate.csv") - 1))
+ok live_csv_rows "$rows CSV rows" "[ $rows -eq 3 ]"
+n=$(grep -cE '^Tag=corrected,[0-9.]+,1\.000,' "$D/rate.hlog")
+ok live_hlog_intervals "$n corrected intervals of 1 s: $(grep -c '^Tag=' "$D/rate.hlog") records" "[ $n -eq 3 ]"
+
+# --- -n: done/total; a narrow, short terminal; a resize ---------------------
+live count 44 12 -t1 -c4 -n 3000 -R1000 "$SERVE_URL"
+sleep 0.8
+cap count >"$D/count.1"
+ok live_done_total "$(cat "$D/count.1")" "grep -qE '^\[[#.]{20}\] [0-9]+/3000 req' '$D/count.1'"
+w=$(grep -E '^\[|^req/s|^latency|^status|^errors|^  <=' "$D/count.1" | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+ok live_narrow_width "widest line $w of 44: $(cat "$D/count.1")" "[ $w -lt 44 ]"
+n=$(grep -cE '^\[[#.]{20}\] |^req/s|^latency|^status|^errors|^  <=' "$D/count.1")
+ok live_short_height "$n view lines on 12 rows" "[ $n -ge 5 ] && [ $n -le 11 ]"
+TM resize-window -t count -x 30 -y 12 2>/dev/null
+sleep 0.5
+cap count >"$D/count.2"
+n=$(grep -cE '^\[[#.]{20}|^req/s ' "$D/count.2")
+w=$(TM capture-pane -p -t count | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+ok live_resized "$n copies of the first lines, widest $w of 30: $(cat "$D/count.2")" \
+    "[ $n -eq 2 ] && [ $w -lt 30 ]"
+wait_done count
+cap count >"$D/count.final"
+ok live_count_gone "$(cat "$D/count.final")" \
+    "! grep -qE '^req/s |^latency  p50|^  <= ' '$D/count.final' && grep -q '3000 requests in' '$D/count.final'"
+
+# --- Ctrl-C: the engine's "stopping" line below the view is taken into
+# account; no stale view line is left above the report.
+live intr 100 30 -t2 -c4 -d10s -R500 "$SERVE_URL"
+sleep 1.2
+TM send-keys -t intr C-c
+wait_done intr
+cap intr >"$D/intr.final"
+ok live_interrupt_clean "$(cat "$D/intr.final")" \
+    "! grep -qE '^\[[#.]{20}\]|^req/s |^latency  p50|^  <= ' '$D/intr.final' && grep -q 'Stopped early by SIGINT' '$D/intr.final' && grep -q '^__done__ 130' '$D/intr.final'"
+
+# --- connecting: shown at once, while the connections are still opening ---
+# A listener that never accepts (backlog 0): the connects hang until
+# --connect-timeout.
+"$PY" -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(0)
+open(sys.argv[1], "w").write(str(s.getsockname()[1])); time.sleep(30)' "$D/hang.port" &
+T_PIDS+=($!)
+for _ in $(seq 1 50); do [ -s "$D/hang.port" ] && break; sleep 0.05; done
+t0=$(date +%s%N)
+live conn 100 30 -t1 -c8 -d1s --connect-timeout 2s "http://127.0.0.1:$(cat "$D/hang.port")/"
+# Polled every 50 ms for 0.3 s after the session started (pacer included).
+for _ in 1 2 3 4 5 6; do
+    cap conn >"$D/conn.1"
+    grep -q '^connecting 8 connections\.\.\.' "$D/conn.1" && break
+    sleep 0.05
+done
+ms=$((($(date +%s%N) - t0) / 1000000))
+ok live_connecting_at_once "after ${ms} ms: $(cat "$D/conn.1")" \
+    "grep -q '^connecting 8 connections\.\.\.' '$D/conn.1' && [ $ms -le 600 ]"
+wait_done conn
+cap conn >"$D/conn.final"
+ok live_connecting_gone "$(cat "$D/conn.final")" "! grep -q '^connecting ' '$D/conn.final'"
+
+# --- --no-progress and --quiet: nothing but the report ---------------------
+for flag in --no-progress --quiet; do
+    live off 100 30 -t1 -c2 -d1s -R100 $flag "$SERVE_URL"
+    sleep 0.5
+    cap off >"$D/off.1"
+    wait_done off
+    cap off >"$D/off.final"
+    ok "live_off_${flag#--}" "$(cat "$D/off.1" "$D/off.final")" \
+        "! grep -qE '^connecting|req/s  [0-9]+ now|^\[[#.]{20}\]' '$D/off.1' && grep -q '^Requests/sec' '$D/off.final'"
+done
+
+# --- the never-sent requests of an overloaded run stay in their intervals --
+start_serve --threads 1 --capacity 300 || { fail serve_start2 "pacer serve did not start"; finish; }
+live ns 100 30 -t2 -c2 -d3s -R3000 --timeout 1s --json "$D/ns.json" "$SERVE_URL"
+wait_done ns
+# (as test_intervals.sh without the view: due at 3000/s, not sent at
+# 300/s, every whole second holds its share).
+ok live_never_sent_placed "$(json_get "$D/ns.json" "[(p['length_s'], p['errors']) for p in d['intervals']['series']], d['requests']['never_sent']")" \
+    "\"\$PY\" -c \"import json,sys; d=json.load(open(sys.argv[1])); s=d['intervals']['series']; n=d['requests']['never_sent']; w=[p['errors'] for p in s if p['length_s'] > 0.9]; sys.exit(not (n > 3000 and sum(p['errors'] for p in s) == n and len(w) == 3 and min(w) > n / 6))\" '$D/ns.json'"
+
+# --- not a terminal: stderr as today, no escape sequences ------------------
+"$PACER" -t1 -c2 -d1s -R100 --progress "$SERVE_URL" >"$D/pipe.out" 2>"$D/pipe.err"
+ok live_pipe_plain "$(cat -v "$D/pipe.err" | head -3)" \
+    "! grep -q \$'\x1b' '$D/pipe.err' && ! grep -q \$'\r' '$D/pipe.err' && grep -qE '^\[[#.]{20}\] 1\.0s/1\.00s  [0-9]+ req/s  p50 ' '$D/pipe.err'"
+"$PACER" -t1 -c2 -d1s -R100 "$SERVE_URL" 2>&1 | cat >"$D/pipe2.out"
+ok live_pipe_quiet "$(cat -v "$D/pipe2.out" | head -3)" \
+    "! grep -q \$'\x1b' '$D/pipe2.out' && ! grep -q 'connecting' '$D/pipe2.out' && grep -q '^Requests/sec' '$D/pipe2.out'"
+
+# One capture for whoever reads the log.
+echo "--- a capture of the view (100x30, -R1000, mid-run) ---"
+sed -e '/^$/d' "$D/rate.5"
+finish
