@@ -47,7 +47,7 @@ build() {
     make -C "$tree" -j2 pacer >"$W/$name/make.log" 2>&1 || { cat "$W/$name/make.log" >&2; exit 1; }
     cp "$tree/pacer" "$W/$name/pacer"
     # shellcheck disable=SC2086
-    cc $CCF -I"$tree/src" -o "$W/$name/jb" "$ROOT/bench/json_bench.c" "$tree/src/util/json.c" $JCF -lm
+    cc $CCF -I"$tree/src" -o "$W/$name/jb" "$ROOT/bench/json_bench.c" "$tree"/src/util/json*.c $JCF -lm
 }
 
 build new "$ROOT"
