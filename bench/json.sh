@@ -11,14 +11,16 @@
 # against `pacer serve`, its interval series repeated to BENCH_INTERVALS
 # (default 3600, an hour at 1 s; each interval carries two encoded
 # histograms), then rewritten by `pacer report --json` so it is exactly what
-# pacer writes (about 11 MB). Measured, median of BENCH_REPS (default 7):
+# pacer writes (11-14 MB). Measured: CPU time (user + system, so that load
+# from elsewhere moves it little), median of BENCH_REPS (default 7):
 #   report       pacer report big.json                 (reading)
 #   report_json  pacer report --json out.json big.json (reading + the json_out writer)
 #   report_x2    pacer report big.json big.json        (a merge of two)
 #   parse, write util/json.h alone (bench/json_bench.c): json_parse_file, and
 #                json_w_value of the tree at indent 2
 #   jansson      jansson alone (bench/json_jansson.c): load, build, dump
-# Needs: make, cc, python3, pkg-config jansson. Prints a Markdown table.
+# Needs: make, cc, python3, /usr/bin/time, pkg-config jansson. Prints a
+# Markdown table.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -94,13 +96,11 @@ EOF
 "$P" report --json "$W/big.json" "$W/gen.json" >/dev/null
 log "big.json: $(wc -c <"$W/big.json") bytes, $NINT intervals"
 
-# ms CMD...: wall milliseconds of one run (output discarded)
+# ms CMD...: CPU milliseconds (user + system) of one run, output discarded.
+# CPU time, not wall time: the numbers should hold on a shared machine.
 ms() {
-    local t0 t1
-    t0=$(date +%s%N)
-    "$@" >/dev/null 2>&1 || { log "failed: $*"; exit 1; }
-    t1=$(date +%s%N)
-    echo $(((t1 - t0) / 1000000))
+    /usr/bin/time -f '%U %S' -o "$W/time.out" "$@" >/dev/null 2>&1 || { log "failed: $*"; exit 1; }
+    awk '{ printf "%d\n", ($1 + $2) * 1000 + 0.5 }' "$W/time.out"
 }
 median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
@@ -118,7 +118,7 @@ for n in $names; do
 done
 "$W/jj" "$W/big.json" "$REPS" >"$W/jj.out"
 
-echo "| measured (median of $REPS, ms) | $(for n in $names; do printf '%s | ' "$n"; done)"
+echo "| CPU ms, median of $REPS | $(for n in $names; do printf '%s | ' "$n"; done)"
 echo "| --- | $(for n in $names; do printf -- '---: | '; done)"
 for m in report report_json report_x2; do
     printf '| %s |' "$m"
@@ -131,5 +131,5 @@ for k in parse_ms write_ms; do
     echo
 done
 echo
-echo "jansson alone (bench/json_jansson.c, ms): $(cat "$W/jj.out")"
+echo "jansson alone (bench/json_jansson.c, CPU ms): $(cat "$W/jj.out")"
 echo "file: $(wc -c <"$W/big.json") bytes, $NINT intervals, 20 URLs"
