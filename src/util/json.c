@@ -1,16 +1,17 @@
 /*
  * json.c - the JSON parser of util/json.h, over jansson, and json_w_value.
  *
- * The writer is pacer's own (json_w.c says why). The parser is jansson's json_loadb, strict: one value of any type, no
- * duplicate keys, no NUL in strings, real overflow is an error. A json_val
- * is a json_t. Two things jansson does not do are added around it by one
- * linear pre-scan of the text (prescan): the JSON_MAX_DEPTH limit, checked
- * before jansson recurses, and integer literals jansson cannot hold (beyond
- * int64, and "-0"). Those are replaced in a copy of the text by "0" and
- * spaces (the same length, so error positions stay true), and after the
- * parse the matching number nodes, found by counting number nodes in
- * document order, become literal nodes: a jansson string whose first byte
- * is NUL (which parsed text never produces) followed by the literal.
+ * The writer is pacer's own (json_w.c says why). The parser is jansson's
+ * json_loadb, strict: one value of any type, no duplicate keys, no NUL in
+ * strings, real overflow is an error. A json_val is a json_t. Two things
+ * jansson does not do are added around it by one linear pre-scan of the
+ * text (prescan): the JSON_MAX_DEPTH limit, checked before jansson
+ * recurses, and integer literals jansson cannot hold (beyond int64, and
+ * "-0"). Those are replaced in a copy of the text by "0" and spaces (the
+ * same length, so error positions stay true), and after the parse the
+ * matching number nodes, found by counting number nodes in document order,
+ * become literal nodes: a jansson string whose first byte is NUL (which
+ * parsed text never produces) followed by the literal.
  */
 
 /* jansson.h and util/json.h both define json_type and JSON_NULL; this file
@@ -130,6 +131,19 @@ static bool needs_literal(const unsigned char *s, size_t n)
     return memcmp(s + i, i ? "9223372036854775808" : "9223372036854775807", 19) > 0;
 }
 
+/* Does the integer literal s[0..n) overflow a double? Then it stays in
+ * the text, for jansson to refuse ("too big integer"). */
+static bool overflows_double(const unsigned char *s, size_t n)
+{
+    char buf[400];
+
+    if (n >= sizeof buf) /* 398 digits and more: far above DBL_MAX */
+        return true;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return isinf(strtod(buf, NULL));
+}
+
 /* Index of the quote that closes the string whose text starts at i, or n. */
 static size_t string_end(const unsigned char *p, size_t n, size_t i)
 {
@@ -177,7 +191,7 @@ static int prescan(const unsigned char *p, size_t n, struct scan *sc)
             size_t s = i;
             while (i + 1 < n && is_num_char(p[i + 1]))
                 i++;
-            if (needs_literal(p + s, i + 1 - s)) {
+            if (needs_literal(p + s, i + 1 - s) && !overflows_double(p + s, i + 1 - s)) {
                 if (sc->n == sc->cap) {
                     size_t cap = sc->cap ? sc->cap * 2 : 8;
                     struct lit *nl = realloc(sc->lits, cap * sizeof *nl);
@@ -359,7 +373,8 @@ int json_parse_file(const char *path, json_val **out, char *err, size_t errlen)
         if (rc < 0 && err && errlen)
             snprintf(err, errlen, "%s: %s", path, msg);
     } else if (err && errlen) {
-        snprintf(err, errlen, "%s: %s", path, rc == -EFBIG ? "file larger than 1 GiB" : strerror(-rc));
+        snprintf(err, errlen, "%s: %s", path,
+                 rc == -EFBIG ? "file larger than 1 GiB" : strerror(-rc));
     }
     free(buf);
     return rc;

@@ -745,6 +745,8 @@ static void test_p_int_exact(void)
     json_free(v);
 }
 
+static char *repeat_doc(const char *pre, char ch, size_t count, const char *post);
+
 /* Integer literals a long long cannot hold ("-0", beyond int64) are kept
  * exactly, wherever they sit: the numbers around them must still be the
  * right ones, and error positions after them must not move. */
@@ -810,14 +812,28 @@ static void test_p_big_literals(void)
     CHECK(strstr(err, "line 1, column 23: ") == err);
     CHECK_EQ_I64(json_parse("[1844674407370955161500e]", 25, &v, err, sizeof err), -EINVAL);
     CHECK(v == NULL);
+
+    /* As for any number, a double must hold it: 1e308 is fine, 1e309 not. */
+    char *big = repeat_doc("[-1", '0', 308, "]");
+    CHECK(big != NULL);
+    CHECK_EQ_I64(parse_s(big, &v), 0);
+    CHECK(json_num(json_at(v, 0)) == -1e308);
+    json_free(v);
+    free(big);
+    big = repeat_doc("[-1", '0', 309, "]");
+    CHECK(big != NULL);
+    CHECK_EQ_I64(json_parse(big, strlen(big), &v, err, sizeof err), -EINVAL);
+    CHECK(strstr(err, "line 1, column ") == err && strstr(err, ": too big negative integer"));
+    free(big);
 }
 
 /* Messages stay one printable line; a nesting error is not reported when
  * an earlier error comes first. */
 static void test_p_error_lines(void)
 {
-    static const char *const docs[] = { "[\"a\", nul\x7f]", "\xF0\x9F\x98\x80", "{\"\xC3\xA9\": tr\x01ue}",
-                                        "[\"\xC3\x28\"]" };
+    static const char *const docs[] = {
+        "[\"a\", nul\x7f]", "\xF0\x9F\x98\x80", "{\"\xC3\xA9\": tr\x01ue}", "[\"\xC3\x28\"]",
+    };
     char err[256], deep[200];
     json_val *v = NULL;
 
