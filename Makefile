@@ -24,7 +24,7 @@ DOCDIR  ?= $(PREFIX)/share/doc/pacer
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/vendor-completions
 CC      ?= cc
-PKGS    := openssl zlib libnghttp2 luajit
+PKGS    := openssl zlib libnghttp2 luajit jansson
 SAN     ?= 0
 
 ifeq ($(SAN),1)
@@ -38,7 +38,7 @@ OPT     := -O2
 endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lssl -lcrypto -lz -lnghttp2 -lluajit-5.1)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lssl -lcrypto -lz -lnghttp2 -lluajit-5.1 -ljansson)
 
 # The user's flags (CFLAGS, LDFLAGS, LDLIBS), kept apart from what the build
 # always adds (FINAL_*); the user's come last, so their -O or -Wno-... wins.

@@ -18,7 +18,7 @@ list() { sed 's/#.*//' | tr -s ' \n' '  '; }
 
 build_pkgs=$(list <<'EOF'
 gcc make pkg-config libc6-dev
-libssl-dev zlib1g-dev libnghttp2-dev libluajit-5.1-dev
+libssl-dev zlib1g-dev libnghttp2-dev libluajit-5.1-dev libjansson-dev
 EOF
 )
 test_pkgs=$(list <<'EOF'

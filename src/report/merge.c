@@ -483,7 +483,7 @@ int merge_load(const char *path, pc_loaded *l, char *err, size_t errlen)
 
         rc = json_parse_file(path, &root, jerr, sizeof jerr);
         if (rc < 0)
-            return fail(err, errlen, rc, "%s: %s", path, jerr);
+            return fail(err, errlen, rc, "%s%s", jerr, ""); /* jerr names the file */
         rc = load_json(path, root, l, err, errlen);
         json_free(root);
         return rc;

@@ -1,25 +1,28 @@
 /*
  * json.h - a streaming JSON writer and a strict JSON parser (RFC 8259).
  *
- * The writer produces pacer's result files (--json): it writes straight to
- * a FILE*, tracks commas and nesting itself, and refuses (sticky error,
- * nothing more written) any call sequence that would produce invalid JSON,
- * so json_w_finish() is the one place a caller needs to check.
+ * The writer (json_w.c) produces pacer's result files (--json): it writes
+ * straight to a FILE*, tracks commas and nesting itself, and refuses (sticky
+ * error, nothing more written) any call sequence that would produce invalid
+ * JSON, so json_w_finish() is the one place a caller needs to check.
  *
- * The parser reads result files back for `pacer report`. Its input is
- * hostile: it is iterative (no recursion), nesting is bounded by
- * JSON_MAX_DEPTH, every allocation is checked, work is linear in the input,
- * and any byte sequence either parses or fails with -EINVAL and a message
- * naming the line and column. It accepts exactly RFC 8259 JSON: UTF-8 only,
- * no comments, no trailing commas, no leading zeros, no NaN/Infinity, one
- * value per document (surrounding whitespace allowed). Limits beyond the
- * RFC: strings may not contain U+0000 (they are handed out NUL-terminated),
- * and numbers whose magnitude overflows a double (e.g. 1e400) are rejected.
- * Duplicate keys are kept; json_get() returns the first.
+ * The parser (json.c) reads result files back for `pacer report`; it is
+ * jansson's (Debian libjansson-dev), with the limits below around it. Its
+ * input is hostile: nesting is bounded by JSON_MAX_DEPTH (checked before
+ * jansson recurses), work is linear in the input, and any byte sequence
+ * either parses or fails with -EINVAL and a one-line message naming the
+ * line and column. It accepts exactly RFC 8259 JSON: UTF-8 only, no
+ * comments, no trailing commas, no leading zeros, no NaN/Infinity, one value
+ * per document (surrounding whitespace allowed). Limits beyond the RFC:
+ * strings may not contain U+0000 (they are handed out NUL-terminated),
+ * numbers whose magnitude overflows a double (e.g. 1e400) are rejected, and
+ * so are duplicate keys in one object.
  *
- * Numbers keep both a double and, when the literal is an exact integer
- * (also "1e3" or "2.0") in [INT64_MIN, UINT64_MAX], that integer exactly,
- * so byte counts survive a write/parse round trip.
+ * Numbers keep both a double and, when the literal is an integer ("123",
+ * "-7") in [INT64_MIN, UINT64_MAX], that integer exactly, so byte counts
+ * survive a write/parse round trip. A literal with a fraction or an
+ * exponent ("2.0", "1e3") is read as a double, and counts as an integer
+ * when that double is integral and below 2^53 in magnitude.
  */
 #ifndef PACER_UTIL_JSON_H
 #define PACER_UTIL_JSON_H
@@ -98,8 +101,9 @@ void json_w_kbool(json_w *w, const char *k, bool v);
 struct json_val;
 
 /* Write a parsed value (and everything under it) as a value, e.g. to copy
- * parts of one result file into another. Integers are written exactly
- * (-0 stays "-0"), other numbers as json_w_double. v == NULL writes null. */
+ * parts of one result file into another. Integer literals are written as
+ * they were read (-0 stays "-0", 2^64 stays 18446744073709551616), other
+ * numbers as json_w_double. v == NULL writes null. */
 void json_w_value(json_w *w, const struct json_val *v);
 
 /* End the document: checks that exactly one top-level value was written
@@ -119,9 +123,10 @@ typedef struct json_val json_val;
 /* Parse text[0..len) (need not be NUL-terminated) as one JSON document.
  * Returns 0 and sets *out to the root; or -EINVAL (malformed input, or a
  * limit above exceeded) or -ENOMEM, with *out = NULL and, if err != NULL
- * and errlen > 0, a NUL-terminated message in err such as
- * "line 3, column 14: expected ':'" (line and column are 1-based, the
- * column counts bytes). */
+ * and errlen > 0, a NUL-terminated one-line message in err such as
+ * "line 3, column 14: ':' expected near '2'" (jansson's words, bytes outside
+ * printable ASCII as \xNN; line and column are 1-based, the column counts
+ * bytes and names the start of the offending token). */
 int json_parse(const char *text, size_t len, json_val **out, char *err, size_t errlen);
 
 /* Read the file at path (at most 1 GiB, else -EFBIG) and json_parse it.
@@ -137,18 +142,20 @@ void json_free(json_val *v);
 /* Type of v; JSON_NULL also for v == NULL. */
 json_type json_type_of(const json_val *v);
 
-/* First member of object obj named key, or NULL if absent or obj is not an
- * object. Linear in the number of members. */
+/* Member of object obj named key, or NULL if absent or obj is not an
+ * object (or key is NULL). A hash lookup. */
 const json_val *json_get(const json_val *obj, const char *key);
 
 /* Number of elements of an array or members of an object; 0 otherwise. */
 size_t json_len(const json_val *arr_or_obj);
 
 /* Element i of an array, or value of member i of an object (in document
- * order); NULL if out of range or not a container. */
+ * order; linear in i for an object); NULL if out of range or not a
+ * container. */
 const json_val *json_at(const json_val *arr, size_t i);
 
-/* Key of member i of an object; NULL if out of range or not an object. */
+/* Key of member i of an object (linear in i); NULL if out of range or not
+ * an object. */
 const char *json_key_at(const json_val *obj, size_t i);
 
 /* A string's value, NUL-terminated UTF-8; NULL if v is not a string. */
@@ -159,8 +166,9 @@ double json_num(const json_val *v);
 
 /* If v is a number whose exact value is an integer that fits, store it in
  * *out and return true; otherwise return false and leave *out alone.
- * Decided from the literal, not from the double: 9007199254740993 and
- * 18446744073709551615 are exact, 1.5 and 1e20 (for int64) are not. */
+ * Integer literals are exact whatever their size: 9007199254740993 and
+ * 18446744073709551615 are; "1e3" and "2.0" are 1000 and 2; 1.5, 1e20 and
+ * "9007199254740993.0" (above 2^53 as a double) are not. */
 bool json_int64(const json_val *v, int64_t *out);
 bool json_uint64(const json_val *v, uint64_t *out);
 

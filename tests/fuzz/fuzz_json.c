@@ -2,7 +2,7 @@
  * fuzz_json.c - libFuzzer harness for the JSON parser and writer.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc \
- *         tests/fuzz/fuzz_json.c src/util/json.c -lm -o fuzz_json
+ *         tests/fuzz/fuzz_json.c src/util/json*.c -ljansson -lm -o fuzz_json
  *   ./fuzz_json -max_total_time=60 tests/fuzz/corpus/json
  *
  * The input is parsed as a document. The harness aborts when:

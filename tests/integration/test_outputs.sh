@@ -236,4 +236,19 @@ printf '{"a": 1}' >"$D/other.json"
 ok report_bad_inputs "codes $rc1 $rc2 $rc3 $rc4: $(cat "$D"/e1 "$D"/e2 "$D"/e3 "$D"/e4)" \
     "[ $rc1 -eq 1 ] && [ $rc2 -eq 2 ] && [ $rc3 -eq 2 ] && [ $rc4 -eq 2 ] && [ \$(cat '$D'/e1 '$D'/e2 '$D'/e3 '$D'/e4 | wc -l) -eq 4 ] && grep -q 'not a pacer result' '$D/e3'"
 
+# Broken JSON: one line naming the file once, with the line and column.
+printf '{\n  "schema": "pacer-result/1",\n  "x": [1, 2,]\n}\n' >"$D/broken.json"
+"$PACER" report "$D/broken.json" >/dev/null 2>"$D/e5"; rc5=$?
+ok report_broken_json "exit $rc5: $(cat "$D/e5")" \
+    "[ $rc5 -eq 2 ] && [ \$(wc -l <'$D/e5') -eq 1 ] && [ \$(grep -o 'broken.json' '$D/e5' | wc -l) -eq 1 ] && grep -q 'broken.json: line 3, column 14: ' '$D/e5'"
+# A counter above 2^63 (more than jansson's long long holds) comes back exactly.
+"$PY" - "$D/r.json" "$D/u64.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['bytes']['read'] = 18446744073709551615
+json.dump(d, open(sys.argv[2], 'w'))
+PYEOF
+"$PACER" report --json "$D/u64_again.json" "$D/u64.json" >/dev/null 2>"$D/e6"; rc6=$?
+ok report_uint64_counter "exit $rc6: $(cat "$D/e6") $(json_get "$D/u64_again.json" "d['bytes']['read']" 2>&1)" \
+    "[ $rc6 -eq 0 ] && [ \"\$(json_get '$D/u64_again.json' \"d['bytes']['read']\")\" = 18446744073709551615 ]"
 finish
