@@ -155,6 +155,36 @@ static const pc_addr *conn_addrs(const conn *c, uint32_t *n)
     return w->addrs;
 }
 
+/* With -n a request is an attempt, as in ab, h2load and hey: a connect
+ * that failed costs the request it was opened for (the oldest waiting one,
+ * or a new one when the run is closed-loop), an error of kind connect.
+ * So a run against a server that refuses every connection ends after N
+ * attempts instead of retrying for the day -n alone allows. Returns
+ * whether a request was charged. */
+static bool charge_attempt(pc_worker *w, uint64_t now)
+{
+    slot s = {0};
+
+    if (!w->quota || w->phase != P_RUN)
+        return false;
+    if (backlog_len(w) > 0) {
+        resend r = backlog_take(w);
+
+        s.intended = r.intended;
+        s.tmpl = r.tmpl;
+    } else if (!w->open_loop && w->created < w->quota) {
+        w->created++;
+        if (!warm(w, now))
+            w->st.scheduled++;
+        s.intended = now;
+        s.tmpl = pick_tmpl(w);
+    } else {
+        return false;
+    }
+    record_failed(w, &s, PC_ERR_CONNECT, now);
+    return true;
+}
+
 void connect_failed(conn *c, const char *why, uint64_t now)
 {
     pc_worker *w = c->w;
@@ -185,6 +215,13 @@ void connect_failed(conn *c, const char *why, uint64_t now)
     c->tries = 0;
     c->last_try = false;
     c->state = CS_BACKOFF;
+    if (charge_attempt(w, now)) {
+        /* The count bounds the attempts: the next goes at once (the request
+         * it costs is the next of the N), with no backoff. */
+        c->t_start = now;
+        c->fails++;
+        return;
+    }
     /* 50 ms, doubling while the connects keep failing, up to 1 s. */
     c->t_start = now + (c->fails < 5 ? BACKOFF_NS << c->fails : 1000000000ull);
     if (c->fails++)

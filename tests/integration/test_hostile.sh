@@ -81,6 +81,19 @@ P=$(pick_port)
 n=$(json_get "$J" "d['errors']['connect']")
 ok refused_connects_back_off "connect errors ${n:-?} in 2 s from 50 connections: $(grep -E 'Errors|Reconnects' "$R")" "
     [ '${n:-0}' -ge 50 ] && [ '${n:-9999}' -le 500 ] && grep -qE '^  Reconnects backed off [1-9]' '$R'"
+# With -n a request is an attempt (ab, h2load, hey): refused connects cost
+# the requests they were opened for, and the run ends after N of them
+# instead of retrying for the day -n alone allows.
+for shape in "-c4" "-c4 -R2000"; do
+    start=$SECONDS
+    # shellcheck disable=SC2086
+    timeout 20 "$PACER" -t2 $shape -n 200 "http://127.0.0.1:$P/" >"$R" 2>&1
+    rc=$?
+    ok "refused_n_attempts_${shape// /_}" "exit $rc in $((SECONDS - start)) s: $(grep -E 'Outcomes|Errors' "$R")" "
+        [ $rc -eq 3 ] && [ $((SECONDS - start)) -le 5 ] &&
+        grep -qE '^  Outcomes: 200 scheduled = 0 completed \+ 0 timed out \+ 200 errors \+ 0 never sent' '$R' &&
+        outcomes_add_up '$R'"
+done
 # --- huge rates: the never-sent backlog is counted in bulk; every run ends --
 start_serve --delay 100ms
 start=$SECONDS
