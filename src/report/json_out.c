@@ -14,7 +14,7 @@
 #include "report/slo.h"
 #include "stats/hdr_codec.h"
 #include "util/json.h"
-#include "util/sha256.h"
+#include "net/sha256.h"
 
 static const char *const pct_keys[] = {"50", "75", "90", "99", "99.9", "99.99", "99.999", "100"};
 static const double pct_vals[] = {50, 75, 90, 99, 99.9, 99.99, 99.999, 100};

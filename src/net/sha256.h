@@ -2,8 +2,8 @@
  * sha256.h - a SHA-256 digest in hex (OpenSSL's EVP underneath), so the
  * result files can identify a request body without holding it.
  */
-#ifndef PACER_UTIL_SHA256_H
-#define PACER_UTIL_SHA256_H
+#ifndef PACER_NET_SHA256_H
+#define PACER_NET_SHA256_H
 
 #include <stddef.h>
 

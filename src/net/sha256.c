@@ -1,7 +1,7 @@
 /*
  * sha256.c - see sha256.h.
  */
-#include "util/sha256.h"
+#include "net/sha256.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>
