@@ -30,6 +30,12 @@ PKG_L=$(pkg-config --libs openssl zlib libnghttp2 luajit)
 
 # --- layering: no cycle between src/ folders, no file over its length ------
 # scripts/layers.sh on the tree, and on small trees made to fail each way.
+# OpenSSL is the transport's (src/net/) alone, and what differs between
+# protocols is a field or an operation of proto_ops, never an identity check.
+ossl=$(cd "$ROOT" && grep -rlE '#include <openssl/' src | grep -v '^src/net/')
+ok openssl_only_in_net "included by: $ossl" "[ -z '$ossl' ]"
+ident=$(cd "$ROOT" && grep -rnE '(==|!=) *&proto_[a-z0-9]+' src)
+ok no_protocol_identity_checks "$ident" "[ -z \"\$ident\" ]"
 # Nothing in src/ is exempt from the limits.
 out=$(cd "$ROOT" && sh scripts/layers.sh src 2>&1)
 rc=$?
