@@ -207,7 +207,8 @@ static void print_outcomes(FILE *f, const pc_stats *st)
  * fixed 48 ms of work) is not queueing, so W/2 alone would call a server
  * that answers in F + queue "slow at any load". Those under (F + W)/2 are
  * at most R*slots/(2(R - X)); twice that leaves room for a client stall
- * that let the queue drain. The in-flight mean X*W is at most slots (it
+ * that let the queue drain; and W must have grown (more than 10% over F).
+ * The in-flight mean X*W is at most slots (it
  * can read higher by the time a response spends outside a slot). */
 static void print_shortfall(FILE *f, const pc_rundesc *run, const pc_results *res, double achieved)
 {
@@ -234,7 +235,11 @@ static void print_shortfall(FILE *f, const pc_rundesc *run, const pc_results *re
         double ramp = (double)slots * run->rate / (run->rate - achieved);
         double busy = achieved * lat_s; /* mean requests in flight */
 
-        if (fast > 0 && (double)fast <= ramp && busy >= (double)slots * 0.9)
+        /* A latency that did not grow (the mean within 10% of the fastest)
+         * is the server's own, whatever the load: no queue. */
+        bool grew = lat_s * 1e9 > 1.1 * (double)hdr_min(hu);
+
+        if (grew && fast > 0 && (double)fast <= ramp && busy >= (double)slots * 0.9)
             fprintf(f,
                     "the server is saturated at about %.0f req/s: its latency grew from %.2fms "
                     "(the fastest, before its queue filled) to a mean of %.2fms with %.1f of "
