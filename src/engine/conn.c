@@ -156,20 +156,21 @@ static const pc_addr *conn_addrs(const conn *c, uint32_t *n)
 }
 
 /* With -n a request is an attempt, as in ab, h2load and hey: a connect
- * that failed costs the request it was opened for (the oldest waiting one,
- * or a new one when the run is closed-loop), an error of kind connect.
+ * that failed costs the request it was opened for (its origin's oldest
+ * waiting one, or a new one when the run is closed-loop), an error of kind
+ * connect.
  * So a run against a server that refuses every connection ends after N
  * attempts instead of retrying for the day -n alone allows. Returns
  * whether a request was charged. */
-static bool charge_attempt(pc_worker *w, uint64_t now)
+static bool charge_attempt(conn *c, uint64_t now)
 {
+    pc_worker *w = c->w;
     slot s = {0};
+    resend r;
 
     if (!w->quota || w->phase != P_RUN)
         return false;
-    if (backlog_len(w) > 0) {
-        resend r = backlog_take(w);
-
+    if (backlog_take_for(w, c->origin, &r, now)) {
         s.intended = r.intended;
         s.tmpl = r.tmpl;
     } else if (!w->open_loop && w->created < w->quota) {
@@ -177,7 +178,7 @@ static bool charge_attempt(pc_worker *w, uint64_t now)
         if (!warm(w, now))
             w->st.scheduled++;
         s.intended = now;
-        s.tmpl = pick_tmpl(w);
+        s.tmpl = pick_tmpl_for(w, c->origin);
     } else {
         return false;
     }
@@ -215,11 +216,15 @@ void connect_failed(conn *c, const char *why, uint64_t now)
     c->tries = 0;
     c->last_try = false;
     c->state = CS_BACKOFF;
-    if (charge_attempt(w, now)) {
+    if (charge_attempt(c, now)) {
         /* The count bounds the attempts: the next goes at once (the request
-         * it costs is the next of the N), with no backoff. */
+         * it costs is the next of the N), and the backoff does not grow:
+         * it is for the attempts that have no request to cost. A connect
+         * that failed inside conn_start leaves it to the next tick rather
+         * than recurse once per request. */
         c->t_start = now;
-        c->fails++;
+        if (!w->starting)
+            conn_start(c, now);
         return;
     }
     /* 50 ms, doubling while the connects keep failing, up to 1 s. */
@@ -313,6 +318,7 @@ void conn_start(conn *c, uint64_t now)
     c->events = 0;
     c->proto = NULL;
     opening(c, true);
+    w->starting++;
     rc = net_connect(&c->nc, (const struct sockaddr *)&a->sa, a->len);
     if (rc == 0) {
         c->state = CS_CONNECTING;
@@ -328,6 +334,7 @@ void conn_start(conn *c, uint64_t now)
                                                : strerror(-rc),
                        now);
     }
+    w->starting--;
 }
 
 /* Is there work for one more connection? With -n, the requests left must

@@ -51,20 +51,14 @@ void eng_refused(conn *c, slot *s, const char *why, uint64_t now)
         eng_failed(c, s, PC_ERR_PROTOCOL, buf, now);
         return;
     }
-    /* Back to the front of the line: it was due before anything queued. */
-    if (w->run->norigins > 1) {
-        oq_push(w, (resend){.intended = s->intended, .retries = (uint8_t)(s->retries + 1),
+    /* Back to the front of its origin's line: it was due before anything
+     * queued. */
+    if (oq_push(w, (resend){.intended = s->intended, .retries = (uint8_t)(s->retries + 1),
                             .tmpl = s->tmpl},
-                true);
-        if (!warm(w, s->intended))
-            w->st.resent++;
-        slot_release(c, s);
+                true) < 0) {
+        eng_failed(c, s, PC_ERR_PROTOCOL, "out of memory to re-send it", now);
         return;
     }
-    w->rs_head = (w->rs_head + w->rs_cap - 1) % w->rs_cap;
-    w->rs[w->rs_head] =
-        (resend){.intended = s->intended, .retries = (uint8_t)(s->retries + 1), .tmpl = s->tmpl};
-    w->rs_len++;
     if (!warm(w, s->intended))
         w->st.resent++;
     slot_release(c, s);

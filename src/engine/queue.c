@@ -56,6 +56,18 @@ uint16_t pick_tmpl(pc_worker *w)
     return (uint16_t)lo;
 }
 
+/* The next template of origin o's (with one origin, simply the next): the
+ * order or the mix over all of them, skipping other origins' (after 64
+ * tries of --mix random, the origin's first). */
+uint16_t pick_tmpl_for(pc_worker *w, uint32_t o)
+{
+    uint16_t t = pick_tmpl(w);
+
+    for (int tries = 0; w->run->tmpls[t].origin != o; tries++)
+        t = tries < 64 ? pick_tmpl(w) : w->first_tmpl[o];
+    return t;
+}
+
 
 /* The run's templates as a request source: each distinct request built
  * once, handed out as it is. */
@@ -110,23 +122,45 @@ static resend oq_pop(pc_worker *w, uint32_t o)
     return r;
 }
 
+/* The schedule's next due request (k_disp < k_due), made now: due
+ * requests stay a count until a connection takes one, so a backlog of 10^9
+ * costs nothing until the run ends (never_sent_range counts them in bulk). */
+static resend next_due(pc_worker *w)
+{
+    return (resend){.intended = sched_time(&w->sc, w->k_disp++), .tmpl = pick_tmpl(w)};
+}
+
+/* The oldest request waiting for origin o, in *r: its queue first (re-sends
+ * at its front), then the schedule's due requests in order; those for
+ * other origins join their origins' queues on the way. */
+bool backlog_take_for(pc_worker *w, uint32_t o, resend *r, uint64_t now)
+{
+    if (w->oq_len[o]) {
+        *r = oq_pop(w, o);
+        return true;
+    }
+    while (w->k_disp < w->k_due) {
+        resend d = next_due(w);
+
+        if (w->run->tmpls[d.tmpl].origin == o) {
+            *r = d;
+            return true;
+        }
+        if (oq_push(w, d, false) < 0)
+            record_never_sent(w, d.intended, now); /* no memory to hold it for its origin */
+    }
+    return false;
+}
+
+/* Any waiting request (backlog_len() > 0): the queues' first, else the
+ * next due. For outcomes that need no connection (never sent, a connect
+ * that failed under -n). */
 resend backlog_take(pc_worker *w)
 {
-    resend r;
-
-    if (w->rs_len) {
-        r = w->rs[w->rs_head];
-        w->rs_head = (w->rs_head + 1) % w->rs_cap;
-        w->rs_len--;
-        return r;
-    }
     for (uint32_t o = 0; w->oq_total && o < w->run->norigins; o++)
         if (w->oq_len[o])
             return oq_pop(w, o);
-    r.intended = sched_time(&w->sc, w->k_disp++);
-    r.retries = 0;
-    r.tmpl = pick_tmpl(w);
-    return r;
+    return next_due(w);
 }
 
 void ready_push(conn *c)
@@ -181,49 +215,33 @@ static conn *ready_pop(pc_worker *w)
     return c;
 }
 
-/* Several origins: each connection takes from its own origin's queue. */
-static void dispatch_origins(pc_worker *w, uint64_t now)
+/* Hand waiting requests to connections with room, oldest first, each
+ * connection taking its own origin's. A pass over the ready connections
+ * that hands nothing on ends it (what waits is for origins whose
+ * connections are full or not open). */
+void dispatch(pc_worker *w, uint64_t now)
 {
     bool progress = true;
 
-    while (progress && w->oq_total && w->rq_len) {
+    while (progress && backlog_len(w) > 0 && w->rq_len > 0) {
         uint32_t n = w->rq_len;
 
         progress = false;
-        while (n-- > 0 && w->oq_total) {
+        while (n-- > 0 && backlog_len(w) > 0) {
             conn *c = ready_pop(w);
             uint32_t gen = c->gen;
+            resend r;
 
             if (!has_room(c))
                 continue;
-            if (w->oq_len[c->origin]) {
-                enqueue(c, oq_pop(w, c->origin));
+            if (backlog_take_for(w, c->origin, &r, now)) {
+                enqueue(c, r);
                 c->proto->flush(c, now);
                 progress = true;
             }
             if (c->gen == gen && has_room(c))
                 ready_push(c);
         }
-    }
-}
-
-/* Hand queued requests to connections with room, oldest first. */
-void dispatch(pc_worker *w, uint64_t now)
-{
-    if (w->run->norigins > 1) {
-        dispatch_origins(w, now);
-        return;
-    }
-    while (backlog_len(w) > 0 && w->rq_len > 0) {
-        conn *c = ready_pop(w);
-        uint32_t gen = c->gen;
-
-        if (!has_room(c))
-            continue;
-        enqueue(c, backlog_take(w));
-        c->proto->flush(c, now);
-        if (c->gen == gen && has_room(c))
-            ready_push(c);
     }
 }
 
@@ -255,19 +273,14 @@ void closed_fill(conn *c, uint64_t now)
         c->wake_at = 0;
     }
     while (has_room(c)) {
-        if (w->run->norigins > 1 && w->oq_len[c->origin]) {
-            enqueue(c, oq_pop(w, c->origin));
-        } else if (w->run->norigins == 1 && w->rs_len) {
-            enqueue(c, backlog_take(w));
+        if (w->oq_len[c->origin]) {
+            enqueue(c, oq_pop(w, c->origin)); /* a re-send first */
         } else {
-            uint16_t t = pick_tmpl(w);
+            uint16_t t;
 
             if (w->quota && w->created >= w->quota)
                 break;
-            /* Several origins: a request of this connection's origin. */
-            for (int tries = 0; w->run->norigins > 1 && w->run->tmpls[t].origin != c->origin;
-                 tries++)
-                t = tries < 64 ? pick_tmpl(w) : w->first_tmpl[c->origin];
+            t = pick_tmpl_for(w, c->origin);
             w->created++;
             /* Counted before it is handed on: the script's request() runs
              * inside, and a worker seized there still owes it an outcome. */

@@ -113,7 +113,7 @@ static void never_sent_due(pc_worker *w, uint64_t intended, uint64_t count)
     w->ns_due[i] += count;
 }
 
-static void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now)
+void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now)
 {
     if (warm(w, intended)) {
         w->warm_outcomes++;
@@ -182,7 +182,7 @@ static void never_sent_range(pc_worker *w, uint64_t k, uint64_t end, uint64_t no
 /* Everything still queued at the end was never sent: one outcome each. */
 void drain_backlog(pc_worker *w, uint64_t now)
 {
-    while (w->rs_len || w->oq_total)
+    while (w->oq_total)
         record_never_sent(w, backlog_take(w).intended, now);
     never_sent_range(w, w->k_disp, w->k_due, now);
     w->k_disp = w->k_due;

@@ -162,9 +162,9 @@ static void tick(pc_worker *w, uint64_t now)
                 conn_start(c, now);
             break;
         case CS_CLOSED:
-            /* Closed for lack of work; work came back (a re-send, in the
-             * re-send ring or, with several origins, in its origin's queue). */
-            if (w->phase == P_RUN && (w->rs_len || (w->oq_total && w->oq_len[c->origin])))
+            /* Closed for lack of work; work came back (a re-send in its
+             * origin's queue, or due requests not yet taken). */
+            if (w->phase == P_RUN && (w->oq_len[c->origin] || w->k_disp < w->k_due))
                 conn_start(c, now);
             break;
         case CS_READY:
@@ -373,13 +373,6 @@ static void advance_schedule(pc_worker *w, uint64_t now)
 
         if (k > from)
             w->st.scheduled += k - from;
-        if (w->run->norigins > 1) {
-            /* Each due request joins its origin's queue at once. */
-            for (uint64_t j = w->k_due; j < k; j++)
-                oq_push(w, (resend){.intended = sched_time(&w->sc, j), .tmpl = pick_tmpl(w)},
-                        false);
-            w->k_disp = k;
-        }
         w->k_due = k;
     }
 }
@@ -628,9 +621,7 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
     w->idx_mem = calloc((size_t)nconns * w->depth, sizeof *w->idx_mem);
     w->rbuf = malloc(RBUF_SIZE);
     w->rq = calloc(nconns, sizeof *w->rq);
-    w->rs_cap = nconns * w->depth + 1;
-    w->rs = calloc(w->rs_cap, sizeof *w->rs);
-    if (!w->conns || !w->slot_mem || !w->idx_mem || !w->rbuf || !w->rq || !w->rs)
+    if (!w->conns || !w->slot_mem || !w->idx_mem || !w->rbuf || !w->rq)
         goto fail;
     w->epfd = epoll_create1(EPOLL_CLOEXEC);
     w->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -644,7 +635,7 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
         if (!w->iv || !w->iv_free)
             goto fail;
     }
-    if (run->norigins > 1) {
+    {
         uint32_t no = run->norigins;
 
         w->oq = calloc(no, sizeof *w->oq);
@@ -656,13 +647,20 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
             goto fail;
         for (uint32_t t = run->ntmpl; t-- > 0;)
             w->first_tmpl[run->tmpls[t].origin] = (uint16_t)t;
+        /* Room for every slot's re-send at once: the queues grow only
+         * when due requests wait for another origin's connections. */
+        for (uint32_t o = 0; o < no; o++) {
+            w->oq_cap[o] = nconns * w->depth + 1;
+            if (!(w->oq[o] = malloc(w->oq_cap[o] * sizeof **w->oq)))
+                goto fail;
+        }
     }
     for (uint32_t i = 0; i < nconns; i++) {
         conn *c = &w->conns[i];
 
         c->w = w;
         /* Several origins: the connections are shared out among them. */
-        c->origin = (uint16_t)(run->norigins > 1 ? i % run->norigins : 0);
+        c->origin = (uint16_t)(i % run->norigins);
         c->net = run->origins[c->origin].tls ? &net_tls_ops : &net_plain_ops;
         c->nc.fd = -1;
         c->depth = w->depth;
@@ -712,7 +710,6 @@ void worker_free(pc_worker *w)
     free(w->idx_mem);
     free(w->rbuf);
     free(w->rq);
-    free(w->rs);
     for (uint32_t o = 0; w->oq && o < w->run->norigins; o++)
         free(w->oq[o]);
     free(w->oq);

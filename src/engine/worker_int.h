@@ -60,8 +60,6 @@ struct pc_worker {
     char *rbuf;
     uint32_t *rq; /* ready queue of connection indexes (open loop) */
     uint32_t rq_head, rq_len;
-    resend *rs; /* requests to send again, oldest first */
-    uint32_t rs_head, rs_len, rs_cap;
     uint32_t pref_addr;
 
     bool open_loop;
@@ -81,9 +79,12 @@ struct pc_worker {
     uint64_t created; /* requests created (closed loop) */
     uint64_t rr;      /* round-robin position over the templates */
     uint32_t opening; /* connections opening or open without a request yet */
+    uint32_t starting; /* inside conn_start (a connect that fails there is retried later) */
     pc_reqsrc src;    /* where requests come from: the templates, or a script */
     uint64_t next_wake; /* earliest delay() wake-up, 0 = none */
-    /* Several origins (--urls): a queue of due requests per origin. */
+    /* Due requests waiting for a connection, one queue per origin (one
+     * origin: one queue): re-sends at the front, then the schedule's
+     * requests as they are taken out of k_disp..k_due (queue.c). */
     resend **oq;
     uint32_t *oq_head, *oq_len, *oq_cap;
     uint64_t oq_total;
@@ -114,7 +115,7 @@ static inline bool warm(const pc_worker *w, uint64_t intended)
 /* Requests due and not yet on a connection. */
 static inline uint64_t backlog_len(const pc_worker *w)
 {
-    return w->rs_len + (w->k_due - w->k_disp) + w->oq_total;
+    return (w->k_due - w->k_disp) + w->oq_total;
 }
 
 /* conn.c */
@@ -138,11 +139,13 @@ static inline bool src_stopped(const pc_worker *w)
 
 /* queue.c */
 resend backlog_take(pc_worker *w);
+bool backlog_take_for(pc_worker *w, uint32_t origin, resend *r, uint64_t now);
 void closed_fill(conn *c, uint64_t now);
 void dispatch(pc_worker *w, uint64_t now);
 bool has_room(const conn *c);
 int oq_push(pc_worker *w, resend r, bool front);
 uint16_t pick_tmpl(pc_worker *w);
+uint16_t pick_tmpl_for(pc_worker *w, uint32_t origin);
 void ready_push(conn *c);
 void slot_release(conn *c, slot *s);
 pc_reqsrc tmpl_source(const pc_run *run);
@@ -152,5 +155,6 @@ void drain_backlog(pc_worker *w, uint64_t now);
 void rec_latency(pc_worker *w, int64_t corrected, int64_t uncorrected);
 void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t body);
 void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now);
+void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now);
 
 #endif

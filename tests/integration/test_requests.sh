@@ -124,6 +124,23 @@ sleep 0.2
 na=$(grep -c '^GET /a.txt' "$NGX_DIR/access.log"); nb=$(grep -c '^GET /b.txt' "$NGX_DIR/access.log")
 ok origins_at_rate "a=$na b=$nb: $(grep -E 'Outcomes' "$R")" \
     "grep -qE '^  Outcomes: 800 scheduled = 800 completed' '$R' && [ \$(( na + nb )) -eq 800 ] && [ $na -ge 320 ] && [ $nb -ge 320 ]"
+# One origin refuses every connection: under -n each refused connect costs
+# one of ITS requests (its own queue), never the other origin's, and the
+# run ends; at -R the round robin still gives each origin exactly half.
+DEAD=$(pick_port)
+printf 'GET %sa.txt\nGET http://127.0.0.1:%s/dead\n' "$U" "$DEAD" >"$T_DIR/dead.txt"
+for shape in "" "-R2000"; do
+    : >"$NGX_DIR/access.log"
+    # shellcheck disable=SC2086
+    timeout 20 "$PACER" -t1 -c2 -n400 $shape --urls "$T_DIR/dead.txt" --json "$T_DIR/d.json" >"$R" 2>&1
+    rc=$?
+    sleep 0.2
+    na=$(grep -c '^GET /a.txt' "$NGX_DIR/access.log")
+    read -r ua ea ud ed < <(json_get "$T_DIR/d.json" "' '.join(str(x) for u in d['urls'] for x in (u['requests'], u['errors']))")
+    ok "origins_one_refuses${shape:+_rate}" "exit $rc; a=$na; a.txt $ua/$ea, dead $ud/$ed: $(grep -E 'Outcomes' "$R")" "
+        [ $rc -eq 0 ] && [ '$ea' = 0 ] && [ '$ud' = 0 ] && [ \$(( na + ed )) -eq 400 ] && [ '$ua' = $na ] &&
+        { [ -z '$shape' ] || [ $na -eq 200 ]; } && outcomes_add_up '$R'"
+done
 printf 'GET %s x3\n' "$U" >"$T_DIR/bad.txt"
 "$PACER" -n1 --urls "$T_DIR/bad.txt" >/dev/null 2>"$T_DIR/err"; rc=$?
 ok urls_bad_line "exit $rc: $(cat "$T_DIR/err")" "[ $rc -eq 2 ] && grep -q 'bad.txt:1: invalid weight' '$T_DIR/err'"
