@@ -8,6 +8,7 @@
  * so a CHECK that returns early leaks nothing.
  */
 #include "cli/cli.h"
+#include "cli_harness.h"
 #include "unit.h"
 
 #include <errno.h>
@@ -18,48 +19,13 @@
 #define URL "http://127.0.0.1:8080/"
 #define NS 1000000000ull
 
-static struct {
-    int rc;
-    pc_config cfg;
-    char *argv[64];
-    int argc;
-    char *out, *err;
-    size_t outlen, errlen;
-    int live;
-} r;
-
-static void cli_reset(void)
-{
-    if (r.live)
-        cli_free(&r.cfg);
-    free(r.out);
-    free(r.err);
-    memset(&r, 0, sizeof r);
-}
-
 /* The subcommand cli_run parses for (PC_MODE_RUN: through cli_parse). */
 static int cli_mode = PC_MODE_RUN;
 
 /* Run cli_parse on "pacer" + args (NULL-terminated); fills r. */
 static int cli_run(const char *const *args)
 {
-    FILE *out, *err;
-
-    cli_reset();
-    r.argv[r.argc++] = (char *)"pacer";
-    for (; *args; args++)
-        r.argv[r.argc++] = (char *)*args;
-    r.argv[r.argc] = NULL;
-    out = open_memstream(&r.out, &r.outlen);
-    err = open_memstream(&r.err, &r.errlen);
-    if (!out || !err)
-        abort();
-    r.rc = cli_mode == PC_MODE_RUN ? cli_parse(r.argc, r.argv, &r.cfg, out, err)
-                                   : cli_parse_mode(cli_mode, r.argc, r.argv, &r.cfg, out, err);
-    r.live = 1;
-    fclose(out);
-    fclose(err);
-    return r.rc;
+    return harness_parse(NULL, cli_mode, "pacer", args);
 }
 
 #define CLI(...) cli_run((const char *const[]){__VA_ARGS__, NULL})
@@ -911,6 +877,6 @@ int main(void)
     RUN(test_many_calls);
     RUN(test_next_call_after_error_in_option_group);
     RUN(test_next_call_after_help_in_option_group);
-    cli_reset();
+    harness_reset();
     return unit_done();
 }

@@ -5,6 +5,7 @@
  */
 #include "cli/cli.h"
 #include "cli/persona.h"
+#include "cli_harness.h"
 #include "unit.h"
 
 #include <stdio.h>
@@ -16,46 +17,13 @@
 #define TLS_URL "https://127.0.0.1:8443/"
 #define NS 1000000000ull
 
-static struct {
-    int rc;
-    pc_config cfg;
-    char *argv[64];
-    int argc;
-    char *out, *err;
-    size_t outlen, errlen;
-    int live;
-} r;
-
-static void reset(void)
-{
-    if (r.live)
-        cli_free(&r.cfg);
-    free(r.out);
-    free(r.err);
-    memset(&r, 0, sizeof r);
-}
-
 /* Parse name + args (NULL-terminated) as persona name; fills r. */
 static int as(const char *name, const char *const *args)
 {
-    FILE *out, *err;
     const cli_persona *p = persona_find(name);
 
-    reset();
-    if (!p)
-        return -999;
-    r.argv[r.argc++] = (char *)name;
-    for (; *args; args++)
-        r.argv[r.argc++] = (char *)*args;
-    out = open_memstream(&r.out, &r.outlen);
-    err = open_memstream(&r.err, &r.errlen);
-    if (!out || !err)
-        abort();
-    r.rc = persona_parse(p, r.argc, r.argv, &r.cfg, out, err);
-    r.live = 1;
-    fclose(out);
-    fclose(err);
-    return r.rc;
+    harness_reset();
+    return p ? harness_parse(p, PC_MODE_RUN, name, args) : -999;
 }
 
 #define AS(name, ...) as(name, (const char *const[]){__VA_ARGS__, NULL})
@@ -278,6 +246,6 @@ int main(void)
     RUN(test_h2load_uris);
     RUN(test_h2load_refusals);
     RUN(test_wrk_personas);
-    reset();
+    harness_reset();
     return unit_done();
 }

@@ -9,6 +9,7 @@
  */
 #include "cli/cli.h"
 #include "cli/persona.h"
+#include "cli_harness.h"
 #include "unit.h"
 
 #include <errno.h>
@@ -21,47 +22,12 @@
 #define TLS_URL "https://127.0.0.1:8443/"
 #define NS 1000000000ull
 
-static struct {
-    int rc;
-    pc_config cfg;
-    char *argv[64];
-    int argc;
-    char *out, *err;
-    size_t outlen, errlen;
-    int live;
-} r;
-
-static void reset(void)
-{
-    if (r.live)
-        cli_free(&r.cfg);
-    for (int i = 0; i < r.argc; i++)
-        free(r.argv[i]);
-    free(r.out);
-    free(r.err);
-    memset(&r, 0, sizeof r);
-}
-
 static int hey_run(const char *const *args)
 {
     const cli_persona *p = persona_find("hey");
-    FILE *out, *err;
 
-    reset();
-    if (!p)
-        return -999;
-    r.argv[r.argc++] = strdup("hey");
-    for (; *args; args++)
-        r.argv[r.argc++] = strdup(*args);
-    out = open_memstream(&r.out, &r.outlen);
-    err = open_memstream(&r.err, &r.errlen);
-    if (!out || !err)
-        abort();
-    r.rc = persona_parse(p, r.argc, r.argv, &r.cfg, out, err);
-    r.live = 1;
-    fclose(out);
-    fclose(err);
-    return r.rc;
+    harness_reset();
+    return p ? harness_parse(p, PC_MODE_RUN, "hey", args) : -999;
 }
 
 #define HEY(...) hey_run((const char *const[]){__VA_ARGS__, NULL})
@@ -223,6 +189,6 @@ int main(void)
     RUN(test_h2);
     RUN(test_refusals);
     RUN(test_help);
-    reset();
+    harness_reset();
     return unit_done();
 }
