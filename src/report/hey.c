@@ -133,17 +133,9 @@ static void errors(FILE *f, const pc_stats *st)
 static void pacer_lines(FILE *f, const pc_rundesc *run, const pc_results *res)
 {
     const pc_stats *st = &res->st;
-    uint64_t errs = 0, redirects = 0;
+    uint64_t redirects = 0;
 
-    for (int k = 0; k < PC_ERR_KINDS; k++)
-        if (k != PC_ERR_TIMEOUT)
-            errs += st->err[k];
-    fprintf(f,
-            "pacer: outcomes: %" PRIu64 " scheduled = %" PRIu64 " completed + %" PRIu64
-            " timed out + %" PRIu64 " errors + %" PRIu64 " never sent",
-            st->scheduled, st->completed, st->err[PC_ERR_TIMEOUT], errs, st->never_sent);
-    if (st->interrupted)
-        fprintf(f, " + %" PRIu64 " interrupted", st->interrupted);
+    report_outcomes(f, st, "pacer: outcomes: ");
     fprintf(f, "; %" PRIu64 " connections opened (%s)\n", st->connects, report_protocol(st));
     if (st->lower_bound)
         fprintf(f,

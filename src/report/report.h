@@ -50,6 +50,10 @@ void report_ab_progress(void *ud, const struct pc_interval *iv);
  * connects that needed SYN retransmits or timed out. */
 void report_notes(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent);
 
+/* "<label>N scheduled = N completed + N timed out + N errors + N never sent"
+ * (+ N interrupted), without the newline: every outcome accounted for. */
+void report_outcomes(FILE *f, const pc_stats *st, const char *label);
+
 /* Responses per second of the measured period (wrk's Requests/sec). */
 double report_rate(const pc_results *res);
 

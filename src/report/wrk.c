@@ -150,7 +150,7 @@ static void print_status_codes(FILE *f, const pc_stats *st)
         fputc('\n', f);
 }
 
-static void print_outcomes(FILE *f, const pc_stats *st)
+void report_outcomes(FILE *f, const pc_stats *st, const char *label)
 {
     uint64_t errors = 0;
 
@@ -158,11 +158,17 @@ static void print_outcomes(FILE *f, const pc_stats *st)
         if (k != PC_ERR_TIMEOUT)
             errors += st->err[k];
     fprintf(f,
-            "  Outcomes: %" PRIu64 " scheduled = %" PRIu64 " completed + %" PRIu64
-            " timed out + %" PRIu64 " errors + %" PRIu64 " never sent",
-            st->scheduled, st->completed, st->err[PC_ERR_TIMEOUT], errors, st->never_sent);
+            "%s%" PRIu64 " scheduled = %" PRIu64 " completed + %" PRIu64 " timed out + %" PRIu64
+            " errors + %" PRIu64 " never sent",
+            label, st->scheduled, st->completed, st->err[PC_ERR_TIMEOUT], errors,
+            st->never_sent);
     if (st->interrupted)
         fprintf(f, " + %" PRIu64 " interrupted", st->interrupted);
+}
+
+static void print_outcomes(FILE *f, const pc_stats *st)
+{
+    report_outcomes(f, st, "  Outcomes: ");
     fputc('\n', f);
     if (st->lower_bound)
         fprintf(f,
