@@ -45,6 +45,11 @@ for line in "$@"; do
   out+=$'\n'"ENDLINE:$n"$'\n'
 done
 zpty -d z 2>/dev/null
+# Each line's matches, sorted (after "== N" when there are several).
 print -r -- "${out}" | tr -d '\r' | awk -v multi=$(( $# > 1 )) '
-  /^ENDLINE:/ { n = substr($0, 9); if (multi) { printf "== %d\n", n; for (m in seen) print m | "sort -u"; close("sort -u") } else { for (m in seen) print m | "sort -u"; close("sort -u") } delete seen; next }
-  /^MATCH:/ { seen[substr($0, 7)] = 1 }'
+  /^MATCH:/ { seen[substr($0, 7)] = 1; next }
+  /^ENDLINE:/ {
+    if (multi) { printf "== %s\n", substr($0, 9); fflush() }
+    for (m in seen) print m | "sort -u"
+    close("sort -u"); delete seen
+  }'
