@@ -8,7 +8,8 @@
 # pacer's flags, the values some flags take (--format, --mix, --alpn, -X) and
 # file arguments. Self-contained: it does not need the bash-completion
 # package's helpers. tests/integration/test_completion.sh checks that every
-# long option `pacer --help` lists is here.
+# long option `pacer --help` lists is here, and that each persona is offered
+# exactly the flags it accepts (and not those it refuses).
 
 # pacer's run options (pacer URL, compare, capacity, and the wrk / wrk2
 # personas, which are pacer's own command line).
@@ -28,16 +29,21 @@ _pacer_suite_long="--json --html --progress --quiet --help"
 _pacer_commands="serve report compare capacity suite help"
 _pacer_personas="wrk wrk2 ab h2load hey"
 
-# The personas' own flags, as the tools spell them (ab's -X and hey's -x,
-# proxies, are refused by pacer and not offered).
-_pacer_ab_flags="-n -c -t -k -p -u -T -H -C -A -P -i -s -l -r -v -g -e -q -S -w -f -h"
-_pacer_h2load_flags="-n -c -t -m -T -N -D -w -W -H -d -i -r -h --requests --clients
---threads --max-concurrent-streams --connection-active-timeout
---connection-inactivity-timeout --duration --window-bits --connection-window-bits
---header --data --input-file --rate --h1 --npn-list --alpn-list --warm-up-time --rps
+# The personas' own flags, as their --help spells them: those each persona
+# accepts, without those it refuses (exit 2: ab's -X proxy, h2load's -r
+# ramp, hey's -x proxy, ...). test_completion.sh holds these lists to the
+# personas' option tables (tests/tools/persona_flags.c). wrk and wrk2 take
+# pacer's run options (wrk's -T is --timeout).
+_pacer_ab_flags="-n -c -t -s -p -u -T -v -i -C -H -A -V -k -d -S -q -l -g -e -r -m -f -h
 --help"
-_pacer_hey_flags="-n -c -q -z -m -H -t -A -d -D -T -a -o -h2 -host -disable-compression
--disable-keepalive -disable-redirects -cpus"
+_pacer_h2load_flags="-n -c -t -i -m -w -W -H -p -d -D -h --requests --clients --threads
+--input-file --max-concurrent-streams --window-bits --connection-window-bits --header
+--no-tls-proto --data --duration --warm-up-time --npn-list --alpn-list --h1 --connect-to
+--rps --version --help"
+_pacer_hey_flags="-n -c -q -z -o -m -H -t -A -d -D -T -U -a -h2 -host -disable-compression
+-disable-keepalive -disable-redirects -cpus -h"
+_pacer_methods="GET POST PUT PATCH DELETE HEAD OPTIONS"
+_pacer_protocols="h2 http/1.1 h2,http/1.1 http/1.1,h2"
 
 # _pacer_files [GLOB...]: complete file names (those matching one of the
 # GLOBs, e.g. '*.lua', when given) and directories, to walk into.
@@ -64,23 +70,25 @@ _pacer_value() {
     local mode=$1 opt=$2
     case $mode:$opt in
     ab:-p | ab:-u | ab:-g | ab:-e) _pacer_files ;;
-    ab:-f) _pacer_words "ALL SSL3 TLS1 TLS1.1 TLS1.2 TLS1.3" ;;
-    ab:-n | ab:-c | ab:-t | ab:-T | ab:-H | ab:-C | ab:-A | ab:-P | ab:-s | ab:-v) COMPREPLY=() ;;
+    ab:-f) _pacer_words "ALL" ;;
+    ab:-v) _pacer_words "0 1" ;;
+    ab:-m) _pacer_words "$_pacer_methods" ;;
+    ab:-n | ab:-c | ab:-t | ab:-s | ab:-T | ab:-C | ab:-H | ab:-A) COMPREPLY=() ;;
     ab:*) return 1 ;;
     h2load:-d | h2load:--data | h2load:-i | h2load:--input-file) _pacer_files ;;
-    h2load:--npn-list | h2load:--alpn-list) _pacer_words "h2 http/1.1 h2,http/1.1 http/1.1,h2" ;;
-    h2load:-n | h2load:-c | h2load:-t | h2load:-m | h2load:-T | h2load:-N | h2load:-D | \
-        h2load:-w | h2load:-W | h2load:-H | h2load:-r | h2load:--requests | h2load:--clients | \
-        h2load:--threads | h2load:--max-concurrent-streams | h2load:--connection-active-timeout | \
-        h2load:--connection-inactivity-timeout | h2load:--duration | h2load:--window-bits | \
-        h2load:--connection-window-bits | h2load:--header | h2load:--rate | \
-        h2load:--warm-up-time | h2load:--rps) COMPREPLY=() ;;
+    h2load:--npn-list | h2load:--alpn-list) _pacer_words "$_pacer_protocols" ;;
+    h2load:-p | h2load:--no-tls-proto) _pacer_words "h2c http/1.1" ;;
+    h2load:-n | h2load:-c | h2load:-t | h2load:-m | h2load:-w | h2load:-W | h2load:-H | \
+        h2load:-D | h2load:--requests | h2load:--clients | h2load:--threads | \
+        h2load:--max-concurrent-streams | h2load:--window-bits | \
+        h2load:--connection-window-bits | h2load:--header | h2load:--duration | \
+        h2load:--warm-up-time | h2load:--connect-to | h2load:--rps) COMPREPLY=() ;;
     h2load:*) return 1 ;;
     hey:-D) _pacer_files ;;
-    hey:-m) _pacer_words "GET POST PUT PATCH DELETE HEAD OPTIONS" ;;
+    hey:-m) _pacer_words "$_pacer_methods" ;;
     hey:-o) _pacer_words "csv" ;;
-    hey:-n | hey:-c | hey:-q | hey:-z | hey:-H | hey:-t | hey:-A | hey:-d | hey:-T | hey:-a | \
-        hey:-host | hey:-cpus) COMPREPLY=() ;;
+    hey:-n | hey:-c | hey:-q | hey:-z | hey:-H | hey:-t | hey:-A | hey:-d | hey:-T | hey:-U | \
+        hey:-a | hey:-host | hey:-cpus) COMPREPLY=() ;;
     hey:*) return 1 ;;
     serve:--unix) _pacer_files ;;
     serve:--port | serve:--bind | serve:--threads | serve:--size | serve:--delay | \
@@ -96,8 +104,8 @@ _pacer_value() {
         *:--cacert | *:--unix) _pacer_files ;;
     *:--format) _pacer_words "wrk h2load ab hey" ;;
     *:--mix) _pacer_words "roundrobin random" ;;
-    *:--alpn) _pacer_words "h2 http/1.1 h2,http/1.1 http/1.1,h2" ;;
-    *:-X | *:--method) _pacer_words "GET POST PUT PATCH DELETE HEAD OPTIONS" ;;
+    *:--alpn) _pacer_words "$_pacer_protocols" ;;
+    *:-X | *:--method) _pacer_words "$_pacer_methods" ;;
     *:-c | *:--connections | *:-d | *:--duration | *:-t | *:--threads | *:-R | *:--rate | \
         *:-H | *:--header | *:--timeout | *:--connect-timeout | *:--warmup | *:--pipeline | \
         *:-m | *:--streams | *:--max-concurrent-streams | *:--window-bits | \

@@ -125,14 +125,6 @@ static int take_output(pc_config *cfg, const cli_opt *o, const char *arg, FILE *
     return 0;
 }
 
-static int take_proxy(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
-{
-    (void)cfg, (void)o;
-    return cli_bad(err, "-x %s: pacer connects to the URL's host itself and cannot send through "
-                        "a proxy (hey's -x)",
-                   arg);
-}
-
 static void hey_usage(FILE *f);
 
 /* hey's flags, in hey's --help order. Each letter is also a long name
@@ -166,8 +158,9 @@ static const cli_opt hey_opts[] = {
      .help = "User-Agent"},
     {"basic-auth", 'a', "U:P", FN(take_basic_auth), .alias = "a",
      .help = "Basic authentication, username:password"},
-    {"proxy", 'x', "H:P", FN(take_proxy), .alias = "x",
-     .help = "HTTP proxy: not supported (refused, exit 2)"},
+    {"proxy", 'x', "H:P", .alias = "x",
+     REFUSE("pacer connects to the URL's host itself and cannot send through a\n"
+            "proxy (hey's -x)")},
     {"h2", 0, NULL, FN(take_flag), .min = HEY_H2,
      .help = "HTTP/2 (over https, by ALPN; http:// stays HTTP/1.1, as in hey)"},
     {"host", 0, "NAME", FN(take_host),

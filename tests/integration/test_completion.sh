@@ -5,7 +5,9 @@
 # a pseudo-terminal (tests/tools/zsh_complete.zsh); every long option that
 # pacer's --help texts list is offered by both, so a flag added without its
 # completion fails here; make install puts both files where bash-completion
-# and zsh look, and make uninstall takes them out.
+# and zsh look, and make uninstall takes them out. Each persona (pacer ab,
+# h2load, hey, wrk, wrk2) is offered exactly the flags its option table
+# accepts (tests/tools/persona_flags), none it refuses or does not know.
 . "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BASHC=$ROOT/contrib/completion/pacer.bash
@@ -146,6 +148,98 @@ check_offered zsh serve "$serve_opts" "$(zcomp "$ZD" "pacer serve --")"
 check_offered zsh report "$report_opts" "$(zcomp "$ZD" "pacer report --")"
 check_offered zsh suite "$suite_opts" "$(zcomp "$ZD" "pacer suite --")"
 ok completion_offers_every_option "not offered:$missing" "[ -z '$missing' ]"
+
+# --- each persona: exactly the flags its table accepts -------------------------
+# persona_flags (tests/tools) lists each persona's option table, a spelling a
+# line: "PERSONA FLAG value|switch shown|hidden|refused". Both completions
+# must offer every shown flag, and nothing that is neither shown nor hidden
+# (a refused flag, or one the persona does not know); bash must take the
+# word after a value flag as its value, and not after a switch; zsh too, for
+# the personas with tables of their own. The binary must refuse (exit 2)
+# what the table says is refused, and its --help name every shown flag.
+PF=${TOOLS:-$ROOT/build/tools}/persona_flags
+[ -x "$PF" ] || PF=$ROOT/build/tools/persona_flags
+table=$("$PF")
+pf_rc=$?
+personas=$("$PF" -p)
+ok persona_flags_tool "rc $pf_rc; $(echo "$table" | wc -l) lines; personas: $(echo $personas)" \
+    "[ $pf_rc -eq 0 ] && [ $(echo "$table" | wc -l) -gt 100 ] && holds '$personas' ab h2load hey wrk wrk2 &&
+     grep -qx 'ab -w switch refused' <<<'$table' && grep -qx 'hey -U value shown' <<<'$table'"
+# pacer --help lists the personas; both completions offer them.
+help_personas=$("$PACER" --help | awk '/pacer TOOL/ {on = 1; next} on && /^         [a-z]/ {print $1; next} {on = 0}')
+ok help_lists_personas "--help: $(echo $help_personas)" same "$(sort -u <<<"$help_personas")" "$personas"
+got=$(bcomp "$BASHC" pacer "")
+ok bash_offers_personas "got: $(echo $got)" holds "$got" $personas
+got=$(zcomp "$ZD" "pacer ")
+ok zsh_offers_personas "got: $(echo $got)" holds "$got" $personas
+
+# pf PERSONA STATE [KIND]: its flags in that state (and of that kind).
+pf() { awk -v p="$1" -v s="$2" -v k="${3:-}" '$1 == p && $4 == s && (k == "" || $3 == k) {print $2}' <<<"$table" | sort -u; }
+# drift PERSONA GOT: the flags GOT (offered) lacks or has too many, as words.
+drift() {
+    local f bad=""
+    for f in $(pf "$1" shown); do grep -qxF -- "$f" <<<"$2" || bad="$bad missing:$f"; done
+    for f in $2; do
+        grep -qxF -- "$f" <<<"$(pf "$1" shown; pf "$1" hidden)" ||
+            bad="$bad $(grep -qxF -- "$f" <<<"$(pf "$1" refused)" && echo refused || echo unknown):$f"
+    done
+    echo "$bad"
+}
+for p in $personas; do
+    bad=$(drift "$p" "$(bcomp "$BASHC" pacer "$p" -)")
+    ok "bash_${p}_flags_match_table" "pacer $p:$bad" "[ -z '$bad' ]"
+    bad=$(drift "$p" "$(zcomp "$ZD" "pacer $p -")")
+    ok "zsh_${p}_flags_match_table" "pacer $p:$bad" "[ -z '$bad' ]"
+done
+
+# vbad SHELL PERSONA FLAG KIND GOT: GOT (the offers for "FLAG -") is wrong
+# for KIND: a value flag's next word is its value (no flags offered), a
+# switch's is a flag.
+vbad() {
+    if [ "$4" = value ]; then grep -q -- '^-' <<<"$5" && echo " $1:$2:$3(a value flag)"; fi
+    if [ "$4" = switch ]; then grep -q -- '^-' <<<"$5" || echo " $1:$2:$3(a switch)"; fi
+}
+bad="" zlines=() zflags=()
+for p in $personas; do
+    for k in value switch; do
+        for f in $(pf "$p" shown $k); do
+            bad="$bad$(vbad bash "$p" "$f" $k "$(bcomp "$BASHC" pacer "$p" "$f" -)")"
+            case $p in ab | h2load | hey) zlines+=("pacer $p $f -") zflags+=("$p $f $k") ;; esac
+        done
+    done
+done
+# zsh: all those lines in one shell (zsh_complete.zsh, each line's matches
+# after a line "== N").
+zout=$(cd "$W" && zsh -f "$ZCOMP" "$ZD" "${zlines[@]}" 2>&1)
+zrc=$?
+[ $zrc -eq 0 ] && grep -qx "== ${#zlines[@]}" <<<"$zout" || bad="$bad zsh:rc $zrc, $(tail -c 200 <<<"$zout")"
+for i in "${!zlines[@]}"; do
+    read -r p f k <<<"${zflags[i]}"
+    bad="$bad$(vbad zsh "$p" "$f" "$k" "$(awk -v n=$((i + 1)) '/^== [0-9]+$/ {on = ($2 == n); next} on' <<<"$zout")")"
+done
+ok persona_values_after_value_flags "${#zlines[@]} zsh lines; wrong:$bad" "[ -z '$bad' ] && [ ${#zlines[@]} -gt 50 ]"
+
+# The binary agrees with the tool: what the table refuses is refused, exit 2,
+# one line and no usage (no URL is given: a flag it accepted would end in
+# the usage and "missing URL", never in a run); what it shows, its --help
+# names.
+bad=""
+for p in $personas; do
+    for f in $(pf "$p" refused); do
+        v=""
+        [ "$(awk -v p="$p" -v f="$f" '$1 == p && $2 == f {print $3}' <<<"$table")" = value ] && v=x
+        timeout 10 "$PACER" "$p" "$f" $v >"$T_DIR/ref.out" 2>"$T_DIR/ref.err"
+        rc=$?
+        [ $rc -eq 2 ] && [ "$(wc -l <"$T_DIR/ref.err")" -eq 1 ] && [ ! -s "$T_DIR/ref.out" ] &&
+            ! grep -q 'missing URL' "$T_DIR/ref.err" ||
+            bad="$bad $p:$f(rc $rc: $(head -c 80 "$T_DIR/ref.err" | tr '\n' ' '))"
+    done
+    h=$("$PACER" "$p" --help 2>&1)
+    for f in $(pf "$p" shown); do
+        grep -qE -- "(^|[^a-zA-Z0-9_-])$f([^a-zA-Z0-9_-]|\$)" <<<"$h" || bad="$bad $p:$f(not in --help)"
+    done
+done
+ok binary_refuses_and_shows_as_table "$bad" "[ -z '$bad' ]"
 
 # --- make install / uninstall ----------------------------------------------------
 mk() {

@@ -156,7 +156,7 @@ static void test_h2(void)
 static void test_refusals(void)
 {
     CHECK_EQ_I64(HEY("-x", "127.0.0.1:3128", URL), -EINVAL);
-    CHECK_REFUSED("pacer: -x 127.0.0.1:3128: pacer connects to the URL's host itself and cannot "
+    CHECK_REFUSED("pacer: -x/--proxy 127.0.0.1:3128: pacer connects to the URL's host itself and cannot "
                   "send through a proxy (hey's -x)\n");
     CHECK_EQ_I64(HEY("-o", "json", URL), -EINVAL);
     CHECK_REFUSED("pacer: -o takes csv (hey's only other output; it would read 'json' as a Go "
