@@ -149,6 +149,7 @@ typedef struct pc_shard_opts {
     uint32_t total_connections; /* -c of the whole run */
     uint64_t total_requests;  /* -n of the whole run (0: by duration) */
     double total_rate;        /* -R of the whole run (0: closed loop) */
+    bool per_rank;            /* --per-rank (mpirun): each rank's line and files too */
     uint64_t start_at_ns;     /* --start-at: the schedule's zero, wall clock (ns since the
                                  epoch); 0: when the connections are open */
 } pc_shard_opts;

@@ -135,6 +135,9 @@ static const cli_opt pacer_opts[] = {
     {"start-at", 0, "TIME", FN(take_start_at),
      .help = "Start the schedule at TIME (epoch seconds or ISO 8601);\n"
              "connections open before it"},
+    {"per-rank", 0, NULL, ON(shard.per_rank),
+     .help = "Under mpirun: after the merged report, a line per rank,\n"
+             "and each rank's files beside the merged ones (run.rank-1.json)"},
     {"version", 'v', NULL, FN(take_version),
      .help = "Print version details"},
     {"help", 'h', NULL, FN(take_help),

@@ -703,6 +703,11 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
     start_wall = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
     if (rc == 0 && !res->signal)
         rc = agree_start(e, ws, res, &block, &start, &start_wall, err, errlen);
+    if (rc < 0) {
+        /* Abandoned before the start (the hook said so): nothing is sent. */
+        atomic_store(&run->stop_ns, start);
+        atomic_store(&run->abort_now, 1);
+    }
     pthread_mutex_lock(&run->lock);
     res->start_mono_ns = start + cfg->warmup_ns;
     res->start_wall_ns = start_wall + cfg->warmup_ns;

@@ -1,0 +1,19 @@
+/*
+ * run.h - `pacer [options] URL` started by mpirun: every rank runs its
+ * share of one run (rank/size as --shard), they start together, and rank 0
+ * merges what all of them measured into one report (docs/distributed.md).
+ */
+#ifndef PACER_MPI_RUN_H
+#define PACER_MPI_RUN_H
+
+#include "config.h"
+
+/* Run cfg (parsed, not yet sharded) as this rank's share. Rank 0 prints
+ * the merged report, writes the files and returns the run's exit code;
+ * the other ranks print nothing (--per-rank: their own files) and return
+ * 0 unless they failed themselves. A rank that cannot start (no
+ * connection, a setup error) stops every rank before load is sent, and
+ * rank 0 names it. Returns 2 when MPI cannot be used (built without it). */
+int mpi_run_main(pc_config *cfg);
+
+#endif
