@@ -33,6 +33,7 @@ int mpi_start(pc_mpi **out, char *err, size_t errlen)
 int mpi_rank(const pc_mpi *m) { (void)m; return 0; }
 int mpi_size(const pc_mpi *m) { (void)m; return 1; }
 const char *mpi_host(const pc_mpi *m) { (void)m; return ""; }
+void mpi_set_deadline(pc_mpi *m, uint64_t t) { (void)m; (void)t; }
 int mpi_barrier(pc_mpi *m) { (void)m; return -EPROTO; }
 int mpi_allgather(pc_mpi *m, const void *a, size_t n, void *b) { (void)m; (void)a; (void)n; (void)b; return -EPROTO; }
 int mpi_bcast(pc_mpi *m, void *b, size_t n, int r) { (void)m; (void)b; (void)n; (void)r; return -EPROTO; }
@@ -44,10 +45,14 @@ void mpi_end(pc_mpi *m) { (void)m; }
 
 #include <dlfcn.h>
 #include <mpi.h>
+#include <time.h>
+
+#include "util/clock.h"
 
 /* The handles are pointers in Open MPI's ABI, which this file relies on. */
 _Static_assert(sizeof(MPI_Comm) == sizeof(void *), "Open MPI's MPI_Comm is a pointer");
 _Static_assert(sizeof(MPI_Datatype) == sizeof(void *), "Open MPI's MPI_Datatype is a pointer");
+_Static_assert(sizeof(MPI_Request) == sizeof(void *), "Open MPI's MPI_Request is a pointer");
 
 #ifndef PACER_LIBMPI
 #define PACER_LIBMPI "libmpi.so.40"
@@ -63,13 +68,19 @@ struct pc_mpi {
     int (*comm_rank)(MPI_Comm, int *);
     int (*comm_size)(MPI_Comm, int *);
     int (*processor_name)(char *, int *);
-    int (*barrier)(MPI_Comm);
-    int (*allgather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
-    int (*bcast)(void *, int, MPI_Datatype, int, MPI_Comm);
-    int (*gather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
+    /* The non-blocking collectives, waited for with a deadline. */
+    int (*barrier)(MPI_Comm, MPI_Request *);
+    int (*allgather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                     MPI_Request *);
+    int (*bcast)(void *, int, MPI_Datatype, int, MPI_Comm, MPI_Request *);
+    int (*gather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm,
+                  MPI_Request *);
     int (*gatherv)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype,
-                   int, MPI_Comm);
+                   int, MPI_Comm, MPI_Request *);
+    int (*test)(MPI_Request *, int *, MPI_Status *);
+    int (*abort_job)(MPI_Comm, int);
     int (*finalize)(void);
+    uint64_t deadline; /* monotonic ns; 0: none */
 };
 
 /* dlsym into *slot (a function or an object's address); false when missing. */
@@ -105,9 +116,10 @@ int mpi_start(pc_mpi **out, char *err, size_t errlen)
     if (!sym(m, "MPI_Init_thread", &m->init_thread) || !sym(m, "MPI_Comm_rank", &m->comm_rank) ||
         !sym(m, "MPI_Comm_size", &m->comm_size) ||
         !sym(m, "MPI_Get_processor_name", &m->processor_name) ||
-        !sym(m, "MPI_Barrier", &m->barrier) || !sym(m, "MPI_Allgather", &m->allgather) ||
-        !sym(m, "MPI_Bcast", &m->bcast) || !sym(m, "MPI_Gather", &m->gather) ||
-        !sym(m, "MPI_Gatherv", &m->gatherv) || !sym(m, "MPI_Finalize", &m->finalize) ||
+        !sym(m, "MPI_Ibarrier", &m->barrier) || !sym(m, "MPI_Iallgather", &m->allgather) ||
+        !sym(m, "MPI_Ibcast", &m->bcast) || !sym(m, "MPI_Igather", &m->gather) ||
+        !sym(m, "MPI_Igatherv", &m->gatherv) || !sym(m, "MPI_Test", &m->test) ||
+        !sym(m, "MPI_Abort", &m->abort_job) || !sym(m, "MPI_Finalize", &m->finalize) ||
         !sym(m, "ompi_mpi_comm_world", &world) || !sym(m, "ompi_mpi_byte", &byte)) {
         snprintf(err, errlen, "%s is not the Open MPI pacer was built for (a symbol is missing)",
                  path);
@@ -145,29 +157,64 @@ const char *mpi_host(const pc_mpi *m)
     return m->host;
 }
 
-static int ok(int rc)
+void mpi_set_deadline(pc_mpi *m, uint64_t mono_ns)
 {
-    return rc == MPI_SUCCESS ? 0 : -EPROTO;
+    m->deadline = mono_ns;
+}
+
+/* Wait for a started collective, polling every 100 us until the deadline;
+ * past it, abort the job (MPI has no collective with a timeout of its own). */
+static int wait_for(pc_mpi *m, int rc, MPI_Request *req)
+{
+    struct timespec nap = {0, 100000};
+    int done = 0;
+
+    if (rc != MPI_SUCCESS)
+        return -EPROTO;
+    for (;;) {
+        if (m->test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return -EPROTO;
+        if (done)
+            return 0;
+        if (m->deadline && pc_now_ns() > m->deadline) {
+            fprintf(stderr, "pacer: rank %d: not every rank came to the exchange in time (one "
+                            "is stuck or gone): aborting the job\n",
+                    m->rank);
+            m->abort_job(m->world, 1);
+            return -ETIMEDOUT;
+        }
+        nanosleep(&nap, NULL);
+    }
 }
 
 int mpi_barrier(pc_mpi *m)
 {
-    return ok(m->barrier(m->world));
+    MPI_Request r;
+
+    return wait_for(m, m->barrier(m->world, &r), &r);
 }
 
 int mpi_allgather(pc_mpi *m, const void *mine, size_t len, void *all)
 {
-    return ok(m->allgather(mine, (int)len, m->byte, all, (int)len, m->byte, m->world));
+    MPI_Request r;
+
+    return wait_for(m, m->allgather(mine, (int)len, m->byte, all, (int)len, m->byte, m->world, &r),
+                    &r);
 }
 
 int mpi_bcast(pc_mpi *m, void *buf, size_t len, int root)
 {
-    return ok(m->bcast(buf, (int)len, m->byte, root, m->world));
+    MPI_Request r;
+
+    return wait_for(m, m->bcast(buf, (int)len, m->byte, root, m->world, &r), &r);
 }
 
 int mpi_gather(pc_mpi *m, const void *mine, size_t len, void *all)
 {
-    return ok(m->gather(mine, (int)len, m->byte, all, (int)len, m->byte, 0, m->world));
+    MPI_Request r;
+
+    return wait_for(m, m->gather(mine, (int)len, m->byte, all, (int)len, m->byte, 0, m->world, &r),
+                    &r);
 }
 
 int mpi_gatherv(pc_mpi *m, const void *mine, size_t len, void *all, const size_t *lens)
@@ -190,7 +237,13 @@ int mpi_gatherv(pc_mpi *m, const void *mine, size_t len, void *all, const size_t
             at += lens[i];
         }
     }
-    rc = ok(m->gatherv(mine, (int)len, m->byte, all, counts, displs, m->byte, 0, m->world));
+    {
+        MPI_Request r;
+
+        rc = wait_for(m, m->gatherv(mine, (int)len, m->byte, all, counts, displs, m->byte, 0,
+                                    m->world, &r),
+                      &r);
+    }
     free(counts);
     free(displs);
     return rc;

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct pc_mpi pc_mpi;
 
@@ -32,7 +33,13 @@ int mpi_size(const pc_mpi *m);
 const char *mpi_host(const pc_mpi *m);
 
 /* Collectives over every rank (each must call them in the same order).
- * Return 0 or -EPROTO. */
+ * Return 0 or -EPROTO. Each waits at most until the deadline (see
+ * mpi_set_deadline): past it, a rank has not come (stuck, or gone without
+ * mpirun noticing), and this rank says so in one line and aborts the whole
+ * job (MPI_Abort: mpirun ends every rank, exit status 1). */
+/* The deadline of the collectives from now on: monotonic ns (util/clock.h),
+ * 0 for none. */
+void mpi_set_deadline(pc_mpi *m, uint64_t mono_ns);
 int mpi_barrier(pc_mpi *m);
 /* every rank's len bytes, in rank order, into all (size * len bytes) on every rank */
 int mpi_allgather(pc_mpi *m, const void *mine, size_t len, void *all);

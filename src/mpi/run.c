@@ -39,10 +39,13 @@
 #include "report/slo.h"
 #include "stats/hdr_codec.h"
 #include "stats/hlog.h"
+#include "util/clock.h"
 #include "workflow/workflow.h"
 
 #define CLOCK_ROUNDS 5
 #define START_MARGIN_NS 100000000ull /* from rank 0's decision to the start */
+#define SLACK_NS 10000000000ull      /* what a rank may be late to an exchange, beyond the run's
+                                        own bounds, before the job is aborted */
 
 typedef struct rank_status {
     int32_t ready;
@@ -72,6 +75,7 @@ typedef struct mrun {
     char (*hosts)[64];
     double *clock_us;      /* rank 0: each rank's clock minus rank 0's */
     int code;              /* rank 0: the merged run's exit code */
+    uint64_t start_mono;   /* the agreed start on this host's monotonic clock */
 } mrun;
 
 static uint64_t wall_ns(void)
@@ -182,6 +186,8 @@ static int start_exchange(mrun *r, bool ready, uint32_t opened, uint32_t total, 
     int rc;
 
     r->started = true;
+    /* Every rank comes within its --connect-timeout (the others' too). */
+    mpi_set_deadline(r->m, pc_now_ns() + r->cfg->connect_timeout_ns + SLACK_NS);
     all = calloc((size_t)r->size, sizeof *all);
     if (!all) {
         snprintf(err, errlen, "out of memory");
@@ -211,8 +217,13 @@ static int start_exchange(mrun *r, bool ready, uint32_t opened, uint32_t total, 
 
         *at = r->cfg->shard.start_at_ns > soon ? r->cfg->shard.start_at_ns : soon;
     }
-    if ((rc = mpi_bcast(r->m, at, sizeof *at, 0)) < 0)
+    if ((rc = mpi_bcast(r->m, at, sizeof *at, 0)) < 0) {
         snprintf(err, errlen, "MPI_Bcast failed");
+    } else {
+        uint64_t w = wall_ns(), now = pc_now_ns();
+
+        r->start_mono = *at >= w ? now + (*at - w) : now - (w - *at);
+    }
 out:
     free(all);
     return rc;
@@ -451,6 +462,14 @@ static int end_exchange(mrun *r, int code, const pc_results *res)
         snprintf(me.stopped_by, sizeof me.stopped_by, "%s", res->stopped_by ? res->stopped_by : "");
     }
     me.len = len;
+    {
+        /* The others come when their run ends: the schedule's end, then
+         * --timeout for what is in flight. */
+        const pc_config *c = r->cfg;
+        uint64_t now = pc_now_ns(), end = r->start_mono + c->warmup_ns + c->duration_ns;
+
+        mpi_set_deadline(r->m, (end > now ? end : now) + c->timeout_ns + SLACK_NS);
+    }
     if (r->rank == 0 && !(ends = calloc((size_t)r->size, sizeof *ends))) {
         rc = PC_EXIT_RUNTIME;
         goto out;

@@ -76,6 +76,17 @@ ok mpi_dead_rank_named "rc $rc after $((SECONDS - start))s: $(grep pacer: "$R" |
     "[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q 'rank 2 of 3 .*opened none of its 1 connections.*refused' '$R' && ! grep -q Outcomes '$R'"
 ok mpi_dead_rank_nothing_sent "$(lines mpi-dead) lines" "[ \$(lines mpi-dead) -eq 0 ]"
 
+# --- a rank stuck before the start (a script's init() that does not return):
+# the others give up on it after --connect-timeout + 10 s, and the job ends.
+printf 'function init(args)\n  os.execute("sleep 20")\nend\n' >"$T_DIR/stuck.lua"
+start=$SECONDS
+timeout -k 5 60 mpirun --oversubscribe "${ROOT[@]}" -np 2 "$PACER" -t1 -c3 -n 300 --connect-timeout 1s "${U}?mpi-stuck" : \
+    -np 1 "$PACER" -t1 -c3 -n 300 --connect-timeout 1s -s "$T_DIR/stuck.lua" "${U}?mpi-stuck" >"$R" 2>&1; rc=$?
+took=$((SECONDS - start))
+ok mpi_stuck_rank_aborts "rc $rc after ${took}s: $(grep pacer: "$R" | head -2)" \
+    "[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $took -lt 30 ] && grep -q 'not every rank came to the exchange' '$R'"
+ok mpi_stuck_rank_nothing_sent "$(lines mpi-stuck) lines" "[ \$(lines mpi-stuck) -eq 0 ]"
+
 # --- a rank killed during the run: the job ends, not hangs ---------------------------
 "${MPI[@]}" "$PACER" -t1 -c3 -R300 -d20s "${U}?mpi-kill" >"$R" 2>&1 &
 mp=$!
