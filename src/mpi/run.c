@@ -110,6 +110,11 @@ static int own_outputs(mrun *r, char pool[5][4096], char *err, size_t errlen)
 
     r->user = *o;
     memset(o, 0, sizeof *o);
+    if (r->cfg->format == PC_FORMAT_HEY_CSV) {
+        snprintf(err, errlen, "under mpirun, hey's per-request CSV is not merged over the ranks "
+                              "(yet): use --json");
+        return -EINVAL;
+    }
     if (r->user.gnuplot_path || r->user.csv_pct_path || r->user.csv_path) {
         snprintf(err, errlen, "under mpirun, %s is not merged over the ranks (yet): use --json, "
                               "--hlog, --hgrm or --html",
