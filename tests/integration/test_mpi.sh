@@ -27,6 +27,11 @@ ok mpi_n_one_report "$(grep -E 'Outcomes|threads and' "$R")" \
     "[ \$(grep -c '^  Outcomes:' '$R') -eq 1 ] && grep -qE '^  Outcomes: 3000 scheduled = 3000 completed' '$R' &&
      grep -q '  3 threads and 6 connections' '$R' && grep -q '3 MPI ranks' '$R'"
 
+# --slo is judged once, on the merged figures, and decides mpirun's exit status.
+"${MPI[@]}" "$PACER" -t1 -c6 -n 600 --format ab --slo 'p99<=1us' "${U}?mpi-slo" >"$R" 2>&1; rc=$?
+ok mpi_slo_exit_5 "rc $rc: $(grep -E 'FAIL|Complete requests' "$R")" \
+    "[ $rc -eq 5 ] && [ \$(grep -c '^  FAIL  p99<=1us' '$R') -eq 1 ] && grep -qE '^Complete requests: +600\$' '$R'"
+
 # --- -R over the ranks: 2,700 scheduled, histograms merged bucket for bucket ------
 : >"$LOG"
 "${MPI[@]}" "$PACER" -t1 -c6 -R900 -d3s --per-rank --json "$T_DIR/r.json" --hlog "$T_DIR/r.hlog" \
