@@ -208,8 +208,14 @@ static int start_exchange(mrun *r, bool ready, uint32_t opened, uint32_t total, 
         snprintf(r->hosts[k], sizeof r->hosts[k], "%s", all[k].host);
     for (int k = 0; k < r->size; k++)
         if (!all[k].ready) {
-            snprintf(err, errlen, "rank %d of %d (%s) %s: the run is abandoned on every rank", k,
-                     r->size, all[k].host, all[k].why);
+            /* Rank 0 says why; the others only that they stopped. */
+            if (r->rank == 0)
+                snprintf(err, errlen, "rank %d of %d (%s) %s: the run is abandoned on every rank",
+                         k, r->size, all[k].host, all[k].why);
+            else
+                snprintf(err, errlen, "rank %d: stopped before the start (rank %d could not "
+                                      "start; rank 0 says why)",
+                         r->rank, k);
             rc = -ECONNREFUSED;
             goto out;
         }
