@@ -162,12 +162,15 @@ void mpi_set_deadline(pc_mpi *m, uint64_t mono_ns)
     m->deadline = mono_ns;
 }
 
-/* Wait for a started collective, polling every 100 us until the deadline;
- * past it, abort the job (MPI has no collective with a timeout of its own). */
+/* Wait for a started collective, polling until the deadline: every 100 us
+ * for the first 10 ms, then every millisecond (a rank that is done early
+ * must not take CPU from ranks on its host that still run); past the
+ * deadline, abort the job (MPI has no collective with a timeout of its
+ * own). */
 static int wait_for(pc_mpi *m, int rc, MPI_Request *req)
 {
     struct timespec nap = {0, 100000};
-    int done = 0;
+    int done = 0, polls = 0;
 
     if (rc != MPI_SUCCESS)
         return -EPROTO;
@@ -183,6 +186,8 @@ static int wait_for(pc_mpi *m, int rc, MPI_Request *req)
             m->abort_job(m->world, 1);
             return -ETIMEDOUT;
         }
+        if (++polls == 100)
+            nap.tv_nsec = 1000000;
         nanosleep(&nap, NULL);
     }
 }
