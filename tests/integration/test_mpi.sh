@@ -15,6 +15,8 @@ ROOT=()
 [ "$(id -u)" = 0 ] && ROOT=(--allow-run-as-root)
 MPI=(timeout -k 5 90 mpirun --oversubscribe "${ROOT[@]}" -np 3)
 export OMPI_MCA_btl_base_warn_component_unused=0
+# The ranks' own JSON goes to $TMPDIR; a killed job leaves it there: in T_DIR.
+export TMPDIR=$T_DIR
 lines() { grep -c -- "$1" "$LOG"; }
 
 # --- -n and -c split exactly over the ranks; one report -------------------------
