@@ -152,12 +152,15 @@ int main(int argc, char **argv)
         return serve_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "report") == 0)
         return report_main(argc - 1, argv + 1);
-    if (argc > 1 && mpi_launched() && (strcmp(argv[1], "compare") == 0 ||
-                                       strcmp(argv[1], "capacity") == 0 ||
-                                       strcmp(argv[1], "suite") == 0)) {
-        /* Each rank would run a test of its own: refused, not multiplied. */
-        fprintf(stderr, "pacer: pacer %s does not run under mpirun yet: run it on one machine, "
-                        "or each step as a distributed run\n", argv[1]);
+    if (argc > 1 && mpi_launched() && strcmp(argv[1], "compare") == 0)
+        return mpi_workflow_main(compare_main, argc - 1, argv + 1);
+    if (argc > 1 && mpi_launched() && strcmp(argv[1], "suite") == 0)
+        return mpi_workflow_main(suite_main, argc - 1, argv + 1);
+    if (argc > 1 && mpi_launched() && strcmp(argv[1], "capacity") == 0) {
+        /* Its steps depend on its time budget, which the ranks would not
+         * judge alike: refused rather than run N searches. */
+        fprintf(stderr, "pacer: pacer capacity does not run under mpirun yet: run it on one "
+                        "machine, or each rate as a distributed run\n");
         return PC_EXIT_USAGE;
     }
     if (argc > 1 && strcmp(argv[1], "compare") == 0)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/un.h>
 #include <time.h>
@@ -566,7 +567,7 @@ static int agree_start(pc_engine *e, pc_worker **ws, pc_results *res, const sigs
 {
     const pc_config *cfg = e->cfg;
     uint64_t at = cfg->shard.start_at_ns;
-    int rc;
+    int rc, slack;
 
     if (e->start_fn &&
         (rc = e->start_fn(e->start_ud, e->run.opened, cfg->connections,
@@ -577,19 +578,35 @@ static int agree_start(pc_engine *e, pc_worker **ws, pc_results *res, const sigs
     /* The instant on this host's monotonic clock. */
     *start = at >= *wall ? *start + (at - *wall) : *start - (*wall - at);
     *wall = at;
+    /* The last 2 ms are one absolute sleep, without the default 50 us of
+     * timer slack: the ranks of a run wake together. */
+    slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     for (;;) {
         uint64_t now = pc_now_ns(), left = *start > now ? *start - now : 0;
-        struct timespec slice = {0, (long)(left < 20000000 ? left : 20000000)};
+        struct timespec slice = {0, (long)(left < 20000000 ? left - left / 2 : 20000000)};
         int sig;
 
+        if (left && left <= 2000000) {
+            struct timespec until = {(time_t)(*start / 1000000000u),
+                                     (long)(*start % 1000000000u)};
+
+            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
+                ;
+            continue;
+        }
         if (!left) {
             res->start_late_ns = now - *start;
+            if (slack > 0)
+                prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
             return 0;
         }
         sig = sigtimedwait(block, NULL, &slice);
         if (sig == SIGINT || sig == SIGTERM) {
             first_signal(&e->run, res, sig, " while waiting for --start-at");
             *start = pc_now_ns();
+            if (slack > 0)
+                prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
             return 0;
         }
     }

@@ -39,6 +39,7 @@ int mpi_allgather(pc_mpi *m, const void *a, size_t n, void *b) { (void)m; (void)
 int mpi_bcast(pc_mpi *m, void *b, size_t n, int r) { (void)m; (void)b; (void)n; (void)r; return -EPROTO; }
 int mpi_gather(pc_mpi *m, const void *a, size_t n, void *b) { (void)m; (void)a; (void)n; (void)b; return -EPROTO; }
 int mpi_gatherv(pc_mpi *m, const void *a, size_t n, void *b, const size_t *l) { (void)m; (void)a; (void)n; (void)b; (void)l; return -EPROTO; }
+int mpi_allgatherv(pc_mpi *m, const void *a, size_t n, void *b, const size_t *l) { (void)m; (void)a; (void)n; (void)b; (void)l; return -EPROTO; }
 void mpi_end(pc_mpi *m) { (void)m; }
 
 #else
@@ -77,6 +78,8 @@ struct pc_mpi {
                   MPI_Request *);
     int (*gatherv)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype,
                    int, MPI_Comm, MPI_Request *);
+    int (*allgatherv)(const void *, int, MPI_Datatype, void *, const int *, const int *,
+                      MPI_Datatype, MPI_Comm, MPI_Request *);
     int (*test)(MPI_Request *, int *, MPI_Status *);
     int (*abort_job)(MPI_Comm, int);
     int (*finalize)(void);
@@ -118,7 +121,8 @@ int mpi_start(pc_mpi **out, char *err, size_t errlen)
         !sym(m, "MPI_Get_processor_name", &m->processor_name) ||
         !sym(m, "MPI_Ibarrier", &m->barrier) || !sym(m, "MPI_Iallgather", &m->allgather) ||
         !sym(m, "MPI_Ibcast", &m->bcast) || !sym(m, "MPI_Igather", &m->gather) ||
-        !sym(m, "MPI_Igatherv", &m->gatherv) || !sym(m, "MPI_Test", &m->test) ||
+        !sym(m, "MPI_Igatherv", &m->gatherv) || !sym(m, "MPI_Iallgatherv", &m->allgatherv) ||
+        !sym(m, "MPI_Test", &m->test) ||
         !sym(m, "MPI_Abort", &m->abort_job) || !sym(m, "MPI_Finalize", &m->finalize) ||
         !sym(m, "ompi_mpi_comm_world", &world) || !sym(m, "ompi_mpi_byte", &byte)) {
         snprintf(err, errlen, "%s is not the Open MPI pacer was built for (a symbol is missing)",
@@ -247,6 +251,29 @@ int mpi_gatherv(pc_mpi *m, const void *mine, size_t len, void *all, const size_t
 
         rc = wait_for(m, m->gatherv(mine, (int)len, m->byte, all, counts, displs, m->byte, 0,
                                     m->world, &r),
+                      &r);
+    }
+    free(counts);
+    free(displs);
+    return rc;
+}
+
+int mpi_allgatherv(pc_mpi *m, const void *mine, size_t len, void *all, const size_t *lens)
+{
+    int *counts = calloc((size_t)m->size, sizeof *counts);
+    int *displs = calloc((size_t)m->size, sizeof *displs);
+    size_t at = 0;
+    MPI_Request r;
+    int rc = -ENOMEM;
+
+    if (counts && displs) {
+        for (int i = 0; i < m->size; i++) {
+            counts[i] = (int)lens[i];
+            displs[i] = (int)at;
+            at += lens[i];
+        }
+        rc = wait_for(m, m->allgatherv(mine, (int)len, m->byte, all, counts, displs, m->byte,
+                                       m->world, &r),
                       &r);
     }
     free(counts);

@@ -51,6 +51,10 @@ int mpi_gather(pc_mpi *m, const void *mine, size_t len, void *all);
  * other into all on rank 0 */
 int mpi_gatherv(pc_mpi *m, const void *mine, size_t len, void *all, const size_t *lens);
 
+/* every rank's len bytes, lens[i] each (known on every rank), one after
+ * the other into all on every rank */
+int mpi_allgatherv(pc_mpi *m, const void *mine, size_t len, void *all, const size_t *lens);
+
 /* MPI_Finalize and unload; m is freed. */
 void mpi_end(pc_mpi *m);
 

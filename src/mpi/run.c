@@ -615,3 +615,126 @@ out:
     mpi_end(r.m);
     return code;
 }
+
+/* ---- pacer compare and suite under mpirun ---------------------------- */
+
+static int wf_shard(void *ud, pc_config *cfg, char *err, size_t errlen)
+{
+    mrun *r = ud;
+
+    r->cfg = cfg;
+    r->started = false;
+    return shard_apply(cfg, (uint32_t)r->rank, (uint32_t)r->size, err, errlen) < 0 ? -1 : 0;
+}
+
+static void wf_prepared(void *ud, pc_engine *eng)
+{
+    engine_set_start_hook(eng, on_connected, ud);
+}
+
+/* Every rank's results (as JSON, the lossless writer) to every rank, merged
+ * there: each rank then takes the same next step. */
+static int wf_merge(void *ud, const pc_config *cfg, pc_results *res, char *err, size_t errlen)
+{
+    mrun *r = ud;
+    pc_rundesc d;
+    pc_loaded m;
+    char *text = NULL, *all = NULL, name[32];
+    size_t len = 0, total = 0, at = 0, *lens = calloc((size_t)r->size, sizeof *lens);
+    uint64_t mine, *lens64 = calloc((size_t)r->size, sizeof *lens64);
+    FILE *f = open_memstream(&text, &len);
+    const char *stopped_by = res->stopped_by;
+    int sig = res->signal, rc = -1;
+
+    memset(&m, 0, sizeof m);
+    rundesc_of(&d, cfg);
+    if (!lens || !lens64 || !f || report_json(f, &d, res, NULL) < 0 || fclose(f) != 0) {
+        f = NULL;
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    f = NULL;
+    mine = len;
+    mpi_set_deadline(r->m, pc_now_ns() + cfg->timeout_ns + SLACK_NS);
+    if (mpi_allgather(r->m, &mine, sizeof mine, lens64) < 0)
+        goto mpi_failed;
+    for (int k = 0; k < r->size; k++)
+        total += (lens[k] = (size_t)lens64[k]);
+    if (!(all = malloc(total + 1)) || mpi_allgatherv(r->m, text, len, all, lens) < 0)
+        goto mpi_failed;
+    for (int k = 0; k < r->size; k++) {
+        pc_loaded one;
+
+        snprintf(name, sizeof name, "rank %d", k);
+        if (k == 0 ? merge_load_text(name, all, lens[0], &m, err, errlen) < 0
+                   : merge_load_text(name, all + at, lens[k], &one, err, errlen) < 0 ||
+                         merge_add(&m, &one, err, errlen) < 0) {
+            if (k)
+                merge_free(&one);
+            goto out;
+        }
+        if (k)
+            merge_free(&one);
+        at += lens[k];
+    }
+    results_free(res);
+    *res = m.res;
+    memset(&m.res, 0, sizeof m.res);
+    res->stopped_by = stopped_by;
+    res->signal = sig;
+    rc = 0;
+    goto out;
+mpi_failed:
+    snprintf(err, errlen, "MPI: cannot exchange the ranks' results");
+out:
+    if (f)
+        fclose(f);
+    merge_free(&m);
+    free(text);
+    free(all);
+    free(lens);
+    free(lens64);
+    return rc;
+}
+
+static void wf_ended(void *ud)
+{
+    mrun *r = ud;
+
+    if (!r->started)
+        fail_before_start(r, "(failed before the start: see its error above)");
+    r->started = false;
+}
+
+int mpi_workflow_main(int (*fn)(int argc, char **argv), int argc, char **argv)
+{
+    mrun r = {.rank = 0};
+    wf_dist d = {.ud = &r, .shard = wf_shard, .prepared = wf_prepared, .merge = wf_merge,
+                 .ended = wf_ended};
+    char err[512];
+    int code;
+
+    if (mpi_start(&r.m, err, sizeof err) < 0) {
+        fprintf(stderr, "pacer: %s\n", err);
+        return PC_EXIT_USAGE;
+    }
+    r.rank = mpi_rank(r.m);
+    r.size = mpi_size(r.m);
+    r.hosts = calloc((size_t)r.size, sizeof *r.hosts);
+    r.clock_us = calloc((size_t)r.size, sizeof *r.clock_us);
+    if (!r.hosts || !r.clock_us || (r.rank != 0 && !freopen("/dev/null", "w", stdout))) {
+        fprintf(stderr, "pacer: rank %d: out of memory\n", r.rank);
+        code = PC_EXIT_RUNTIME;
+    } else {
+        wf_set_dist(&d);
+        code = fn(argc, argv);
+        wf_set_dist(NULL);
+    }
+    free(r.hosts);
+    free(r.clock_us);
+    mpi_end(r.m);
+    /* Rank 0 decides the verdict; the others report only their own failures. */
+    if (r.rank != 0 && (code == PC_EXIT_SLO || code == PC_EXIT_NO_RESPONSE))
+        code = PC_EXIT_OK;
+    return code;
+}

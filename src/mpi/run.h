@@ -16,4 +16,11 @@
  * rank 0 names it. Returns 2 when MPI cannot be used (built without it). */
 int mpi_run_main(pc_config *cfg);
 
+/* A workflow (compare_main, suite_main) under mpirun: each of its runs is
+ * one distributed run (every rank its share, started together), and every
+ * rank gets the merged results, so that every rank takes the same next
+ * step; only rank 0's standard output is kept. Returns fn's exit code
+ * (rank 0: the workflow's). */
+int mpi_workflow_main(int (*fn)(int argc, char **argv), int argc, char **argv);
+
 #endif

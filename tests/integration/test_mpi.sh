@@ -125,13 +125,29 @@ p99=$(pct "$R" 1 99.000)
 ok mpi_stall_p99 "corrected p99 = ${p99:-?} ms (960 expected), $(grep -c '^  Outcomes:' "$R") report(s)" \
     "[ \$(grep -c '^  Outcomes:' '$R') -eq 1 ] && fcmp '${p99:-0}' '>=' 864 && fcmp '${p99:-0}' '<=' 1056"
 
+# --- pacer compare and suite: each run is one distributed run --------------------
+: >"$LOG"
+"${MPI[@]}" "$PACER" compare -t1 -c6 -n 600 --rounds 2 "${U}?cmp-a" "${U}?cmp-b" >"$R" 2>&1; rc=$?
+sleep 0.3
+ok mpi_compare "rc $rc, a $(lines 'cmp-a ') b $(lines 'cmp-b '): $(grep -E '^Requests ' "$R")" \
+    "[ $rc -eq 0 ] && [ \$(lines 'cmp-a ') -eq 1200 ] && [ \$(lines 'cmp-b ') -eq 1200 ] &&
+     [ \$(grep -cE '^Requests +1200 +1200 \\(1\\.00x\\)\$' '$R') -eq 1 ]"
+printf 'target a %s\ntarget b %s\nprofile n -t1 -c6 -n 300\nprofile r -t1 -c6 -R600 -d1s\n' \
+    "${U}?suite-a" "${U}?suite-b" >"$T_DIR/suite.txt"
+: >"$LOG"
+"${MPI[@]}" "$PACER" suite "$T_DIR/suite.txt" >"$R" 2>&1; rc=$?
+sleep 0.3
+ok mpi_suite "rc $rc, a $(lines 'suite-a ') b $(lines 'suite-b '): $(grep -E '^(a|b) ' "$R" | tr '\n' ' ')" \
+    "[ $rc -eq 0 ] && [ \$(lines 'suite-a ') -eq 900 ] && [ \$(lines 'suite-b ') -eq 900 ] &&
+     [ \$(grep -cE '^(a|b) +r +1\\.00s +600\\.00 ' '$R') -eq 2 ] && [ \$(grep -c '^target  profile' '$R') -eq 1 ]"
+
 # --- what is refused -----------------------------------------------------------------
 PACER_LIBMPI=/nonexistent/libmpi.so "${MPI[@]}" "$PACER" -n 10 "$U" >"$R" 2>&1; rc=$?
 ok mpi_cannot_load "rc $rc: $(grep pacer: "$R" | head -2)" "[ $rc -eq 2 ] && grep -q 'Open MPI cannot be loaded' '$R'"
 "${MPI[@]}" "$PACER" --shard 0/3 -n 30 "$U" >"$R" 2>&1; rc=$?
 ok mpi_shard_refused "rc $rc: $(grep pacer: "$R" | head -2)" "[ $rc -ne 0 ] && grep -q \"mpirun's to give\" '$R'"
-"${MPI[@]}" "$PACER" compare -d1s "$U" "$U" >"$R" 2>&1; rc=$?
-ok mpi_compare_refused "rc $rc: $(grep pacer: "$R" | head -2)" "[ $rc -eq 2 ] && grep -q 'does not run under mpirun' '$R'"
+"${MPI[@]}" "$PACER" capacity --slo 'p99<=1s' -d1s "$U" >"$R" 2>&1; rc=$?
+ok mpi_capacity_refused "rc $rc: $(grep pacer: "$R" | head -2)" "[ $rc -eq 2 ] && grep -q 'does not run under mpirun' '$R'"
 "$PACER" --per-rank -n 10 "$U" >"$R" 2>&1; rc=$?
 ok per_rank_needs_mpirun "rc $rc: $(cat "$R")" "[ $rc -eq 2 ] && grep -q 'started by mpirun' '$R'"
 
