@@ -37,6 +37,15 @@ SANFLAGS :=
 OPT     := -O2
 endif
 
+# MPI (docs/distributed.md): with Open MPI's headers (libopenmpi-dev) pacer
+# runs under mpirun, loading libmpi at run time only then (dlopen: a plain
+# run never loads it); MPI=0 builds without. Only src/mpi/glue.c sees them.
+MPI     ?= $(shell pkg-config --exists ompi-c 2>/dev/null && echo 1 || echo 0)
+ifeq ($(MPI),1)
+MPI_SONAME := $(shell objdump -p "$$(pkg-config --variable=libdir ompi-c)/libmpi.so" 2>/dev/null | awk '/SONAME/ {print $$2}')
+MPI_CFLAGS := -DPACER_MPI=1 $(if $(MPI_SONAME),-DPACER_LIBMPI='"$(MPI_SONAME)"') $(shell pkg-config --cflags ompi-c)
+endif
+
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lssl -lcrypto -lz -lnghttp2 -lluajit-5.1 -ljansson)
 
@@ -79,6 +88,14 @@ $(BUILD)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(FINAL_CFLAGS) -c -o $@ $<
 
+# Only the MPI glue sees Open MPI's headers; it is rebuilt when MPI= changes.
+$(BUILD)/obj/mpi/glue.o: FINAL_CFLAGS += $(MPI_CFLAGS)
+$(BUILD)/obj/mpi/glue.o: $(BUILD)/mpi-flags
+$(BUILD)/mpi-flags: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(MPI_CFLAGS)' | cmp -s - $@ || echo '$(MPI_CFLAGS)' >$@
+FORCE:
+
 # Static pattern rules: the generated sources are named, so make keeps them.
 $(EMBED_C): $(BUILD)/gen/%.c: src/% scripts/embed.sh
 	@mkdir -p $(dir $@)
@@ -117,6 +134,7 @@ demo: deps-build
 # The docs the man page and each other point to (docs/NAME, which the
 # installed man page calls $(DOCDIR)/NAME).
 DOCS := docs/pacer.md docs/output.md docs/reading-the-report.md docs/methodology.md docs/scripting.md \
+        docs/distributed.md \
         docs/pacer-result.schema.json docs/pacer-workflow.schema.json
 
 install: pacer
@@ -167,7 +185,8 @@ clean:
 ci:
 	@tests/ci.sh
 
-.PHONY: all deps deps-build unit tools test demo install uninstall install-personas \
+# FORCE: always considered changed (the MPI flags file compares itself).
+.PHONY: FORCE all deps deps-build unit tools test demo install uninstall install-personas \
         uninstall-personas clean ci
 
 # Fuzz targets (clang libFuzzer): make fuzz, make fuzz-smoke [FUZZ_SECONDS=20]

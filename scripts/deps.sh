@@ -19,9 +19,11 @@ list() { sed 's/#.*//' | tr -s ' \n' '  '; }
 build_pkgs=$(list <<'EOF'
 gcc make pkg-config libc6-dev
 libssl-dev zlib1g-dev libnghttp2-dev libluajit-5.1-dev libjansson-dev
+libopenmpi-dev        # mpi.h: pacer under mpirun (libmpi is loaded only then)
 EOF
 )
 test_pkgs=$(list <<'EOF'
+openmpi-bin           # mpirun (test_mpi.sh)
 nginx-light           # nginx: the HTTP/1.1, TLS and h2 target (lib.sh start_nginx)
 h2o                   # a second HTTP/2 server (test_h2o.sh)
 curl                  # test_serve.sh, test_h1fault_selftest.sh, test_requests.sh

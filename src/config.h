@@ -139,6 +139,21 @@ typedef struct pc_workflow_opts {
     uint64_t pause_ns;     /* --pause between steps, default 1s */
 } pc_workflow_opts;
 
+/* One share of a run spread over several processes or hosts (--shard,
+ * --start-at, or mpirun; src/dist/shard.h does the arithmetic). Once a
+ * config is sharded, connections, requests and rate are this shard's
+ * share; the whole run's are kept here. */
+typedef struct pc_shard_opts {
+    uint32_t index;           /* I of --shard I/N, 0-based */
+    uint32_t count;           /* N; 0: not sharded (one process is the whole run) */
+    uint32_t total_connections; /* -c of the whole run */
+    uint64_t total_requests;  /* -n of the whole run (0: by duration) */
+    double total_rate;        /* -R of the whole run (0: closed loop) */
+    bool per_rank;            /* --per-rank (mpirun): each rank's line and files too */
+    uint64_t start_at_ns;     /* --start-at: the schedule's zero, wall clock (ns since the
+                                 epoch); 0: when the connections are open */
+} pc_shard_opts;
+
 /* Everything a command line asks for: the run (the engine and the script
  * read these), the files it writes (out), the workflow's own options (wf).
  * The reports read a pc_rundesc made from it (report/rundesc.h). */
@@ -204,6 +219,7 @@ typedef struct pc_config {
     int mode;              /* PC_MODE_*: which command line this is */
     pc_output_opts out;    /* --hlog, --hgrm, --json, --csv, --html, -g, -e */
     pc_workflow_opts wf;   /* compare and capacity */
+    pc_shard_opts shard;   /* --shard, --start-at, mpirun */
 } pc_config;
 
 #endif

@@ -13,6 +13,8 @@
 #include "cli/cli.h"
 #include "cli/persona.h"
 #include "engine/engine.h"
+#include "mpi/glue.h"
+#include "mpi/run.h"
 #include "report/outputs.h"
 #include "report/report.h"
 #include "report/slo.h"
@@ -109,6 +111,17 @@ static int run_load(const cli_persona *p, int argc, char **argv)
         cli_free(&cfg);
         return PC_EXIT_USAGE;
     }
+    if (mpi_launched() && cfg.mode == PC_MODE_RUN) {
+        /* mpirun: this process is one rank's share of one run. */
+        code = mpi_run_main(&cfg);
+        cli_free(&cfg);
+        return code;
+    }
+    if (cfg.shard.per_rank) {
+        fprintf(stderr, "pacer: --per-rank is for a run started by mpirun (docs/distributed.md)\n");
+        cli_free(&cfg);
+        return PC_EXIT_USAGE;
+    }
     /* With --json - (or another file to stdout), the text goes to stderr. */
     l.text = cli_text_stream(&cfg);
     rundesc_of(&l.run, &cfg);
@@ -139,6 +152,17 @@ int main(int argc, char **argv)
         return serve_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "report") == 0)
         return report_main(argc - 1, argv + 1);
+    if (argc > 1 && mpi_launched() && strcmp(argv[1], "compare") == 0)
+        return mpi_workflow_main(compare_main, argc - 1, argv + 1);
+    if (argc > 1 && mpi_launched() && strcmp(argv[1], "suite") == 0)
+        return mpi_workflow_main(suite_main, argc - 1, argv + 1);
+    if (argc > 1 && mpi_launched() && strcmp(argv[1], "capacity") == 0) {
+        /* Its steps depend on its time budget, which the ranks would not
+         * judge alike: refused rather than run N searches. */
+        fprintf(stderr, "pacer: pacer capacity does not run under mpirun yet: run it on one "
+                        "machine, or each rate as a distributed run\n");
+        return PC_EXIT_USAGE;
+    }
     if (argc > 1 && strcmp(argv[1], "compare") == 0)
         return compare_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "capacity") == 0)

@@ -19,7 +19,8 @@ _pacer_run_long="--connections --duration --threads --rate --latency --u_latency
 --script --requests --no-keepalive --keepalive --method --body --body-file
 --content-type --cookie --basic-auth --head --host --connect-to --urls --mix
 --strict-length --gnuplot --percentiles-csv --unix --verify --cacert --hlog --hgrm
---json --csv --html --interval --progress --quiet --no-progress --slo --version --help"
+--json --csv --html --interval --progress --quiet --no-progress --slo --shard --start-at
+--per-rank --version --help"
 _pacer_run_short="-c -d -t -R -L -U -B -H -m -s -n -k -X -p -T -C -A -i -g -e -v -h"
 _pacer_compare_long="--rounds"
 _pacer_capacity_long="--start-rate --max-rate --max-time --precision --pause"
@@ -112,6 +113,7 @@ _pacer_value() {
         *:--connection-window-bits | *:-n | *:--requests | *:--body | *:-T | \
         *:--content-type | *:-C | *:--cookie | *:-A | *:--basic-auth | *:--host | \
         *:--connect-to | *:--interval | *:--slo | *:--rounds | *:--start-rate | \
+        *:--shard | *:--start-at | \
         *:--max-rate | *:--max-time | *:--precision | *:--pause | *:--from | *:--to)
         COMPREPLY=() ;;
     *) return 1 ;;

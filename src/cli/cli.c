@@ -10,12 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli_int.h"
 #include "cli/persona.h"
 #include "cli/url.h"
 #include "cli/urls.h"
+#include "dist/shard.h"
 #include "report/slo.h"
 
 /* The result files, with the flag that names each. */
@@ -181,6 +183,28 @@ static int check_slo(const pc_config *cfg, FILE *err)
     return 0;
 }
 
+/* --shard and --start-at, once every option is known: the share is taken
+ * (shard_apply), and a start instant already past is refused. */
+static int check_shard(pc_config *cfg, FILE *err)
+{
+    char why[256];
+    struct timespec now;
+
+    if ((cfg->shard.count || cfg->shard.start_at_ns) && cfg->mode != PC_MODE_RUN)
+        return cli_bad(err, "--shard and --start-at are for a single run, not pacer compare or "
+                            "capacity (yet)");
+    if (cfg->shard.count &&
+        shard_apply(cfg, cfg->shard.index, cfg->shard.count, why, sizeof why) < 0)
+        return cli_bad(err, "%s", why);
+    clock_gettime(CLOCK_REALTIME, &now);
+    if (cfg->shard.start_at_ns &&
+        shard_check_start(cfg->shard.start_at_ns,
+                          (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec,
+                          cfg->connect_timeout_ns, why, sizeof why) < 0)
+        return cli_bad(err, "%s", why);
+    return 0;
+}
+
 /* pacer's own command line, as a persona without defaults or finish. */
 static const cli_persona native = {"pacer", &cli_pacer_table, NULL, NULL, NULL};
 
@@ -340,6 +364,8 @@ int cli_parse_as(const cli_persona *p, int mode, int argc, char **argv, pc_confi
         return cli_bad(err, "--pipeline is HTTP/1.1 pipelining; HTTP/2 multiplexes instead: use "
                         "-m N (streams per connection)");
     if ((rc = check_slo(cfg, err)) < 0)
+        return rc;
+    if ((rc = check_shard(cfg, err)) < 0)
         return rc;
     if (cfg->batch_latency && cfg->pipeline < 2)
         fprintf(err, "pacer: note: -B/--batch_latency has no effect without --pipeline N > 1\n");

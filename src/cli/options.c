@@ -129,6 +129,15 @@ static const cli_opt pacer_opts[] = {
      .help = "Stop when the bracket is within P (default 5%)"},
     {"pause", 0, "T", DUR(wf.pause_ns, 0), CAPACITY_ONLY,
      .help = "Idle time between steps (default 1s)"},
+    {"shard", 0, "I/N", FN(take_shard),
+     .help = "Run share I of N (I from 0): -c, -n and -R split so the\n"
+             "N processes add up to the run as given (docs/distributed.md)"},
+    {"start-at", 0, "TIME", FN(take_start_at),
+     .help = "Start the schedule at TIME (epoch seconds or ISO 8601);\n"
+             "connections open before it"},
+    {"per-rank", 0, NULL, ON(shard.per_rank),
+     .help = "Under mpirun: after the merged report, a line per rank,\n"
+             "and each rank's files beside the merged ones (run.rank-1.json)"},
     {"version", 'v', NULL, FN(take_version),
      .help = "Print version details"},
     {"help", 'h', NULL, FN(take_help),

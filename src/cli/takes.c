@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/urls.h"
+#include "dist/shard.h"
 #include "report/slo.h"
 #include "stats/hdr_codec.h"
 #include "util/units.h"
@@ -419,6 +420,28 @@ int take_connect_to(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err
     cfg->connect_to = arg;
     if (!colon || colon == arg || *end || port < 1 || port > 65535)
         return cli_bad(err, "invalid --connect-to '%s': expected HOST:PORT", arg);
+    return 0;
+}
+
+/* --shard I/N: stored here, applied (shard_apply) once the options are final. */
+int take_shard(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    char why[256];
+
+    (void)o;
+    if (shard_parse(arg, &cfg->shard.index, &cfg->shard.count, why, sizeof why) < 0)
+        return cli_bad(err, "%s", why);
+    return 0;
+}
+
+/* --start-at TIME: checked against the clock once --connect-timeout is known. */
+int take_start_at(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)o;
+    if (shard_parse_time(arg, &cfg->shard.start_at_ns) < 0 || !cfg->shard.start_at_ns)
+        return cli_bad(err, "invalid --start-at '%s' (seconds since the epoch, e.g. 1764590400.5, "
+                            "or ISO 8601, e.g. 2026-12-01T12:00:00Z)",
+                       arg);
     return 0;
 }
 

@@ -54,6 +54,16 @@ void engine_set_source(pc_engine *e, const struct pc_reqsource *src);
 #define ENGINE_MAX_SINKS 4
 int engine_add_interval_sink(pc_engine *e, uint64_t interval_ns, pc_interval_fn fn, void *ud);
 
+/* Called on the main thread once every worker has opened its connections
+ * (or given up on them): opened of total are open. Returns 0 with
+ * *start_wall_ns set to the wall-clock instant (ns since the epoch) the
+ * schedule starts at (0: now), or a negative errno with a reason in err:
+ * the run is abandoned before anything is sent, and engine_run fails with
+ * that reason. How several processes agree on one start (src/mpi/). */
+typedef int (*pc_start_fn)(void *ud, uint32_t opened, uint32_t total, const char *why,
+                           uint64_t *start_wall_ns, char *err, size_t errlen);
+void engine_set_start_hook(pc_engine *e, pc_start_fn fn, void *ud);
+
 void engine_free(pc_engine *e);
 
 #endif

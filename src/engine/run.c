@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/un.h>
 #include <time.h>
@@ -38,7 +39,15 @@ struct pc_engine {
     int nsinks;
     const pc_reqsource *source; /* NULL: the templates */
     uint64_t long_ns; /* the longer sink period (run.interval_ns is the shorter) */
+    pc_start_fn start_fn; /* NULL: start when connected (or at --start-at) */
+    void *start_ud;
 };
+
+void engine_set_start_hook(pc_engine *e, pc_start_fn fn, void *ud)
+{
+    e->start_fn = fn;
+    e->start_ud = ud;
+}
 
 void engine_set_source(pc_engine *e, const pc_reqsource *src)
 {
@@ -538,6 +547,71 @@ static void supervise(pc_run *run, uint32_t threads, pc_results *res, collector 
     }
 }
 
+/* The first connection error's cause, over the workers (NULL: none). */
+static const char *connect_why(pc_worker **ws, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (ws[i] && worker_stats(ws[i])->why[PC_ERR_CONNECT][0])
+            return worker_stats(ws[i])->why[PC_ERR_CONNECT];
+    return NULL;
+}
+
+/* Everyone is connected: when does the schedule start? Now, at --start-at,
+ * or when the start hook (several processes agreeing) says. A start in the
+ * future is waited for here, 20 ms at a time so that a signal still stops
+ * the run; *start and *wall are then that instant (monotonic, wall clock),
+ * so the schedule's zero is exactly it. One already past stays the zero:
+ * the requests due since then are late, and their latency says so. */
+static int agree_start(pc_engine *e, pc_worker **ws, pc_results *res, const sigset_t *block, uint64_t *start,
+                       uint64_t *wall, char *err, size_t errlen)
+{
+    const pc_config *cfg = e->cfg;
+    uint64_t at = cfg->shard.start_at_ns;
+    int rc, slack;
+
+    if (e->start_fn &&
+        (rc = e->start_fn(e->start_ud, e->run.opened, cfg->connections,
+                          connect_why(ws, cfg->threads), &at, err, errlen)) < 0)
+        return rc;
+    if (!at)
+        return 0;
+    /* The instant on this host's monotonic clock. */
+    *start = at >= *wall ? *start + (at - *wall) : *start - (*wall - at);
+    *wall = at;
+    /* The last 2 ms are one absolute sleep, without the default 50 us of
+     * timer slack: the ranks of a run wake together. */
+    slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    for (;;) {
+        uint64_t now = pc_now_ns(), left = *start > now ? *start - now : 0;
+        struct timespec slice = {0, (long)(left < 20000000 ? left - left / 2 : 20000000)};
+        int sig;
+
+        if (left && left <= 2000000) {
+            struct timespec until = {(time_t)(*start / 1000000000u),
+                                     (long)(*start % 1000000000u)};
+
+            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
+                ;
+            continue;
+        }
+        if (!left) {
+            res->start_late_ns = now - *start;
+            if (slack > 0)
+                prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
+            return 0;
+        }
+        sig = sigtimedwait(block, NULL, &slice);
+        if (sig == SIGINT || sig == SIGTERM) {
+            first_signal(&e->run, res, sig, " while waiting for --start-at");
+            *start = pc_now_ns();
+            if (slack > 0)
+                prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
+            return 0;
+        }
+    }
+}
+
 int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
 {
     const pc_config *cfg = e->cfg;
@@ -547,7 +621,7 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
     pthread_t *tids = calloc(cfg->threads, sizeof *tids);
     sigset_t block, old;
     uint32_t started = 0;
-    uint64_t stopped = 0, start;
+    uint64_t stopped = 0, start, start_wall;
     bool script_stop = false;
     collector co = {.sinks = e->sinks, .nsinks = e->nsinks, .short_ns = run->interval_ns,
                     .long_ns = e->long_ns, .ws = ws, .nworkers = cfg->threads, .res = res,
@@ -640,11 +714,20 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
         if (!res->signal && ((sig = sigtimedwait(&block, NULL, &zero)) == SIGINT || sig == SIGTERM))
             first_signal(run, res, sig, " while connecting");
     }
+    pthread_mutex_unlock(&run->lock);
     start = pc_now_ns();
     clock_gettime(CLOCK_REALTIME, &wall);
+    start_wall = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
+    if (rc == 0 && !res->signal)
+        rc = agree_start(e, ws, res, &block, &start, &start_wall, err, errlen);
+    if (rc < 0) {
+        /* Abandoned before the start (the hook said so): nothing is sent. */
+        atomic_store(&run->stop_ns, start);
+        atomic_store(&run->abort_now, 1);
+    }
+    pthread_mutex_lock(&run->lock);
     res->start_mono_ns = start + cfg->warmup_ns;
-    res->start_wall_ns = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec +
-                         cfg->warmup_ns;
+    res->start_wall_ns = start_wall + cfg->warmup_ns;
     run->start_ns = start;
     pthread_cond_broadcast(&run->cond);
     pthread_mutex_unlock(&run->lock);

@@ -23,6 +23,7 @@
  * inside a protocol library's callback.
  */
 #include "engine/worker_int.h"
+#include "dist/shard.h"
 
 /* ---- reading --------------------------------------------------------- */
 
@@ -512,6 +513,7 @@ void *worker_main(void *arg)
 
     pthread_mutex_lock(&run->lock);
     run->ready++;
+    run->opened += (uint32_t)w->st.connects;
     pthread_cond_broadcast(&run->cond);
     while (run->start_ns == 0)
         pthread_cond_wait(&run->cond, &run->lock);
@@ -528,7 +530,10 @@ void *worker_main(void *arg)
         w->iv_end = w->measure_start + run->interval_ns;
     }
     if (w->open_loop) {
-        sched_init(&w->sc, start, cfg->rate, cfg->threads, w->index);
+        /* One schedule over every worker of the run (all shards):
+         * this one sends its requests n = g + k*G (dist/shard.h). */
+        sched_init(&w->sc, start, shard_total_rate(cfg), shard_workers(cfg),
+                   shard_worker(cfg, w->index));
         w->k_end = sched_count_before(&w->sc, w->end);
         w->k_meas = sched_count_before(&w->sc, w->measure_start);
         if (w->quota && w->k_end > w->quota)
@@ -603,6 +608,11 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
     w->rng = 0x9e3779b97f4a7c15ull * (index + 1);
     if (cfg->requests)
         w->quota = cfg->requests / cfg->threads + (index < cfg->requests % cfg->threads);
+    /* --urls round robin: one sequence over the whole run (every thread of
+     * every shard), each worker starting where its share of it begins. */
+    w->rr = cfg->requests ? shard_first(shard_total_requests(cfg), shard_workers(cfg),
+                                        shard_worker(cfg, index))
+                          : shard_worker(cfg, index);
     w->tick_ns = min_u64(TICK_MAX_NS, cfg->timeout_ns / 10);
     if (w->tick_ns < 1000000)
         w->tick_ns = 1000000;

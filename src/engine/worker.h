@@ -66,6 +66,7 @@ typedef struct pc_run {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     uint32_t ready;
+    uint32_t opened;   /* connections open when their workers were ready */
     uint64_t start_ns; /* 0 until published */
 
     _Atomic uint64_t stop_ns;  /* stop dispatching at this time (SIGINT) */

@@ -119,6 +119,15 @@ static void w_config(json_w *w, const pc_rundesc *cfg)
     json_w_kuint(w, "pipeline", cfg->pipeline);
     json_w_kbool(w, "batch_latency", cfg->batch_latency);
     json_w_kdouble(w, "interval_s", (double)cfg->interval_ns / 1e9);
+    json_w_key(w, "shard");
+    if (cfg->shard_count) {
+        json_w_obj_begin(w);
+        json_w_kuint(w, "index", cfg->shard_index);
+        json_w_kuint(w, "count", cfg->shard_count);
+        json_w_obj_end(w);
+    } else {
+        json_w_null(w);
+    }
     if (cfg->nsources) {
         json_w_key(w, "sources");
         json_w_arr_begin(w);
@@ -143,6 +152,31 @@ static void w_config(json_w *w, const pc_rundesc *cfg)
         json_w_str(w, line);
     }
     json_w_arr_end(w);
+    json_w_obj_end(w);
+}
+
+/* An MPI run: the ranks, their hosts, how far apart they started. */
+static void w_dist(json_w *w, const pc_dist_desc *d)
+{
+    json_w_key(w, "distributed");
+    json_w_obj_begin(w);
+    json_w_kuint(w, "ranks", d->ranks);
+    json_w_key(w, "hosts");
+    json_w_arr_begin(w);
+    for (uint32_t i = 0; i < d->ranks; i++)
+        json_w_str(w, d->hosts[i]);
+    json_w_arr_end(w);
+    json_w_key(w, "start_late_us");
+    json_w_arr_begin(w);
+    for (uint32_t i = 0; i < d->ranks; i++)
+        json_w_double(w, d->late_us[i]);
+    json_w_arr_end(w);
+    json_w_key(w, "clock_offset_us");
+    json_w_arr_begin(w);
+    for (uint32_t i = 0; i < d->ranks; i++)
+        json_w_double(w, d->clock_us[i]);
+    json_w_arr_end(w);
+    json_w_kdouble(w, "start_skew_us", d->start_skew_us);
     json_w_obj_end(w);
 }
 
@@ -317,6 +351,9 @@ void report_json_obj(json_w *wp, const pc_rundesc *cfg, const pc_results *res, c
     json_w_kdouble(wp, "start_epoch_s", start);
     json_w_kdouble(wp, "duration_s", secs);
     json_w_kstr(wp, "stopped_by", res->stopped_by);
+    json_w_kdouble(wp, "start_late_us", (double)res->start_late_ns / 1e3);
+    if (cfg->dist)
+        w_dist(wp, cfg->dist);
 
     json_w_key(wp, "requests");
     json_w_obj_begin(wp);

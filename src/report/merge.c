@@ -299,6 +299,7 @@ static int load_json(const char *path, const json_val *root, pc_loaded *l, char 
 
     l->res.start_wall_ns = (uint64_t)(jd(root, "start_epoch_s") * 1e9);
     l->res.duration_ns = (uint64_t)(jd(root, "duration_s") * 1e9);
+    l->res.start_late_ns = (uint64_t)(jd(root, "start_late_us") * 1e3);
     l->res.warmup_outcomes = ju(root, "requests.warmup_discarded");
     /* The plain counters and histograms (stats.h's table), then the
      * fields the document has in forms of their own. */
@@ -489,6 +490,23 @@ int merge_load(const char *path, pc_loaded *l, char *err, size_t errlen)
         return rc;
     }
     return load_hlog(path, l, err, errlen);
+}
+
+int merge_load_text(const char *name, const char *text, size_t len, pc_loaded *l, char *err,
+                    size_t errlen)
+{
+    json_val *root = NULL;
+    char jerr[256];
+    int rc;
+
+    if (loaded_init(l) < 0)
+        return fail(err, errlen, -ENOMEM, "out of memory%s%s", "", "");
+    rc = json_parse(text, len, &root, jerr, sizeof jerr);
+    if (rc < 0)
+        return fail(err, errlen, rc, "%s: %s", name, jerr);
+    rc = load_json(name, root, l, err, errlen);
+    json_free(root);
+    return rc;
 }
 
 /* ---- merging --------------------------------------------------------- */

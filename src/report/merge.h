@@ -31,6 +31,11 @@ typedef struct pc_loaded {
  * 0, or a negative errno with a one-line reason in err. */
 int merge_load(const char *path, pc_loaded *out, char *err, size_t errlen);
 
+/* The same for a JSON result held in memory (an MPI rank's, sent to rank
+ * 0); name (which must outlive *out) stands for the file in messages. */
+int merge_load_text(const char *name, const char *text, size_t len, pc_loaded *out, char *err,
+                    size_t errlen);
+
 /* Whether a and b ran the same test: the same requests (URLs, methods,
  * bodies) over the same protocol (files that do not say are not compared).
  * 0, or -EINVAL with one line naming both files and what differs. */

@@ -23,6 +23,8 @@ void rundesc_of(pc_rundesc *d, const pc_config *cfg)
     d->duration_set = cfg->duration_set;
     d->requests = cfg->requests;
     d->rate = cfg->rate;
+    d->shard_index = cfg->shard.index;
+    d->shard_count = cfg->shard.count;
     d->warmup_ns = cfg->warmup_ns;
     d->timeout_ns = cfg->timeout_ns;
     d->connect_timeout_ns = cfg->connect_timeout_ns;

@@ -23,6 +23,17 @@
 
 struct pc_slo;
 
+/* A run spread over MPI ranks, as rank 0 merged it (src/mpi/): what the
+ * JSON's "distributed" says. Arrays have ranks entries. */
+typedef struct pc_dist_desc {
+    uint32_t ranks;
+    const char *const *hosts;  /* each rank's host name */
+    const double *late_us;     /* how late each rank started, on its own clock */
+    const double *clock_us;    /* each rank's wall clock minus rank 0's (estimated from a
+                                  round trip; the error is within half of it) */
+    double start_skew_us;      /* max - min over the ranks of late_us + clock_us */
+} pc_dist_desc;
+
 typedef struct pc_rundesc {
     /* What was run */
     const char *cmdline;     /* as typed; NULL for `pacer report` (it names the sources) */
@@ -60,6 +71,9 @@ typedef struct pc_rundesc {
     bool peer_follows_redirects; /* hey without -disable-redirects: say when 3xx came back */
     bool hdr_layout;         /* wrk2's latency block even without -R (`pacer report`) */
     const struct pc_slo *slo; /* --slo; NULL: none */
+    uint32_t shard_index;    /* --shard I/N (count 0: not a shard) */
+    uint32_t shard_count;
+    const pc_dist_desc *dist; /* an MPI run's merged report; NULL: none */
     /* `pacer report`: the files merged and the command lines recorded in them */
     const char *const *sources;
     size_t nsources;

@@ -23,6 +23,8 @@ typedef struct pc_results {
                                  "script" (thread:stop()), "SIGINT", "SIGTERM" (static) */
     uint64_t start_mono_ns;   /* monotonic time the measured period began */
     uint64_t start_wall_ns;   /* the same moment, wall clock (ns since the epoch) */
+    uint64_t start_late_ns;   /* --start-at (or an agreed start): how late this process
+                                 woke for it, on its own clock */
     uint32_t intervals;       /* intervals delivered to the sink */
     /* Never-sent requests by the index of the interval they were due in
      * (heap, never_sent_n entries; NULL: none, or no intervals). They are

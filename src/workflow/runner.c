@@ -61,15 +61,32 @@ int wf_pause(uint64_t ns)
     return sig == SIGINT || sig == SIGTERM ? sig : 0;
 }
 
+static const wf_dist *dist;
+
+void wf_set_dist(const wf_dist *d)
+{
+    dist = d;
+}
+
 int wf_run_seq(const pc_config *cfg, const wf_steps *st, pc_results *res)
 {
     pc_engine *eng = NULL;
     pc_script *script = NULL;
     pc_progress *prog = NULL;
+    pc_config share;
     char err[512] = "";
     int code = PC_EXIT_OK;
 
     memset(res, 0, sizeof *res);
+    if (dist) {
+        share = *cfg;
+        cfg = &share;
+        if (dist->shard(dist->ud, &share, err, sizeof err) < 0) {
+            fprintf(stderr, "pacer: %s\n", err);
+            code = PC_EXIT_USAGE;
+            goto out;
+        }
+    }
     if (engine_prepare(cfg, &eng, err, sizeof err) < 0 ||
         (st->prepared && st->prepared(st->ud, eng, res, err, sizeof err) < 0)) {
         fprintf(stderr, "pacer: %s\n", err[0] ? err : "out of memory");
@@ -84,6 +101,8 @@ int wf_run_seq(const pc_config *cfg, const wf_steps *st, pc_results *res)
         }
         engine_set_source(eng, script_source(script));
     }
+    if (dist)
+        dist->prepared(dist->ud, eng);
     /* The header (starting) is out before the live view is drawn below it. */
     if (st->starting)
         st->starting(st->ud);
@@ -98,6 +117,11 @@ int wf_run_seq(const pc_config *cfg, const wf_steps *st, pc_results *res)
     progress_end(prog);
     if (err[0])
         fprintf(stderr, "pacer: warning: %s\n", err);
+    if (dist && dist->merge(dist->ud, cfg, res, err, sizeof err) < 0) {
+        fprintf(stderr, "pacer: %s\n", err);
+        code = PC_EXIT_RUNTIME;
+        goto out;
+    }
     if (st->finished)
         code = st->finished(st->ud, res);
     if (script && script_done(script, res, err, sizeof err) < 0) {
@@ -108,6 +132,8 @@ int wf_run_seq(const pc_config *cfg, const wf_steps *st, pc_results *res)
         code = PC_EXIT_SCRIPT;
     }
 out:
+    if (dist)
+        dist->ended(dist->ud);
     engine_free(eng);
     script_free(script);
     return code;

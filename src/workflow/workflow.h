@@ -54,6 +54,24 @@ typedef struct wf_steps {
     int (*finished)(void *ud, const pc_results *res);
 } wf_steps;
 
+/* Every run of wf_run_seq made one share of a run spread over processes
+ * (src/mpi/ sets it for pacer compare and suite under mpirun); each hook
+ * gets ud. NULL: runs are this process's alone. */
+typedef struct wf_dist {
+    void *ud;
+    /* Make cfg (a copy of the run's) this process's share. 0, or -1 with
+     * the reason in err. */
+    int (*shard)(void *ud, pc_config *cfg, char *err, size_t errlen);
+    /* After engine_prepare: e.g. the engine's start hook. */
+    void (*prepared)(void *ud, pc_engine *eng);
+    /* The run finished: replace *res with every process's results merged
+     * (the same on every process). 0, or -1 with the reason in err. */
+    int (*merge)(void *ud, const pc_config *cfg, pc_results *res, char *err, size_t errlen);
+    /* After every run, whatever happened to it. */
+    void (*ended)(void *ud);
+} wf_dist;
+void wf_set_dist(const wf_dist *d);
+
 /* One run of cfg, the sequence `pacer URL` and every workflow run share:
  * engine_prepare, st->prepared, the script (-s), the progress line,
  * st->starting, engine_run, st->finished, the script's done(). Returns

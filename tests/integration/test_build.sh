@@ -131,7 +131,7 @@ D="$T_DIR/destdir"
 mk install $KEEP DESTDIR="$D" PREFIX=/usr >"$T_DIR/install.log" 2>&1
 rc=$?
 files=$(cd "$D" 2>/dev/null && find . ! -type d | sort | tr '\n' ' ')
-want="./usr/bin/pacer ./usr/share/bash-completion/completions/pacer ./usr/share/doc/pacer/methodology.md \
+want="./usr/bin/pacer ./usr/share/bash-completion/completions/pacer ./usr/share/doc/pacer/distributed.md ./usr/share/doc/pacer/methodology.md \
 ./usr/share/doc/pacer/output.md ./usr/share/doc/pacer/pacer-result.schema.json \
 ./usr/share/doc/pacer/pacer-workflow.schema.json ./usr/share/doc/pacer/pacer.md \
 ./usr/share/doc/pacer/reading-the-report.md ./usr/share/doc/pacer/scripting.md \

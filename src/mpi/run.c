@@ -1,0 +1,740 @@
+/*
+ * run.c - see run.h.
+ *
+ * Every rank makes the same collectives in the same order, whatever
+ * happens to it, so that none waits for a call another will never make:
+ *
+ *   START  (once this rank's connections are open, or it failed before)
+ *          allgather of each rank's status; if one is not ready, every
+ *          rank abandons the run before sending anything, and rank 0
+ *          names it. Else a few barrier + gather rounds estimate each
+ *          rank's clock against rank 0's, and rank 0 broadcasts the start
+ *          instant (wall clock), which each rank's engine waits for.
+ *   END    (after the run) gather of each rank's exit code and JSON
+ *          length, then of the JSON documents (the --json writer's, which
+ *          merge.c reads back without loss); rank 0 merges them.
+ *
+ * The waits are bounded by the run itself: a rank reaches START within
+ * --connect-timeout, and END within -d + --timeout. A rank that dies
+ * (killed, crashed) is seen by mpirun, which ends the job and names it.
+ */
+#include "mpi/run.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "dist/shard.h"
+#include "engine/engine.h"
+#include "mpi/glue.h"
+#include "report/html.h"
+#include "report/merge.h"
+#include "report/outputs.h"
+#include "report/report.h"
+#include "report/slo.h"
+#include "stats/hdr_codec.h"
+#include "stats/hlog.h"
+#include "util/clock.h"
+#include "workflow/workflow.h"
+
+#define CLOCK_ROUNDS 5
+#define START_MARGIN_NS 100000000ull /* from rank 0's decision to the start */
+#define SLACK_NS 10000000000ull      /* what a rank may be late to an exchange, beyond the run's
+                                        own bounds, before the job is aborted */
+
+typedef struct rank_status {
+    int32_t ready;
+    uint32_t opened, total;
+    char host[64];
+    char why[192];
+} rank_status;
+
+typedef struct rank_end {
+    int32_t code, signal;
+    uint64_t len; /* its JSON document's length */
+    char stopped_by[16];
+} rank_end;
+
+typedef struct mrun {
+    pc_mpi *m;
+    pc_config *cfg;
+    int rank, size;
+    bool started;          /* START done (whatever it said) */
+    pc_output_opts user;   /* the files asked for: rank 0 writes them merged */
+    char json_path[4096];  /* this rank's own JSON (per-rank file or a temporary) */
+    bool json_tmp;         /* ... removed at the end */
+    pc_outputs *outs;
+    pc_rundesc local;      /* this rank's share, as its own files say */
+    pc_rundesc whole;      /* the whole run, as rank 0 reports it */
+    FILE *text;
+    char (*hosts)[64];
+    double *clock_us;      /* rank 0: each rank's clock minus rank 0's */
+    int code;              /* rank 0: the merged run's exit code */
+    uint64_t start_mono;   /* the agreed start on this host's monotonic clock */
+} mrun;
+
+static uint64_t wall_ns(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* "dir/run.json" -> "dir/run.rank-1.json" (no extension: "run.rank-1"). */
+static void rank_path(char *dst, size_t cap, const char *path, int rank)
+{
+    const char *base = strrchr(path, '/'), *dot;
+
+    base = base ? base + 1 : path;
+    dot = strrchr(base, '.');
+    if (!dot || dot == base)
+        snprintf(dst, cap, "%s.rank-%d", path, rank);
+    else
+        snprintf(dst, cap, "%.*s.rank-%d%s", (int)(dot - path), path, rank, dot);
+}
+
+/* The files this rank writes itself: none, or with --per-rank each file
+ * asked for under its rank's name; always a JSON (a temporary when no
+ * --json per rank), which END sends to rank 0. Paths are kept in pool. */
+static int own_outputs(mrun *r, char pool[5][4096], char *err, size_t errlen)
+{
+    pc_output_opts *o = &r->cfg->out;
+    const char **mine[] = {&o->hlog_path, &o->hgrm_path, &o->json_path, &o->csv_path,
+                           &o->html_path};
+
+    r->user = *o;
+    memset(o, 0, sizeof *o);
+    if (r->cfg->format == PC_FORMAT_HEY_CSV) {
+        snprintf(err, errlen, "under mpirun, hey's per-request CSV is not merged over the ranks "
+                              "(yet): use --json");
+        return -EINVAL;
+    }
+    if (r->user.gnuplot_path || r->user.csv_pct_path || r->user.csv_path) {
+        snprintf(err, errlen, "under mpirun, %s is not merged over the ranks (yet): use --json, "
+                              "--hlog, --hgrm or --html",
+                 r->user.csv_path ? "--csv" : "ab's -g/-e");
+        return -EINVAL;
+    }
+    if (r->cfg->shard.per_rank) {
+        const char *const asked[] = {r->user.hlog_path, r->user.hgrm_path, r->user.json_path,
+                                     r->user.csv_path, r->user.html_path};
+
+        for (int i = 0; i < 5; i++)
+            if (asked[i] && strcmp(asked[i], "-") != 0) {
+                rank_path(pool[i], sizeof pool[i], asked[i], r->rank);
+                *mine[i] = pool[i];
+            }
+    }
+    if (!o->json_path) {
+        const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+
+        snprintf(pool[2], sizeof pool[2], "%s/pacer-mpi.%ld.rank-%d.json", tmp, (long)getpid(),
+                 r->rank);
+        o->json_path = pool[2];
+        r->json_tmp = true;
+    }
+    snprintf(r->json_path, sizeof r->json_path, "%s", o->json_path);
+    return 0;
+}
+
+/* Each rank's wall clock against rank 0's: a barrier, everyone reads its
+ * clock, rank 0 gathers; the median of a few rounds (the barrier's exit
+ * spread is the error: microseconds on one host). */
+static int measure_clocks(mrun *r)
+{
+    uint64_t *all = calloc((size_t)r->size * CLOCK_ROUNDS, sizeof *all);
+    int rc = 0;
+
+    if (!all)
+        return -ENOMEM;
+    for (int i = 0; i < CLOCK_ROUNDS && rc == 0; i++) {
+        uint64_t t;
+
+        rc = mpi_barrier(r->m);
+        t = wall_ns();
+        if (rc == 0)
+            rc = mpi_gather(r->m, &t, sizeof t, all + (size_t)i * (size_t)r->size);
+    }
+    for (int k = 0; rc == 0 && r->rank == 0 && k < r->size; k++) {
+        double d[CLOCK_ROUNDS];
+
+        for (int i = 0; i < CLOCK_ROUNDS; i++) {
+            const uint64_t *row = all + (size_t)i * (size_t)r->size;
+
+            d[i] = ((double)row[k] - (double)row[0]) / 1e3;
+        }
+        for (int i = 1; i < CLOCK_ROUNDS; i++) /* insertion sort, for the median */
+            for (int j = i; j > 0 && d[j] < d[j - 1]; j--) {
+                double x = d[j];
+
+                d[j] = d[j - 1];
+                d[j - 1] = x;
+            }
+        r->clock_us[k] = d[CLOCK_ROUNDS / 2];
+    }
+    free(all);
+    return rc;
+}
+
+/* START (see the top of the file). ready: this rank can start; why: what
+ * stopped it otherwise. *at: the start instant everyone agreed on. */
+static int start_exchange(mrun *r, bool ready, uint32_t opened, uint32_t total, const char *why,
+                          uint64_t *at, char *err, size_t errlen)
+{
+    rank_status me = {.ready = ready, .opened = opened, .total = total}, *all;
+    int rc;
+
+    r->started = true;
+    /* Every rank comes within its --connect-timeout (the others' too). */
+    mpi_set_deadline(r->m, pc_now_ns() + r->cfg->connect_timeout_ns + SLACK_NS);
+    all = calloc((size_t)r->size, sizeof *all);
+    if (!all) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    snprintf(me.host, sizeof me.host, "%s", mpi_host(r->m));
+    snprintf(me.why, sizeof me.why, "%s", why ? why : "");
+    if ((rc = mpi_allgather(r->m, &me, sizeof me, all)) < 0) {
+        snprintf(err, errlen, "MPI_Allgather failed");
+        goto out;
+    }
+    for (int k = 0; k < r->size; k++)
+        snprintf(r->hosts[k], sizeof r->hosts[k], "%s", all[k].host);
+    for (int k = 0; k < r->size; k++)
+        if (!all[k].ready) {
+            /* Rank 0 says why; the others only that they stopped. */
+            if (r->rank == 0)
+                snprintf(err, errlen, "rank %d of %d (%s) %s: the run is abandoned on every rank",
+                         k, r->size, all[k].host, all[k].why);
+            else
+                snprintf(err, errlen, "rank %d: stopped before the start (rank %d could not "
+                                      "start; rank 0 says why)",
+                         r->rank, k);
+            rc = -ECONNREFUSED;
+            goto out;
+        }
+    if ((rc = measure_clocks(r)) < 0) {
+        snprintf(err, errlen, "MPI: cannot compare the ranks' clocks");
+        goto out;
+    }
+    if (r->rank == 0) {
+        uint64_t soon = wall_ns() + START_MARGIN_NS;
+
+        *at = r->cfg->shard.start_at_ns > soon ? r->cfg->shard.start_at_ns : soon;
+    }
+    if ((rc = mpi_bcast(r->m, at, sizeof *at, 0)) < 0) {
+        snprintf(err, errlen, "MPI_Bcast failed");
+    } else {
+        uint64_t w = wall_ns(), now = pc_now_ns();
+
+        r->start_mono = *at >= w ? now + (*at - w) : now - (w - *at);
+    }
+out:
+    free(all);
+    return rc;
+}
+
+/* The engine's start hook: every connection opened or given up on. */
+static int on_connected(void *ud, uint32_t opened, uint32_t total, const char *why,
+                        uint64_t *at, char *err, size_t errlen)
+{
+    mrun *r = ud;
+    char buf[192];
+
+    snprintf(buf, sizeof buf, "opened none of its %u connections (%s)", total,
+             why ? why : "connect timeout");
+    return start_exchange(r, opened > 0, opened, total, opened ? NULL : buf, at, err, errlen);
+}
+
+static int m_prepared(void *ud, pc_engine *eng, pc_results *res, char *err, size_t errlen)
+{
+    mrun *r = ud;
+
+    if (outputs_open(&r->outs, &r->cfg->out, r->cfg->interval_ns, err, errlen) < 0)
+        return -1;
+    outputs_bind(r->outs, res);
+    if (outputs_want_intervals(r->outs))
+        engine_add_interval_sink(eng, r->cfg->interval_ns, outputs_on_interval, r->outs);
+    engine_set_start_hook(eng, on_connected, r);
+    return 0;
+}
+
+static void m_starting(void *ud)
+{
+    mrun *r = ud;
+
+    if (r->rank != 0)
+        return;
+    if (r->whole.format == PC_FORMAT_H2LOAD)
+        report_h2load_header(r->text, &r->whole);
+    else if (r->whole.format == PC_FORMAT_AB)
+        report_ab_header(r->text, &r->whole);
+    else if (r->whole.format != PC_FORMAT_HEY && r->whole.format != PC_FORMAT_HEY_CSV)
+        report_wrk_header(r->text, &r->whole);
+    fflush(r->text);
+}
+
+/* A whole file into memory (NUL-terminated); NULL on failure. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long n;
+
+    *len = 0;
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)n + 1)) && fread(buf, 1, (size_t)n, f) == (size_t)n) {
+        buf[n] = '\0';
+        *len = (size_t)n;
+    } else {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    return buf;
+}
+
+/* The merged interval log: the series' interval histograms, as --hlog
+ * writes them during a single run. */
+static int report_hlog(FILE *f, const pc_loaded *m)
+{
+    double t0 = (double)m->res.start_wall_ns / 1e9;
+    int rc = hlog_write_header(f, t0, t0, "Logged with pacer " PACER_VERSION ", merged over MPI ranks");
+
+    for (size_t i = 0; rc == 0 && i < m->series.n; i++) {
+        const pc_point *p = &m->series.v[i];
+        const char *b64[2] = {p->hist, p->hist_u}, *tag[2] = {"corrected", "uncorrected"};
+
+        for (int k = 0; k < 2 && rc == 0; k++) {
+            hdr_hist h;
+
+            if (!b64[k])
+                continue;
+            if (hdrc_decode_base64(b64[k], strlen(b64[k]), &h) < 0)
+                return -EINVAL;
+            rc = hlog_write_entry(f, tag[k], p->start_s - t0 > 0 ? p->start_s - t0 : 0,
+                                  p->length_s, &h, HLOG_DEFAULT_MAX_UNIT_RATIO);
+            hdr_free(&h);
+        }
+    }
+    return rc;
+}
+
+enum { W_JSON, W_HGRM, W_HTML, W_HLOG };
+
+static int write_merged(const char *path, int kind, const pc_rundesc *d, const pc_loaded *m)
+{
+    char *tmp = NULL, err[512];
+    FILE *f = outputs_tmp_open(path, &tmp, err, sizeof err);
+    int rc;
+
+    if (!f) {
+        fprintf(stderr, "pacer: %s\n", err);
+        return -1;
+    }
+    rc = kind == W_JSON   ? report_json(f, d, &m->res, &m->series)
+         : kind == W_HGRM ? report_hgrm(f, &m->res)
+         : kind == W_HTML ? report_html(f, d, &m->res, &m->series)
+                          : report_hlog(f, m);
+    if (rc < 0) {
+        outputs_tmp_abort(f, tmp);
+        fprintf(stderr, "pacer: cannot write '%s'\n", path);
+        return -1;
+    }
+    if (outputs_tmp_commit(f, path, tmp, err, sizeof err) < 0) {
+        fprintf(stderr, "pacer: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* --per-rank: one line per rank after the report. */
+static void per_rank_lines(mrun *r, const pc_loaded *ls)
+{
+    fprintf(r->text, "Per rank:\n");
+    for (int k = 0; k < r->size; k++) {
+        const pc_results *x = &ls[k].res;
+        double secs = (double)x->duration_ns / 1e9;
+
+        fprintf(r->text,
+                "  rank %d %-20s %10llu requests %10.2f req/s  p99 %9.3fms  started %+.0fus\n", k,
+                r->hosts[k], (unsigned long long)x->st.completed,
+                secs > 0 ? (double)x->st.completed / secs : 0,
+                (double)hdr_value_at_percentile(&x->st.latency, 99) / 1e6,
+                (double)x->start_late_ns / 1e3 + r->clock_us[k]);
+    }
+}
+
+/* Rank 0: the ranks' documents merged into one report and its files. */
+static int report_merged(mrun *r, const rank_end *ends, const char *texts)
+{
+    pc_loaded *ls = calloc((size_t)r->size, sizeof *ls), m;
+    char (*names)[32] = calloc((size_t)r->size, sizeof *names), err[512];
+    double *late = calloc((size_t)r->size, sizeof *late);
+    const char **hosts = calloc((size_t)r->size, sizeof *hosts);
+    pc_dist_desc dd = {.ranks = (uint32_t)r->size};
+    pc_rundesc d = r->whole;
+    size_t at = 0;
+    int code = PC_EXIT_OK, sig = 0;
+    double lo = 0, hi = 0;
+    bool slo_ok = true, loaded = false;
+
+    memset(&m, 0, sizeof m);
+    if (!ls || !names || !late || !hosts) {
+        fprintf(stderr, "pacer: out of memory\n");
+        code = PC_EXIT_RUNTIME;
+        goto out;
+    }
+    for (int k = 0; k < r->size; k++) {
+        snprintf(names[k], sizeof names[k], "rank %d", k);
+        if (merge_load_text(names[k], texts + at, ends[k].len, &ls[k], err, sizeof err) < 0 ||
+            (k == 0 ? merge_load_text(names[k], texts + at, ends[k].len, &m, err, sizeof err)
+                    : merge_add(&m, &ls[k], err, sizeof err)) < 0) {
+            fprintf(stderr, "pacer: cannot merge the result of rank %d: %s\n", k, err);
+            code = PC_EXIT_RUNTIME;
+            goto out;
+        }
+        loaded = true;
+        at += ends[k].len;
+        if (ends[k].signal)
+            sig = ends[k].signal;
+        if (ends[k].code != PC_EXIT_OK && code == PC_EXIT_OK)
+            code = ends[k].code;
+    }
+    for (int k = 0; k < r->size; k++) {
+        hosts[k] = r->hosts[k];
+        late[k] = (double)ls[k].res.start_late_ns / 1e3;
+        if (k == 0 || late[k] + r->clock_us[k] < lo)
+            lo = late[k] + r->clock_us[k];
+        if (k == 0 || late[k] + r->clock_us[k] > hi)
+            hi = late[k] + r->clock_us[k];
+    }
+    dd.hosts = hosts;
+    dd.late_us = late;
+    dd.clock_us = r->clock_us;
+    dd.start_skew_us = hi - lo;
+    d.dist = &dd;
+    m.res.stopped_by = sig ? pc_signal_name(sig) : ends[0].stopped_by;
+    m.res.signal = sig;
+    m.res.start_late_ns = (uint64_t)(hi > 0 ? hi * 1e3 : 0);
+
+    if (d.format == PC_FORMAT_H2LOAD)
+        report_h2load(r->text, &d, &m.res);
+    else if (d.format == PC_FORMAT_AB)
+        report_ab(r->text, &d, &m.res);
+    else if (d.format == PC_FORMAT_HEY)
+        report_hey(r->text, &d, &m.res);
+    else
+        report_wrk(r->text, &d, &m.res);
+    fprintf(r->text, "  %d MPI ranks on %s%s; start skew %.0fus (docs/distributed.md)\n", r->size,
+            r->hosts[0], r->size > 1 ? " ..." : "", dd.start_skew_us);
+    slo_ok = !r->cfg->slo || slo_print(r->text, r->cfg->slo, d.rate, &m.res, NULL);
+    if (r->cfg->shard.per_rank)
+        per_rank_lines(r, ls);
+    fflush(r->text);
+    if ((r->user.json_path && write_merged(r->user.json_path, W_JSON, &d, &m) < 0) ||
+        (r->user.hgrm_path && write_merged(r->user.hgrm_path, W_HGRM, &d, &m) < 0) ||
+        (r->user.html_path && write_merged(r->user.html_path, W_HTML, &d, &m) < 0) ||
+        (r->user.hlog_path && write_merged(r->user.hlog_path, W_HLOG, &d, &m) < 0))
+        code = code == PC_EXIT_OK ? PC_EXIT_RUNTIME : code;
+    code = pc_exit_code(code, sig, m.res.st.completed == 0, !slo_ok);
+out:
+    for (int k = 0; ls && k < r->size; k++)
+        merge_free(&ls[k]);
+    if (loaded)
+        merge_free(&m);
+    free(ls);
+    free(names);
+    free(late);
+    free(hosts);
+    return code;
+}
+
+/* END (see the top of the file). */
+static int end_exchange(mrun *r, int code, const pc_results *res)
+{
+    rank_end me = {.code = code, .signal = res ? res->signal : 0}, *ends = NULL;
+    char *text = NULL, *all = NULL;
+    size_t len = 0, *lens = NULL, total = 0;
+    int rc;
+
+    if (res) {
+        text = slurp(r->json_path, &len);
+        if (!text && me.code == PC_EXIT_OK)
+            me.code = PC_EXIT_RUNTIME;
+        snprintf(me.stopped_by, sizeof me.stopped_by, "%s", res->stopped_by ? res->stopped_by : "");
+    }
+    me.len = len;
+    {
+        /* The others come when their run ends: the schedule's end, then
+         * --timeout for what is in flight. */
+        const pc_config *c = r->cfg;
+        uint64_t now = pc_now_ns(), end = r->start_mono + c->warmup_ns + c->duration_ns;
+
+        mpi_set_deadline(r->m, (end > now ? end : now) + c->timeout_ns + SLACK_NS);
+    }
+    if (r->rank == 0 && !(ends = calloc((size_t)r->size, sizeof *ends))) {
+        rc = PC_EXIT_RUNTIME;
+        goto out;
+    }
+    if (mpi_gather(r->m, &me, sizeof me, ends) < 0) {
+        fprintf(stderr, "pacer: MPI_Gather failed\n");
+        rc = PC_EXIT_RUNTIME;
+        goto out;
+    }
+    if (r->rank == 0) {
+        lens = calloc((size_t)r->size, sizeof *lens);
+        for (int k = 0; lens && k < r->size; k++)
+            total += (lens[k] = ends[k].len);
+        all = lens ? malloc(total + 1) : NULL;
+    }
+    if (mpi_gatherv(r->m, text ? text : "", len, all, lens) < 0) {
+        fprintf(stderr, "pacer: MPI_Gatherv failed\n");
+        rc = PC_EXIT_RUNTIME;
+        goto out;
+    }
+    rc = me.code;
+    if (r->rank == 0) {
+        all[total] = '\0';
+        for (int k = 0; k < r->size; k++)
+            if (!ends[k].len) {
+                fprintf(stderr, "pacer: rank %d (%s) sent no result\n", k, r->hosts[k]);
+                rc = PC_EXIT_RUNTIME;
+            }
+        if (rc == PC_EXIT_OK || total)
+            rc = total && rc == PC_EXIT_OK ? report_merged(r, ends, all) : rc;
+    }
+out:
+    free(text);
+    free(all);
+    free(lens);
+    free(ends);
+    return rc;
+}
+
+static int m_finished(void *ud, const pc_results *res)
+{
+    mrun *r = ud;
+    char err[512] = "";
+    int code = PC_EXIT_OK;
+
+    if (outputs_finish(r->outs, &r->local, res, err, sizeof err) < 0) {
+        fprintf(stderr, "pacer: rank %d: %s\n", r->rank, err);
+        code = PC_EXIT_RUNTIME;
+    }
+    r->code = end_exchange(r, code, res);
+    return r->code;
+}
+
+/* The whole run as rank 0 reports it: the shares added back. */
+static void whole_desc(mrun *r)
+{
+    const pc_config *cfg = r->cfg;
+
+    rundesc_of(&r->local, cfg);
+    r->whole = r->local;
+    r->whole.threads = shard_workers(cfg);
+    r->whole.connections = cfg->shard.total_connections;
+    r->whole.requests = cfg->shard.total_requests;
+    r->whole.rate = cfg->shard.total_rate;
+    r->whole.shard_count = 0;
+    r->whole.shard_index = 0;
+}
+
+/* A failure on this rank before the run: said on its stderr, and passed
+ * to the others through START so that none waits for it. */
+static int fail_before_start(mrun *r, const char *why)
+{
+    char err[512];
+    uint64_t at = 0;
+
+    /* Rank 0 names the failed rank (itself included) once START is done. */
+    if (why[0] != '(' && r->rank != 0)
+        fprintf(stderr, "pacer: rank %d: %s\n", r->rank, why);
+    if (!r->started && start_exchange(r, false, 0, 0, why, &at, err, sizeof err) < 0 &&
+        r->rank == 0 && !strstr(err, "MPI"))
+        fprintf(stderr, "pacer: %s\n", err);
+    return PC_EXIT_RUNTIME;
+}
+
+int mpi_run_main(pc_config *cfg)
+{
+    mrun r = {.cfg = cfg};
+    char err[512], pool[5][4096];
+    wf_steps st = {.ud = &r, .prepared = m_prepared, .starting = m_starting,
+                   .finished = m_finished};
+    pc_results res;
+    int code;
+
+    if (mpi_start(&r.m, err, sizeof err) < 0) {
+        fprintf(stderr, "pacer: %s\n", err);
+        return PC_EXIT_USAGE;
+    }
+    r.rank = mpi_rank(r.m);
+    r.size = mpi_size(r.m);
+    r.hosts = calloc((size_t)r.size, sizeof *r.hosts);
+    r.clock_us = calloc((size_t)r.size, sizeof *r.clock_us);
+    r.text = cli_text_stream(cfg);
+    if (!r.hosts || !r.clock_us) {
+        code = fail_before_start(&r, "out of memory");
+        goto out;
+    }
+    if (cfg->shard.count) {
+        code = fail_before_start(&r, "--shard is mpirun's to give (rank/size): drop it");
+        goto out;
+    }
+    if (shard_apply(cfg, (uint32_t)r.rank, (uint32_t)r.size, err, sizeof err) < 0 ||
+        own_outputs(&r, pool, err, sizeof err) < 0) {
+        code = fail_before_start(&r, err);
+        goto out;
+    }
+    if (r.rank != 0)
+        cfg->progress = PC_PROGRESS_OFF;
+    whole_desc(&r);
+    code = wf_run_seq(cfg, &st, &res);
+    results_free(&res);
+    if (!r.started) {
+        /* It failed before its connections opened (its stderr says why). */
+        code = fail_before_start(&r, "(failed before the start: see its error above)");
+        goto out;
+    }
+out:
+    if (r.json_tmp)
+        unlink(r.json_path);
+    outputs_free(r.outs);
+    free(r.hosts);
+    free(r.clock_us);
+    mpi_end(r.m);
+    return code;
+}
+
+/* ---- pacer compare and suite under mpirun ---------------------------- */
+
+static int wf_shard(void *ud, pc_config *cfg, char *err, size_t errlen)
+{
+    mrun *r = ud;
+
+    r->cfg = cfg;
+    r->started = false;
+    return shard_apply(cfg, (uint32_t)r->rank, (uint32_t)r->size, err, errlen) < 0 ? -1 : 0;
+}
+
+static void wf_prepared(void *ud, pc_engine *eng)
+{
+    engine_set_start_hook(eng, on_connected, ud);
+}
+
+/* Every rank's results (as JSON, the lossless writer) to every rank, merged
+ * there: each rank then takes the same next step. */
+static int wf_merge(void *ud, const pc_config *cfg, pc_results *res, char *err, size_t errlen)
+{
+    mrun *r = ud;
+    pc_rundesc d;
+    pc_loaded m;
+    char *text = NULL, *all = NULL, name[32];
+    size_t len = 0, total = 0, at = 0, *lens = calloc((size_t)r->size, sizeof *lens);
+    uint64_t mine, *lens64 = calloc((size_t)r->size, sizeof *lens64);
+    FILE *f = open_memstream(&text, &len);
+    const char *stopped_by = res->stopped_by;
+    int sig = res->signal, rc = -1;
+
+    memset(&m, 0, sizeof m);
+    rundesc_of(&d, cfg);
+    if (!lens || !lens64 || !f || report_json(f, &d, res, NULL) < 0 || fclose(f) != 0) {
+        f = NULL;
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    f = NULL;
+    mine = len;
+    mpi_set_deadline(r->m, pc_now_ns() + cfg->timeout_ns + SLACK_NS);
+    if (mpi_allgather(r->m, &mine, sizeof mine, lens64) < 0)
+        goto mpi_failed;
+    for (int k = 0; k < r->size; k++)
+        total += (lens[k] = (size_t)lens64[k]);
+    if (!(all = malloc(total + 1)) || mpi_allgatherv(r->m, text, len, all, lens) < 0)
+        goto mpi_failed;
+    for (int k = 0; k < r->size; k++) {
+        pc_loaded one;
+
+        snprintf(name, sizeof name, "rank %d", k);
+        if (k == 0 ? merge_load_text(name, all, lens[0], &m, err, errlen) < 0
+                   : merge_load_text(name, all + at, lens[k], &one, err, errlen) < 0 ||
+                         merge_add(&m, &one, err, errlen) < 0) {
+            if (k)
+                merge_free(&one);
+            goto out;
+        }
+        if (k)
+            merge_free(&one);
+        at += lens[k];
+    }
+    results_free(res);
+    *res = m.res;
+    memset(&m.res, 0, sizeof m.res);
+    res->stopped_by = stopped_by;
+    res->signal = sig;
+    rc = 0;
+    goto out;
+mpi_failed:
+    snprintf(err, errlen, "MPI: cannot exchange the ranks' results");
+out:
+    if (f)
+        fclose(f);
+    merge_free(&m);
+    free(text);
+    free(all);
+    free(lens);
+    free(lens64);
+    return rc;
+}
+
+static void wf_ended(void *ud)
+{
+    mrun *r = ud;
+
+    if (!r->started)
+        fail_before_start(r, "(failed before the start: see its error above)");
+    r->started = false;
+}
+
+int mpi_workflow_main(int (*fn)(int argc, char **argv), int argc, char **argv)
+{
+    mrun r = {.rank = 0};
+    wf_dist d = {.ud = &r, .shard = wf_shard, .prepared = wf_prepared, .merge = wf_merge,
+                 .ended = wf_ended};
+    char err[512];
+    int code;
+
+    if (mpi_start(&r.m, err, sizeof err) < 0) {
+        fprintf(stderr, "pacer: %s\n", err);
+        return PC_EXIT_USAGE;
+    }
+    r.rank = mpi_rank(r.m);
+    r.size = mpi_size(r.m);
+    r.hosts = calloc((size_t)r.size, sizeof *r.hosts);
+    r.clock_us = calloc((size_t)r.size, sizeof *r.clock_us);
+    if (!r.hosts || !r.clock_us || (r.rank != 0 && !freopen("/dev/null", "w", stdout))) {
+        fprintf(stderr, "pacer: rank %d: out of memory\n", r.rank);
+        code = PC_EXIT_RUNTIME;
+    } else {
+        wf_set_dist(&d);
+        code = fn(argc, argv);
+        wf_set_dist(NULL);
+    }
+    free(r.hosts);
+    free(r.clock_us);
+    mpi_end(r.m);
+    /* Rank 0 decides the verdict; the others report only their own failures. */
+    if (r.rank != 0 && (code == PC_EXIT_SLO || code == PC_EXIT_NO_RESPONSE))
+        code = PC_EXIT_OK;
+    return code;
+}

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# pacer under mpirun (Open MPI, loopback): one run split over the ranks,
+# started together, merged on rank 0 into one report; nginx's access log
+# counts what the server saw (docs/distributed.md).
+. "$(dirname "$0")/lib.sh"
+need_cmd mpirun openmpi-bin || finish
+
+start_nginx || { fail nginx_start "nginx did not start"; finish; }
+U="http://127.0.0.1:$NGX_PORT/"
+LOG="$NGX_DIR/access.log"
+R="$T_DIR/report"
+HC="$(dirname "$0")/../tools/hdr_counts.py"
+# Every mpirun is bounded: 90 s at most.
+ROOT=()
+[ "$(id -u)" = 0 ] && ROOT=(--allow-run-as-root)
+MPI=(timeout -k 5 90 mpirun --oversubscribe "${ROOT[@]}" -np 3)
+export OMPI_MCA_btl_base_warn_component_unused=0
+# The ranks' own JSON goes to $TMPDIR; a killed job leaves it there: in T_DIR.
+export TMPDIR=$T_DIR
+lines() { grep -c -- "$1" "$LOG"; }
+
+# --- -n and -c split exactly over the ranks; one report -------------------------
+: >"$LOG"
+"${MPI[@]}" "$PACER" -t1 -c6 -n 3000 "${U}?mpi-n" >"$R" 2>&1; rc=$?
+sleep 0.3
+ok mpi_n_exit "rc $rc: $(tail -5 "$R")" "[ $rc -eq 0 ]"
+ok mpi_n_access_log "$(lines mpi-n) lines in nginx's log" "[ \$(lines mpi-n) -eq 3000 ]"
+ok mpi_n_one_report "$(grep -E 'Outcomes|threads and' "$R")" \
+    "[ \$(grep -c '^  Outcomes:' '$R') -eq 1 ] && grep -qE '^  Outcomes: 3000 scheduled = 3000 completed' '$R' &&
+     grep -q '  3 threads and 6 connections' '$R' && grep -q '3 MPI ranks' '$R'"
+
+# --slo is judged once, on the merged figures, and decides mpirun's exit status.
+"${MPI[@]}" "$PACER" -t1 -c6 -n 600 --format ab --slo 'p99<=1us' "${U}?mpi-slo" >"$R" 2>&1; rc=$?
+ok mpi_slo_exit_5 "rc $rc: $(grep -E 'FAIL|Complete requests' "$R")" \
+    "[ $rc -eq 5 ] && [ \$(grep -c '^  FAIL  p99<=1us' '$R') -eq 1 ] && grep -qE '^Complete requests: +600\$' '$R'"
+
+# --- -R over the ranks: 2,700 scheduled, histograms merged bucket for bucket ------
+: >"$LOG"
+"${MPI[@]}" "$PACER" -t1 -c6 -R900 -d3s --per-rank --json "$T_DIR/r.json" --hlog "$T_DIR/r.hlog" \
+    "${U}?mpi-r" >"$R" 2>&1; rc=$?
+sleep 0.3
+ok mpi_rate_scheduled "rc $rc: $(grep Outcomes "$R")" "[ $rc -eq 0 ] && grep -qE '^  Outcomes: 2700 scheduled = 2700 completed' '$R'"
+ok mpi_rate_access_log "$(lines mpi-r) lines" "[ \$(lines mpi-r) -eq 2700 ]"
+ok mpi_per_rank_lines "$(grep -A3 '^Per rank' "$R")" "[ \$(grep -cE '^  rank [0-2] .* 900 requests +300\\.[0-9]+ req/s' '$R') -eq 3 ]"
+ok mpi_per_rank_files "$(ls "$T_DIR")" "[ -s '$T_DIR/r.rank-0.json' ] && [ -s '$T_DIR/r.rank-1.json' ] && [ -s '$T_DIR/r.rank-2.json' ] && [ -s '$T_DIR/r.rank-1.hlog' ]"
+P=latency.corrected.histogram
+"$PY" "$HC" "$T_DIR/r.json" $P >"$T_DIR/merged.counts" 2>&1
+"$PY" "$HC" "$T_DIR/r.rank-0.json" $P "$T_DIR/r.rank-1.json" $P "$T_DIR/r.rank-2.json" $P >"$T_DIR/union.counts" 2>&1
+ok mpi_histogram_is_union "$(diff "$T_DIR/merged.counts" "$T_DIR/union.counts" | head -5)" \
+    "cmp -s '$T_DIR/merged.counts' '$T_DIR/union.counts' && [ \$(awk -F: '{ s += \$2 } END { print s }' '$T_DIR/merged.counts') -eq 2700 ]"
+# The merged interval log holds the same requests as the merged JSON.
+ok mpi_hlog_merged "$(grep -c '^Tag=corrected' "$T_DIR/r.hlog") intervals" \
+    "[ \$(grep -c '^Tag=corrected' '$T_DIR/r.hlog') -ge 3 ] && grep -q 'merged over MPI ranks' '$T_DIR/r.hlog'"
+ok mpi_json_distributed "$(json_get "$T_DIR/r.json" "d.get('distributed')")" \
+    "[ \"\$(json_get '$T_DIR/r.json' \"d['distributed']['ranks'] == 3 and len(d['distributed']['hosts']) == 3 and d['config']['threads'] == 3 and d['config']['rate'] == 900\")\" = True ]"
+# The first intended send times: one instant for every rank, and the ranks
+# really started within 1 ms of it (lateness plus clock offset, measured).
+ok mpi_start_within_1ms "$(json_get "$T_DIR/r.json" "d['distributed']") $(for i in 0 1 2; do json_get "$T_DIR/r.rank-$i.json" "d['start_epoch_s']"; done)" \
+    "[ \$(for i in 0 1 2; do json_get '$T_DIR/r.rank-'\$i'.json' \"repr(d['start_epoch_s'])\"; done | sort -u | wc -l) -eq 1 ] &&
+     [ \"\$(json_get '$T_DIR/r.json' \"0 <= d['distributed']['start_skew_us'] < 1000\")\" = True ]"
+"$PY" -c "import json,jsonschema,sys; s=json.load(open(sys.argv[1])); [jsonschema.validate(json.load(open(f)), s) for f in sys.argv[2:]]" \
+    "$(dirname "$0")/../../docs/pacer-result.schema.json" "$T_DIR/r.json" "$T_DIR/r.rank-1.json" >"$T_DIR/schema" 2>&1
+ok mpi_json_schema "$(tail -3 "$T_DIR/schema")" "[ ! -s '$T_DIR/schema' ]"
+
+# --- the same run by hand: --shard and --start-at, merged by pacer report ----------
+: >"$LOG"
+at=$(($(date +%s) + 2)) pids=()
+for i in 0 1 2; do
+    timeout 60 "$PACER" --shard "$i/3" --start-at "$at" -t1 -c6 -n 3000 --quiet --json "$T_DIR/s.$i.json" "${U}?mpi-s" >/dev/null 2>&1 &
+    pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p"; done
+"$PACER" report "$T_DIR"/s.{0,1,2}.json >"$T_DIR/s.report" 2>&1
+ok mpi_same_as_shards "$(grep Outcomes "$T_DIR/s.report")" \
+    "grep -qE '^  Outcomes: 3000 scheduled = 3000 completed' '$T_DIR/s.report' && [ \$(lines mpi-s) -eq 3000 ]"
+
+# --- one rank aimed at a dead port: every rank stops, rank 0 names it ---------------
+dead=$(pick_port)
+start=$SECONDS
+timeout -k 5 60 mpirun --oversubscribe "${ROOT[@]}" -np 2 "$PACER" -t1 -c3 -n 300 --connect-timeout 2s "${U}?mpi-dead" : \
+    -np 1 "$PACER" -t1 -c3 -n 300 --connect-timeout 2s "http://127.0.0.1:$dead/" >"$R" 2>&1; rc=$?
+ok mpi_dead_rank_named "rc $rc after $((SECONDS - start))s: $(grep pacer: "$R" | head -3)" \
+    "[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q 'rank 2 of 3 .*opened none of its 1 connections.*refused' '$R' && ! grep -q Outcomes '$R'"
+ok mpi_dead_rank_nothing_sent "$(lines mpi-dead) lines" "[ \$(lines mpi-dead) -eq 0 ]"
+
+# --- a rank stuck before the start (a script's init() that does not return):
+# the others give up on it after --connect-timeout + 10 s, and the job ends.
+printf 'function init(args)\n  os.execute("sleep 20")\nend\n' >"$T_DIR/stuck.lua"
+start=$SECONDS
+timeout -k 5 60 mpirun --oversubscribe "${ROOT[@]}" -np 2 "$PACER" -t1 -c3 -n 300 --connect-timeout 1s "${U}?mpi-stuck" : \
+    -np 1 "$PACER" -t1 -c3 -n 300 --connect-timeout 1s -s "$T_DIR/stuck.lua" "${U}?mpi-stuck" >"$R" 2>&1; rc=$?
+took=$((SECONDS - start))
+ok mpi_stuck_rank_aborts "rc $rc after ${took}s: $(grep pacer: "$R" | head -2)" \
+    "[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $took -lt 30 ] && grep -q 'not every rank came to the exchange' '$R'"
+ok mpi_stuck_rank_nothing_sent "$(lines mpi-stuck) lines" "[ \$(lines mpi-stuck) -eq 0 ]"
+
+# --- a rank killed during the run: the job ends, not hangs ---------------------------
+"${MPI[@]}" "$PACER" -t1 -c3 -R300 -d20s "${U}?mpi-kill" >"$R" 2>&1 &
+mp=$!
+victim=""
+for _ in $(seq 1 50); do
+    # timeout's child is mpirun, whose children are the ranks.
+    mr=$(pgrep -P "$mp" | head -n1)
+    victim=$([ -n "$mr" ] && pgrep -P "$mr" -x pacer | tail -n1)
+    [ -n "$victim" ] && break
+    sleep 0.1
+done
+sleep 1.5
+start=$SECONDS
+[ -n "$victim" ] && kill -9 "$victim"
+wait "$mp"; rc=$?
+ok mpi_killed_rank_ends_job "rc $rc after $((SECONDS - start))s (victim ${victim:-none}): $(tail -4 "$R")" \
+    "[ -n '$victim' ] && [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $((SECONDS - start)) -lt 15 ] && grep -qi 'signal 9\\|killed' '$R'"
+
+# --- the corrected p99 of a 1 s stall over 3 ranks, as for one process ------------
+# 4 s at -R1000 with nginx stopped for 1 s: a quarter of the requests wait
+# from 1 s down to 0, so p99 is 1 s x (1 - 0.01/0.25) = 960 ms.
+"${MPI[@]}" "$PACER" -t1 -c9 -R1000 -d4s --latency "${U}?mpi-stall" >"$R" 2>&1 &
+mp=$!
+sleep 1.7
+w=$(nginx_worker)
+kill -STOP "$w"; sleep 1; kill -CONT "$w"
+wait "$mp"
+p99=$(pct "$R" 1 99.000)
+ok mpi_stall_p99 "corrected p99 = ${p99:-?} ms (960 expected), $(grep -c '^  Outcomes:' "$R") report(s)" \
+    "[ \$(grep -c '^  Outcomes:' '$R') -eq 1 ] && fcmp '${p99:-0}' '>=' 864 && fcmp '${p99:-0}' '<=' 1056"
+
+# --- pacer compare and suite: each run is one distributed run --------------------
+: >"$LOG"
+"${MPI[@]}" "$PACER" compare -t1 -c6 -n 600 --rounds 2 "${U}?cmp-a" "${U}?cmp-b" >"$R" 2>&1; rc=$?
+sleep 0.3
+ok mpi_compare "rc $rc, a $(lines 'cmp-a ') b $(lines 'cmp-b '): $(grep -E '^Requests ' "$R")" \
+    "[ $rc -eq 0 ] && [ \$(lines 'cmp-a ') -eq 1200 ] && [ \$(lines 'cmp-b ') -eq 1200 ] &&
+     [ \$(grep -cE '^Requests +1200 +1200 \\(1\\.00x\\)\$' '$R') -eq 1 ]"
+printf 'target a %s\ntarget b %s\nprofile n -t1 -c6 -n 300\nprofile r -t1 -c6 -R600 -d1s\n' \
+    "${U}?suite-a" "${U}?suite-b" >"$T_DIR/suite.txt"
+: >"$LOG"
+"${MPI[@]}" "$PACER" suite "$T_DIR/suite.txt" >"$R" 2>&1; rc=$?
+sleep 0.3
+ok mpi_suite "rc $rc, a $(lines 'suite-a ') b $(lines 'suite-b '): $(grep -E '^(a|b) ' "$R" | tr '\n' ' ')" \
+    "[ $rc -eq 0 ] && [ \$(lines 'suite-a ') -eq 900 ] && [ \$(lines 'suite-b ') -eq 900 ] &&
+     [ \$(grep -cE '^(a|b) +r +1\\.00s +600\\.00 ' '$R') -eq 2 ] && [ \$(grep -c '^target  profile' '$R') -eq 1 ]"
+
+# --- what is refused -----------------------------------------------------------------
+PACER_LIBMPI=/nonexistent/libmpi.so "${MPI[@]}" "$PACER" -n 10 "$U" >"$R" 2>&1; rc=$?
+ok mpi_cannot_load "rc $rc: $(grep pacer: "$R" | head -2)" "[ $rc -eq 2 ] && grep -q 'Open MPI cannot be loaded' '$R'"
+"${MPI[@]}" "$PACER" --shard 0/3 -n 30 "$U" >"$R" 2>&1; rc=$?
+ok mpi_shard_refused "rc $rc: $(grep pacer: "$R" | head -2)" "[ $rc -ne 0 ] && grep -q \"mpirun's to give\" '$R'"
+"${MPI[@]}" "$PACER" capacity --slo 'p99<=1s' -d1s "$U" >"$R" 2>&1; rc=$?
+ok mpi_capacity_refused "rc $rc: $(grep pacer: "$R" | head -2)" "[ $rc -eq 2 ] && grep -q 'does not run under mpirun' '$R'"
+"$PACER" --per-rank -n 10 "$U" >"$R" 2>&1; rc=$?
+ok per_rank_needs_mpirun "rc $rc: $(cat "$R")" "[ $rc -eq 2 ] && grep -q 'started by mpirun' '$R'"
+
+# --- a plain run never loads libmpi ------------------------------------------------
+"$PACER" -t1 -c1 -d2s "$U" >/dev/null 2>&1 &
+pp=$!
+sleep 1
+maps=$(grep -c libmpi "/proc/$pp/maps" 2>/dev/null)
+wait "$pp"
+ok plain_run_no_libmpi "$maps libmpi mappings" "[ '${maps:-x}' = 0 ]"
+finish
