@@ -343,7 +343,7 @@ static void finish(pc_worker *w, uint64_t now, bool interrupted)
             if (warm(w, s->intended))
                 w->warm_outcomes++;
             else if (interrupted)
-                w->st.interrupted++;
+                record_interrupted(w, s);
             else
                 record_failed(w, s, PC_ERR_TIMEOUT, now);
             if (!interrupted && !warm(w, s->intended))
@@ -535,8 +535,8 @@ void *worker_main(void *arg)
         w->iv_end = w->measure_start + run->interval_ns;
     }
     if (w->open_loop) {
-        sched_init(&w->sc, start, cfg->rate, cfg->threads, w->index);
-        w->k_end = sched_count_before(&w->sc, w->end);
+        sched_init_run(&w->sc, start, &cfg->shape, cfg->rate, cfg->threads, w->index);
+        w->k_end = sched_count_limit(&w->sc, w->end);
         w->k_meas = sched_count_before(&w->sc, w->measure_start);
         if (w->quota && w->k_end > w->quota)
             w->k_end = w->quota;
@@ -620,6 +620,7 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
     w->tfd = -1;
     w->use_pwait2 = true;
     if (stats_init(&w->st) < 0 || (run->ntmpl > 1 && stats_init_urls(&w->st, run->ntmpl) < 0) ||
+        (cfg->shape.n && stats_init_stages(&w->st, cfg->shape.n) < 0) ||
         ((cfg->out.gnuplot_path || cfg->format == PC_FORMAT_HEY_CSV) &&
          stats_init_recs(&w->st, w->quota) < 0))
         goto fail;
