@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_int.h"
+#include "report/slo.h"
 #include "util/units.h"
 
 #define NS_PER_S 1e9
@@ -183,6 +184,10 @@ int cli_shape_finish(pc_config *cfg, FILE *err)
         return cli_bad(err, "--arrival poisson spaces an open-loop schedule: it needs -R or --stages");
     if (sh->seed_set && sh->arrival != PC_ARRIVAL_POISSON)
         fprintf(err, "pacer: note: --seed only matters with --arrival poisson\n");
+    for (size_t i = 0; cfg->slo && i < cfg->slo->n; i++)
+        if (cfg->slo->v[i].stage > sh->n)
+            return cli_bad(err, "--slo '%s': %s", cfg->slo->v[i].text,
+                           sh->n ? "there is no such stage" : "a stage objective needs --stages");
     if (!sh->n)
         goto seed;
     if (cfg->warmup_ns)

@@ -931,6 +931,11 @@ static void test_load_shapes(void)
     CHECK_REJECTED("it needs --stages");
     CHECK_EQ_I64(CLI_IN(PC_MODE_CAPACITY, "--slo", "p99<=1s", "-R", "1..5", URL), -EINVAL);
     CHECK_REJECTED("pacer capacity chooses the rate itself");
+    CHECK_EQ_I64(CLI("--stages", "1s:5", "--slo", "stage2:p99<=1s", URL), -EINVAL);
+    CHECK_REJECTED("no such stage");
+    CHECK_EQ_I64(CLI("-R", "5", "--slo", "stage1:p99<=1s", URL), -EINVAL);
+    CHECK_REJECTED("a stage objective needs --stages");
+    CHECK_EQ_I64(CLI("--stages", "1s:5,1s:9", "--slo", "stage2:p99<=1s", URL), CLI_RUN);
     /* capacity keeps its own --start-rate */
     CHECK_EQ_I64(CLI_IN(PC_MODE_CAPACITY, "--slo", "p99<=1s", "--start-rate", "50", URL), CLI_RUN);
     CHECK(r.cfg.wf.start_rate == 50 && r.cfg.shape.n == 0);
