@@ -9,8 +9,10 @@
  */
 #include "report/stages.h"
 #include "report/report.h"
+#include "report/html.h"
 
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,4 +259,89 @@ bool report_stages_same(const pc_shape *a, const pc_shape *b)
             a->stages[i].step != b->stages[i].step)
             return false;
     return true;
+}
+
+/* ---- the HTML page ------------------------------------------------------ */
+
+/* Requests the shape asks for in its first t seconds. */
+static double shape_lambda(const pc_shape *sh, double t)
+{
+    double sum = 0;
+
+    for (uint32_t i = 0; i < sh->n && t > 0; i++) {
+        double d = (double)sh->stages[i].dur_ns / 1e9, a = stage_from_rate(sh, i);
+        double tau = t < d ? t : d;
+
+        sum += a * tau + (sh->stages[i].rate - a) / d * tau * tau / 2;
+        t -= tau;
+    }
+    return sum;
+}
+
+double report_shape_rate(const pc_rundesc *run, double from_s, double to_s)
+{
+    if (!run->shape.n || !(to_s > from_s))
+        return run->rate;
+    return (shape_lambda(&run->shape, to_s) - shape_lambda(&run->shape, from_s)) /
+           (to_s - from_s) * target_scale(run);
+}
+
+void report_html_stage_marks(html_chart *c, const pc_rundesc *run, double lo, double hi)
+{
+    const pc_shape *sh = &run->shape;
+    double x[3 * PC_MAX_STAGES], y[3 * PC_MAX_STAGES];
+    size_t n = 0;
+
+    if (sh->n < 2)
+        return;
+    /* One dashed line per stage boundary, broken between them. */
+    for (uint32_t i = 1; i < sh->n; i++) {
+        double b = stage_start_s(sh, i);
+
+        x[n] = b, y[n++] = lo;
+        x[n] = b, y[n++] = hi;
+        x[n] = NAN, y[n++] = NAN;
+    }
+    html_chart_reference(c, "stage starts", n, x, y);
+}
+
+void report_html_stages(html_doc *d, const pc_rundesc *run, const pc_results *res)
+{
+    static const char *const head[] = {"Stage", "Duration", "Rate",  "Target", "Achieved",
+                                       "p50",   "p99",      "p99.9", "Max",    "Errors"};
+    enum { NC = sizeof head / sizeof head[0] };
+    const pc_shape *sh = &run->shape;
+    const pc_stats *st = &res->st;
+    double run_s = (double)res->duration_ns / 1e9, scale = target_scale(run);
+    static char cells[PC_MAX_STAGES][NC][48];
+    const char *ptr[(PC_MAX_STAGES + 1) * NC];
+
+    if (!sh->n || !st->stages || st->nstages != sh->n)
+        return;
+    html_doc_heading(d, "Stages");
+    html_doc_text(d, "Each request counts in the stage its intended send time falls in; "
+                     "latency is corrected. Target is the mean rate the stage asked for.");
+    for (size_t c = 0; c < NC; c++)
+        ptr[c] = head[c];
+    for (uint32_t i = 0; i < sh->n; i++) {
+        const pc_stage_stats *g = &st->stages[i];
+        double ran = stage_ran_s(sh, i, run_s), a = stage_from_rate(sh, i);
+        const double ps[] = {50, 99, 99.9, 100};
+        char (*r)[48] = cells[i];
+
+        snprintf(r[0], 48, "%u", i + 1);
+        snprintf(r[1], 48, "%.2fs", (double)sh->stages[i].dur_ns / 1e9);
+        if (sh->stages[i].step || a == sh->stages[i].rate)
+            snprintf(r[2], 48, "%.6g", sh->stages[i].rate);
+        else
+            snprintf(r[2], 48, "%.6g..%.6g", a, sh->stages[i].rate);
+        snprintf(r[3], 48, "%.2f", stage_target(sh, i, ran) * scale);
+        snprintf(r[4], 48, "%.2f", ran > 0 ? (double)g->completed / ran : 0);
+        for (size_t p = 0; p < 4; p++)
+            units_fmt_time_us(pct_us(&g->latency, ps[p]), r[5 + p], 48);
+        snprintf(r[9], 48, "%" PRIu64, stage_failed(g));
+        for (size_t c = 0; c < NC; c++)
+            ptr[(i + 1) * NC + c] = r[c];
+    }
+    html_doc_table(d, "Stages", NC, sh->n + 1, ptr);
 }

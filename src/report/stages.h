@@ -38,4 +38,14 @@ int report_stages_load(const json_val *root, pc_shape *sh, pc_stats *st, char *e
 /* The same stages (durations, rates, steps): their figures can be added. */
 bool report_stages_same(const pc_shape *a, const pc_shape *b);
 
+/* The HTML page (html_run.c): the mean rate the shape asked for over
+ * [from_s, to_s) s (the -R line follows it; without stages, run->rate),
+ * a dashed line at each stage's start from lo to hi on chart c, and a
+ * table of the stage rows. */
+struct html_doc;
+struct html_chart;
+double report_shape_rate(const pc_rundesc *run, double from_s, double to_s);
+void report_html_stage_marks(struct html_chart *c, const pc_rundesc *run, double lo, double hi);
+void report_html_stages(struct html_doc *d, const pc_rundesc *run, const pc_results *res);
+
 #endif

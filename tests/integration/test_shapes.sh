@@ -36,13 +36,28 @@ ok ramp_json_valid "schema: $("$PY" -c "import json,jsonschema; jsonschema.valid
 # -- stages: up, a step, down: 250 + 500 + 250, each stage its own --------
 out="$T_DIR/stages"
 "$PACER" -t3 -c20 --stages 1s:500,1s:500!,1s:0 -H "X-Pacer: stages" --json "$T_DIR/st.json" \
-    --quiet "$URL" >"$out" 2>&1
+    --html "$T_DIR/st.html" --interval 250ms --quiet "$URL" >"$out" 2>&1
 ok stages_counts "stages: $(stage_counts "$T_DIR/st.json"), want 250,500,250" \
     "[ \"\$(stage_counts '$T_DIR/st.json')\" = 250,500,250 ]"
 ok stages_nginx_log_agrees "nginx logged $(logged stages), want 1000: $(grep Outcomes "$out")" \
     "[ \"\$(logged stages)\" = 1000 ] && [ \"\$(scheduled '$out')\" = 1000 ]"
 ok stages_rows "no stage rows: $(tail -5 "$out")" \
     "grep -qE '^  +3 +1.00s +500\\.\\.0 +250.00 ' '$out'"
+
+# The HTML page: the requested line follows the shape, each stage's start
+# is marked on the charts over time, and the stage rows are a table.
+if need_cmd chromium chromium; then
+    charts=$(bash "$(dirname "$0")/../tools/html_check.sh" "$T_DIR/st.html" "$T_DIR/hc" 2>&1 &&
+        cat "$T_DIR/hc/charts.tsv")
+    ok html_stage_marks "$charts" \
+        "grep -q 'Throughput.*requested (--stages) (ref)|stage starts (ref)' <<<\"\$charts\" && grep -q 'Latency over time.*stage starts (ref)' <<<\"\$charts\""
+    ok html_stage_table "no Stages table" \
+        "grep -q '<caption>Stages</caption>' '$T_DIR/st.html'"
+    # The requested line, per 250 ms interval: the up ramp's means 62.5,
+    # 187.5, ..., the hold's 500, the down ramp's 437.5, ...
+    ok html_requested_follows_shape "$(grep -o '"requested (--stages)".\{0,200\}' "$T_DIR/st.html")" \
+        "grep -qF '\"requested (--stages)\",\"ref\":true,\"x\":[0,0.25,0.5,0.75,1,1.25,1.5,1.75,2,2.25,2.5,2.75],\"y\":[62.5,187.5,312.5,437.5,500,500,500,500,437.5,312.5,187.5' '$T_DIR/st.html'"
+fi
 
 # -- Poisson: the same seed, the same schedule, over 1 or 3 threads --------
 poisson() { # TAG THREADS SEED...
