@@ -12,7 +12,7 @@
 
 # pacer's run options (pacer URL, compare, capacity, and the wrk / wrk2
 # personas, which are pacer's own command line).
-_pacer_run_long="--connections --duration --threads --rate --latency --u_latency
+_pacer_run_long="--connections --duration --threads --rate --stages --arrival --seed --latency --u_latency
 --batch_latency --header --timeout --connect-timeout --warmup --pipeline --h2 --alpn
 --streams --max-concurrent-streams --window-bits --connection-window-bits --format
 --script --requests --no-keepalive --keepalive --method --body --body-file
@@ -96,6 +96,7 @@ _pacer_value() {
         *:--cacert | *:--unix) _pacer_files ;;
     *:--format) _pacer_words "wrk h2load ab hey" ;;
     *:--mix) _pacer_words "roundrobin random" ;;
+    *:--arrival) _pacer_words "constant poisson" ;;
     *:--alpn) _pacer_words "h2 http/1.1 h2,http/1.1 http/1.1,h2" ;;
     *:-X | *:--method) _pacer_words "GET POST PUT PATCH DELETE HEAD OPTIONS" ;;
     *:-c | *:--connections | *:-d | *:--duration | *:-t | *:--threads | *:-R | *:--rate | \
@@ -104,7 +105,8 @@ _pacer_value() {
         *:--connection-window-bits | *:-n | *:--requests | *:--body | *:-T | \
         *:--content-type | *:-C | *:--cookie | *:-A | *:--basic-auth | *:--host | \
         *:--connect-to | *:--interval | *:--slo | *:--rounds | *:--start-rate | \
-        *:--max-rate | *:--max-time | *:--precision | *:--pause | *:--from | *:--to)
+        *:--max-rate | *:--max-time | *:--precision | *:--pause | *:--from | *:--to | \
+        *:--stages | *:--seed)
         COMPREPLY=() ;;
     *) return 1 ;;
     esac

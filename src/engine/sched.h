@@ -98,7 +98,7 @@ static inline uint64_t sched_time(sched *s, uint64_t k)
 {
     double n;
 
-    if (s->shaped)
+    if (__builtin_expect(s->shaped, 0))
         return sched_shape_time(s, k);
     n = (double)s->index + (double)k * (double)s->threads;
     return s->start_ns + (uint64_t)llround(n * s->ns_per_req);
@@ -110,7 +110,7 @@ static inline uint64_t sched_count_before(sched *s, uint64_t t)
     double x;
     uint64_t k;
 
-    if (s->shaped)
+    if (__builtin_expect(s->shaped, 0))
         return sched_shape_count_before(s, t);
     if (t <= s->start_ns)
         return 0;
