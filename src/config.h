@@ -127,6 +127,35 @@ typedef struct pc_output_opts {
     const char *csv_pct_path; /* -e FILE (ab) */
 } pc_output_opts;
 
+/* Load shapes (--stages, -R A..B, --arrival, --seed; docs/pacer.md). A
+ * stage moves the rate linearly from the previous target (the first from
+ * start_rate) to its own over its duration; a step holds its rate. */
+enum { PC_ARRIVAL_CONSTANT = 0, PC_ARRIVAL_POISSON = 1 };
+#define PC_MAX_STAGES 64
+
+typedef struct pc_stage {
+    uint64_t dur_ns;
+    double rate;       /* the target at the stage's end, requests/s in total */
+    bool step;         /* D:R!: the rate is R from the stage's start */
+} pc_stage;
+
+typedef struct pc_shape {
+    pc_stage stages[PC_MAX_STAGES];
+    uint32_t n;        /* 0: the rate is -R throughout */
+    double start_rate; /* where the first stage starts (--start-rate, default 0) */
+    bool start_rate_set;
+    bool ramp_over_d;  /* -R A..B: one stage from A to B over -d */
+    int arrival;       /* PC_ARRIVAL_*: how the arrivals are spaced at the current rate */
+    uint64_t seed;     /* --seed, or a random one (always printed) */
+    bool seed_set;
+} pc_shape;
+
+/* The schedule is not one constant rate at evenly spaced times. */
+static inline bool pc_shape_active(const pc_shape *s)
+{
+    return s->n > 0 || s->arrival != PC_ARRIVAL_CONSTANT;
+}
+
 /* What `pacer compare` and `pacer capacity` add to a run's options. */
 typedef struct pc_workflow_opts {
     const char **targets;  /* compare: the URLs, in order (heap array into argv) */
@@ -220,6 +249,7 @@ typedef struct pc_config {
     pc_output_opts out;    /* --hlog, --hgrm, --json, --csv, --html, -g, -e */
     pc_workflow_opts wf;   /* compare and capacity */
     pc_shard_opts shard;   /* --shard, --start-at, mpirun */
+    pc_shape shape;        /* --stages, -R A..B, --arrival, --seed; rate is then their mean */
 } pc_config;
 
 #endif

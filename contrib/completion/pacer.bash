@@ -13,7 +13,7 @@
 
 # pacer's run options (pacer URL, compare, capacity, and the wrk / wrk2
 # personas, which are pacer's own command line).
-_pacer_run_long="--connections --duration --threads --rate --latency --u_latency
+_pacer_run_long="--connections --duration --threads --rate --stages --start-rate --arrival --seed --latency --u_latency
 --batch_latency --header --timeout --connect-timeout --warmup --pipeline --h2 --alpn
 --streams --max-concurrent-streams --window-bits --connection-window-bits --format
 --script --requests --no-keepalive --keepalive --method --body --body-file
@@ -23,7 +23,7 @@ _pacer_run_long="--connections --duration --threads --rate --latency --u_latency
 --per-rank --version --help"
 _pacer_run_short="-c -d -t -R -L -U -B -H -m -s -n -k -X -p -T -C -A -i -g -e -v -h"
 _pacer_compare_long="--rounds"
-_pacer_capacity_long="--start-rate --max-rate --max-time --precision --pause"
+_pacer_capacity_long="--max-rate --max-time --precision --pause"
 _pacer_report_long="--latency --u_latency --json --hgrm --html --slo --from --to --force --help"
 _pacer_serve_long="--port --bind --unix --threads --size --delay --capacity --help"
 _pacer_suite_long="--json --html --progress --quiet --help"
@@ -105,6 +105,7 @@ _pacer_value() {
         *:--cacert | *:--unix) _pacer_files ;;
     *:--format) _pacer_words "wrk h2load ab hey" ;;
     *:--mix) _pacer_words "roundrobin random" ;;
+    *:--arrival) _pacer_words "constant poisson" ;;
     *:--alpn) _pacer_words "$_pacer_protocols" ;;
     *:-X | *:--method) _pacer_words "$_pacer_methods" ;;
     *:-c | *:--connections | *:-d | *:--duration | *:-t | *:--threads | *:-R | *:--rate | \
@@ -113,7 +114,7 @@ _pacer_value() {
         *:--connection-window-bits | *:-n | *:--requests | *:--body | *:-T | \
         *:--content-type | *:-C | *:--cookie | *:-A | *:--basic-auth | *:--host | \
         *:--connect-to | *:--interval | *:--slo | *:--rounds | *:--start-rate | \
-        *:--shard | *:--start-at | \
+        *:--shard | *:--start-at | *:--stages | *:--seed | \
         *:--max-rate | *:--max-time | *:--precision | *:--pause | *:--from | *:--to)
         COMPREPLY=() ;;
     *) return 1 ;;

@@ -335,6 +335,8 @@ int cli_parse_as(const cli_persona *p, int mode, int argc, char **argv, pc_confi
         return rc;
     if (!cfg->nreqs) /* a persona's URL list (h2load -i) must have added them */
         return cli_bad(err, "missing URL");
+    if ((rc = cli_shape_finish(cfg, err)) < 0)
+        return rc;
     if (cfg->requests && !cfg->duration_set)
         cfg->duration_ns = 24ull * 3600 * 1000000000ull; /* -n alone: no time limit but a day */
     if (cfg->out.gnuplot_path && !cfg->requests)

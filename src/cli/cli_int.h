@@ -133,6 +133,19 @@ cli_take take_shard;
 cli_take take_start_at;
 cli_take take_refuse; /* another tool's flag pacer cannot honour: its help says why */
 
+/* The load-shape options (shape.c): --stages, --arrival, --seed,
+ * --start-rate; take_rate_ramp is -R A..B (take_run_rate hands it over). */
+cli_take take_stages;
+cli_take take_arrival;
+cli_take take_seed;
+cli_take take_start_rate;
+int take_rate_ramp(pc_config *cfg, const char *arg, FILE *err);
+
+/* After the whole command line: the shape's checks, -d's default (the
+ * stages' sum), the mean rate into cfg->rate, a random --seed. 0 or
+ * -EINVAL after one line on err. */
+int cli_shape_finish(pc_config *cfg, FILE *err);
+
 /* Entry shorthands: AT(field) names the pc_config field of a generic take. */
 #define AT(field) .off = offsetof(pc_config, field)
 #define U32(field, lo, hi) .take = take_u32, AT(field), .min = (lo), .max = (hi)

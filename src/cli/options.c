@@ -20,7 +20,14 @@ static const cli_opt pacer_opts[] = {
      .help = "Number of threads to use (default 2)"},
     {"rate", 'R', "R", FN(take_run_rate),
      .help = "Constant throughput in requests/s in total\n"
-             "(absent: closed loop, as wrk)"},
+             "(absent: closed loop, as wrk); A..B: a linear ramp over -d"},
+    {"stages", 0, "LIST", FN(take_stages),
+     .help = "Load shape D:R[,D:R...]: each stage ramps linearly to\n"
+             "R over D (D:R! jumps to R); -d defaults to their sum"},
+    {"arrival", 0, "A", FN(take_arrival),
+     .help = "Arrivals: constant (default) or poisson (random gaps)"},
+    {"seed", 0, "N", FN(take_seed),
+     .help = "Seed of --arrival poisson (default: random, printed)"},
     {"latency", 'L', NULL, ON(latency),
      .help = "Print latency statistics"},
     {"u_latency", 'U', NULL, ON(u_latency),
@@ -117,10 +124,11 @@ static const cli_opt pacer_opts[] = {
              "PASS/FAIL lines, exit 5 when one fails"},
     {"rounds", 0, "N", U32(wf.rounds, 1, 1000), COMPARE_ONLY,
      .help = "Rounds of A B A B ... (default 3)"},
-    {"start-rate", 0, "R", FN(take_rate), AT(wf.start_rate), CAPACITY_ONLY,
+    {"start-rate", 0, "R", FN(take_start_rate), .section = "capacity",
      .help = "First rate tried (default 100), grown x2 until the\n"
              "SLO fails, then bisected; each step lasts -d,\n"
-             "longer when a percentile needs more samples"},
+             "longer when a percentile needs more samples\n"
+             "(with --stages: where the first stage starts, default 0)"},
     {"max-rate", 0, "R", FN(take_rate), AT(wf.max_rate), CAPACITY_ONLY,
      .help = "Never go above this rate (default 1M)"},
     {"max-time", 0, "T", DUR(wf.max_time_ns, 0), CAPACITY_ONLY,

@@ -177,6 +177,9 @@ int take_duration(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
 int take_run_rate(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
 {
     (void)o;
+    if (strstr(arg, ".."))
+        return take_rate_ramp(cfg, arg, err);
+    cfg->shape.ramp_over_d = false;
     if (units_parse_rate(arg, &cfg->rate) < 0 || !(cfg->rate > 0))
         return cli_bad(err, "invalid rate for -R/--rate: '%s' (requests/s > 0, e.g. 500, 2.5k)", arg);
     if (cfg->rate > MAX_RATE)

@@ -6,6 +6,14 @@
 
 /* ---- outcomes -------------------------------------------------------- */
 
+/* The stage of --stages whose time the request was intended in (NULL:
+ * no stages). A request belongs to the load it was part of, whenever it
+ * was answered. */
+static pc_stage_stats *stage_at(pc_worker *w, uint64_t intended)
+{
+    return w->st.stages ? &w->st.stages[sched_stage_of(&w->sc, intended)] : NULL;
+}
+
 
 /* Every latency sample goes to the run totals and to the current interval,
  * so that the intervals add up to the totals exactly. uncorrected < 0:
@@ -26,6 +34,7 @@ void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t
 {
     uint64_t sent = s->sent ? s->sent : s->intended;
     bool ok = status >= 200 && status < 400;
+    pc_stage_stats *sg;
 
     if (warm(w, s->intended)) {
         w->warm_outcomes++;
@@ -69,6 +78,11 @@ void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t
     }
     if (!w->cfg->batch_latency || w->depth < 2)
         rec_latency(w, (int64_t)(now - s->intended), (int64_t)(now - sent));
+    if ((sg = stage_at(w, s->intended))) {
+        sg->completed++;
+        sg->non2xx += !ok;
+        hdr_record(&sg->latency, (int64_t)(now - s->intended));
+    }
     if (s->first_byte >= sent)
         hdr_record(&w->st.ttfb, (int64_t)(s->first_byte - sent));
 }
@@ -78,9 +92,16 @@ void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t
  * a lower bound of the truth: leaving them out is how tools hide stalls. */
 void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now)
 {
+    pc_stage_stats *sg = stage_at(w, s->intended);
+
     if (warm(w, s->intended)) {
         w->warm_outcomes++;
         return;
+    }
+    if (sg) {
+        sg->errors++;
+        if (kind == PC_ERR_TIMEOUT)
+            hdr_record(&sg->latency, (int64_t)(now - s->intended));
     }
     if (kind == PC_ERR_TIMEOUT) {
         rec_latency(w, (int64_t)(now - s->intended),
@@ -113,6 +134,18 @@ static void never_sent_due(pc_worker *w, uint64_t intended, uint64_t count)
     w->ns_due[i] += count;
 }
 
+/* n never-sent requests of one stage, at latency lat (the bulk path's
+ * chunks never straddle a stage). */
+static void stage_never_sent(pc_worker *w, uint64_t intended, uint64_t lat, uint64_t n)
+{
+    pc_stage_stats *sg = stage_at(w, intended);
+
+    if (sg) {
+        sg->never_sent += n;
+        hdr_record_n(&sg->latency, (int64_t)lat, (int64_t)n);
+    }
+}
+
 void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now)
 {
     if (warm(w, intended)) {
@@ -124,6 +157,16 @@ void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now)
     if (w->run->interval_ns)
         never_sent_due(w, intended, 1);
     rec_latency(w, (int64_t)(now > intended ? now - intended : 0), -1);
+    stage_never_sent(w, intended, now > intended ? now - intended : 0, 1);
+}
+
+void record_interrupted(pc_worker *w, const slot *s)
+{
+    pc_stage_stats *sg = stage_at(w, s->intended);
+
+    w->st.interrupted++;
+    if (sg)
+        sg->interrupted++;
 }
 
 /* The schedule's requests [k, end) were never sent: counted in bulk, one
@@ -134,14 +177,14 @@ void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now)
  * 10^9 (-R 1G against a slow server once took 13 s to end). */
 static void never_sent_range(pc_worker *w, uint64_t k, uint64_t end, uint64_t now)
 {
-    const sched *sc = &w->sc;
+    sched *sc = &w->sc;
 
     while (k < end) {
         uint64_t t = sched_time(sc, k), k2, n;
         int64_t lat = now > t ? (int64_t)(now - t) : 0;
 
         if (t < w->measure_start) {
-            k2 = sched_count_before(sc, w->measure_start);
+            k2 = w->k_meas;
             k2 = k2 > end ? end : k2 > k ? k2 : k + 1;
             w->warm_outcomes += k2 - k;
             k = k2;
@@ -158,6 +201,12 @@ static void never_sent_range(pc_worker *w, uint64_t k, uint64_t end, uint64_t no
 
             k2 = b < k2 ? b : k2;
         }
+        if (w->st.stages) {
+            uint64_t e = sched_stage_end(sc, sched_stage_of(sc, t));
+            uint64_t b = e == UINT64_MAX ? end : sched_count_before(sc, e);
+
+            k2 = b < k2 ? b : k2;
+        }
         k2 = k2 > end ? end : k2 > k ? k2 : k + 1;
         n = k2 - k;
         w->st.never_sent += n;
@@ -165,6 +214,7 @@ static void never_sent_range(pc_worker *w, uint64_t k, uint64_t end, uint64_t no
         if (w->run->interval_ns)
             never_sent_due(w, t, n);
         rec_latency(w, lat, -1);
+        stage_never_sent(w, t, (uint64_t)lat, n);
         if (n > 1) {
             uint64_t tl = sched_time(sc, k2 - 1);
             int64_t last = now > tl ? (int64_t)(now - tl) : 0;

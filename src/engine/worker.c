@@ -344,7 +344,7 @@ static void finish(pc_worker *w, uint64_t now, bool interrupted)
             if (warm(w, s->intended))
                 w->warm_outcomes++;
             else if (interrupted)
-                w->st.interrupted++;
+                record_interrupted(w, s);
             else
                 record_failed(w, s, PC_ERR_TIMEOUT, now);
             if (!interrupted && !warm(w, s->intended))
@@ -530,11 +530,12 @@ void *worker_main(void *arg)
         w->iv_end = w->measure_start + run->interval_ns;
     }
     if (w->open_loop) {
-        /* One schedule over every worker of the run (all shards):
-         * this one sends its requests n = g + k*G (dist/shard.h). */
-        sched_init(&w->sc, start, shard_total_rate(cfg), shard_workers(cfg),
-                   shard_worker(cfg, w->index));
-        w->k_end = sched_count_before(&w->sc, w->end);
+        /* One schedule over every worker of the run (all shards), at the
+         * shape's rate (constant -R, stages, Poisson): this one sends its
+         * requests n = g + k*G (dist/shard.h). */
+        sched_init_run(&w->sc, start, &cfg->shape, shard_total_rate(cfg), shard_workers(cfg),
+                       shard_worker(cfg, w->index));
+        w->k_end = sched_count_limit(&w->sc, w->end);
         w->k_meas = sched_count_before(&w->sc, w->measure_start);
         if (w->quota && w->k_end > w->quota)
             w->k_end = w->quota;
@@ -623,6 +624,7 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
     w->tfd = -1;
     w->use_pwait2 = true;
     if (stats_init(&w->st) < 0 || (run->ntmpl > 1 && stats_init_urls(&w->st, run->ntmpl) < 0) ||
+        (cfg->shape.n && stats_init_stages(&w->st, cfg->shape.n) < 0) ||
         ((cfg->out.gnuplot_path || cfg->format == PC_FORMAT_HEY_CSV) &&
          stats_init_recs(&w->st, w->quota) < 0))
         goto fail;

@@ -156,5 +156,6 @@ void rec_latency(pc_worker *w, int64_t corrected, int64_t uncorrected);
 void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t body);
 void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now);
 void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now);
+void record_interrupted(pc_worker *w, const slot *s);
 
 #endif

@@ -16,6 +16,7 @@
 #include "report/html.h"
 #include "report/report.h"
 #include "report/slo.h"
+#include "report/stages.h"
 #include "stats/hdr_codec.h"
 
 #define CELL 200
@@ -149,11 +150,17 @@ static void shape(html_doc *d, const pc_rundesc *run, const pc_results *res)
         strftime(when, sizeof when, ", started %Y-%m-%dT%H:%M:%SZ", &tm);
     n += (size_t)snprintf(line + n, sizeof line - n, "%u threads, %u connections, ", run->threads,
                           run->connections);
-    if (run->rate > 0)
+    if (run->shape.n)
+        n += (size_t)snprintf(line + n, sizeof line - n, "%u stages, %.2f requests/s on average",
+                              run->shape.n, run->rate);
+    else if (run->rate > 0)
         n += (size_t)snprintf(line + n, sizeof line - n, "constant rate %.2f requests/s",
                               run->rate);
     else
         n += (size_t)snprintf(line + n, sizeof line - n, "closed loop");
+    if (run->shape.arrival == PC_ARRIVAL_POISSON && n < sizeof line)
+        n += (size_t)snprintf(line + n, sizeof line - n, ", Poisson arrivals (--seed %" PRIu64 ")",
+                              run->shape.seed);
     if (n < sizeof line)
         snprintf(line + n, sizeof line - n, ", %.2f s measured, protocol %s%s.",
                  (double)res->duration_ns / 1e9, report_protocol(&res->st), when);
@@ -295,6 +302,17 @@ static void errors_over_time(html_doc *d, const pc_rundesc *run, const pc_stats 
         html_chart_series(c, "never sent (in the interval due)", s->n, x, never);
 }
 
+/* The largest finite value of v (0 if none). */
+static double peak(const double *v, size_t n)
+{
+    double m = 0;
+
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i]) && v[i] > m)
+            m = v[i];
+    return m;
+}
+
 static int over_time(html_doc *d, const pc_rundesc *run, const pc_stats *st,
                      const pc_series *s)
 {
@@ -327,7 +345,7 @@ static int over_time(html_doc *d, const pc_rundesc *run, const pc_stats *st,
             p99[i] = lat[1];
             max[i] = lat[2];
             rate[i] = p->length_s > 0 ? (double)p->completed / p->length_s : NAN;
-            req[i] = run->rate;
+            req[i] = report_shape_rate(run, x[i], x[i] + p->length_s);
         }
         snprintf(text, sizeof text,
                  "%zu intervals of %.3g s; each point is an interval, placed at its start.", n,
@@ -338,11 +356,14 @@ static int over_time(html_doc *d, const pc_rundesc *run, const pc_stats *st,
         html_chart_series(c, "p50", n, x, p50);
         html_chart_series(c, "p99", n, x, p99);
         html_chart_series(c, "max", n, x, max);
+        report_html_stage_marks(c, run, peak(p50, n) / 10, peak(max, n));
         c = html_doc_chart(d, "Throughput", xl, HTML_LINEAR, "Responses per second",
                            HTML_LINEAR);
         html_chart_series(c, "completed/s", n, x, rate);
         if (run->rate > 0)
-            html_chart_reference(c, "requested (-R)", n, x, req);
+            html_chart_reference(c, run->shape.n ? "requested (--stages)" : "requested (-R)", n,
+                                 x, req);
+        report_html_stage_marks(c, run, 0, fmax(peak(rate, n), peak(req, n)));
         errors_over_time(d, run, st, s, x, rest);
     }
     free(v);
@@ -423,6 +444,7 @@ int report_html(FILE *f, const pc_rundesc *run, const pc_results *res, const pc_
     html_chart_spectrum(c, "corrected", &st->latency, 1e6);
     html_chart_spectrum(c, "uncorrected", &st->latency_u, 1e6);
 
+    report_html_stages(d, run, res);
     rc = over_time(d, run, st, series);
     breakdown(d, st);
     if (rc == 0)

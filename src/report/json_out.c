@@ -12,6 +12,7 @@
 
 #include "report/report.h"
 #include "report/slo.h"
+#include "report/stages.h"
 #include "stats/hdr_codec.h"
 #include "util/json.h"
 #include "net/sha256.h"
@@ -19,7 +20,7 @@
 static const char *const pct_keys[] = {"50", "75", "90", "99", "99.9", "99.99", "99.999", "100"};
 static const double pct_vals[] = {50, 75, 90, 99, 99.9, 99.99, 99.999, 100};
 
-static void w_hist(json_w *w, const char *key, const hdr_hist *h)
+void report_json_hist(json_w *w, const char *key, const hdr_hist *h)
 {
     char *b64 = NULL;
     bool any = h->total_count > 0;
@@ -116,6 +117,7 @@ static void w_config(json_w *w, const pc_rundesc *cfg)
     json_w_kdouble(w, "timeout_s", (double)cfg->timeout_ns / 1e9);
     json_w_kdouble(w, "connect_timeout_s", (double)cfg->connect_timeout_ns / 1e9);
     json_w_kdouble(w, "warmup_s", (double)cfg->warmup_ns / 1e9);
+    report_json_shape(w, cfg);
     json_w_kuint(w, "pipeline", cfg->pipeline);
     json_w_kbool(w, "batch_latency", cfg->batch_latency);
     json_w_kdouble(w, "interval_s", (double)cfg->interval_ns / 1e9);
@@ -433,7 +435,7 @@ void report_json_obj(json_w *wp, const pc_rundesc *cfg, const pc_results *res, c
         const char *key = f->kind != PC_SK_SUM ? table_key(f, "latency") : NULL;
 
         if (key)
-            w_hist(wp, key, stats_cfield(st, f));
+            report_json_hist(wp, key, stats_cfield(st, f));
     }
     json_w_obj_end(wp);
 
@@ -462,7 +464,7 @@ void report_json_obj(json_w *wp, const pc_rundesc *cfg, const pc_results *res, c
             json_w_kuint(wp, "requests", st->urls[i].completed);
             json_w_kuint(wp, "errors", st->urls[i].errors);
             if (st->url_latency)
-                w_hist(wp, "latency", &st->urls[i].latency);
+                report_json_hist(wp, "latency", &st->urls[i].latency);
             else {
                 json_w_key(wp, "latency");
                 json_w_null(wp);
@@ -471,6 +473,7 @@ void report_json_obj(json_w *wp, const pc_rundesc *cfg, const pc_results *res, c
         }
         json_w_arr_end(wp);
     }
+    report_json_stages(wp, cfg, res);
     if (cfg->slo)
         w_slo(wp, cfg, res);
     w_series(wp, series, (double)cfg->interval_ns / 1e9);

@@ -7,6 +7,7 @@
  * wall-clock span covered by the files.
  */
 #include "report/merge.h"
+#include "report/stages.h"
 
 #include <errno.h>
 #include <math.h>
@@ -351,6 +352,12 @@ static int load_json(const char *path, const json_val *root, pc_loaded *l, char 
         st->h1_conns = st->connects - st->h2_conns;
     if ((rc = add_b64(&st->rps, json_path(root, "thread_rate.histogram"), path, err, errlen)) < 0)
         return rc;
+    {
+        char why[256];
+
+        if (report_stages_load(root, &l->cfg.shape, st, why, sizeof why) < 0)
+            return fail(err, errlen, -EINVAL, "%s: %s", path, why);
+    }
 
     series = json_path(root, "intervals.series");
     l->series.interval_s = (double)l->cfg.interval_ns / 1e9;
@@ -605,6 +612,10 @@ int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen)
     uint64_t send = src->res.start_wall_ns + src->res.duration_ns;
     double step;
 
+    if (dst->have_config && src->have_config && dst->test_file && src->test_file &&
+        !report_stages_same(&dst->cfg.shape, &src->cfg.shape))
+        return fail(err, errlen, -EINVAL, "%s: its load shape (--stages) differs from %s's",
+                    src->test_file, dst->test_file);
     stats_merge(&dst->res.st, &src->res.st);
     dst->res.warmup_outcomes += src->res.warmup_outcomes;
     if (src->res.start_wall_ns < dst->res.start_wall_ns)
@@ -670,6 +681,7 @@ int merge_window(pc_loaded *l, double from_s, double to_s, char *err, size_t err
     pc_series kept = {.interval_s = l->series.interval_s};
 
     stats_reset(st);
+    l->cfg.shape.n = 0; /* the stage rows are the whole run's: a window has none */
     for (size_t i = 0; i < l->series.n; i++) {
         pc_point *p = &l->series.v[i];
         double rel = p->start_s - t0;

@@ -70,6 +70,11 @@ struct json_w;
 void report_json_obj(struct json_w *w, const pc_rundesc *run, const pc_results *res,
                      const pc_series *series);
 
+/* A histogram as the JSON result has one (count, min, mean, stdev, max in
+ * us, the percentiles, the encoded "histogram"), under key. */
+struct hdr_hist;
+void report_json_hist(struct json_w *w, const char *key, const struct hdr_hist *h);
+
 /* The --slo objectives and their verdicts as a JSON array (one object per
  * objective: as written, metric, operator, limit and measured value in the
  * objective's unit, the value as printed, PASS/FAIL). v: slo_eval's. */

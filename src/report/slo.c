@@ -40,6 +40,18 @@ static int parse_one(const char *s, pc_objective *o, char *err, size_t errlen)
         return -EINVAL;
     }
     snprintf(o->text, sizeof o->text, "%s", s);
+    if (strncmp(s, "stage", 5) == 0 && isdigit((unsigned char)s[5])) {
+        unsigned long n = strtoul(s + 5, &end, 10);
+
+        if (*end != ':' || n < 1 || n > PC_MAX_STAGES) {
+            snprintf(err, errlen, "invalid --slo objective '%s': a stage is stageN:OBJECTIVE, N from 1",
+                     s);
+            return -EINVAL;
+        }
+        o->stage = (uint32_t)n;
+        s = end + 1;
+        op = strpbrk(s, "<>");
+    }
     if (!op) {
         snprintf(err, errlen, "invalid --slo objective '%s': expected e.g. p99<=100ms", s);
         return -EINVAL;
@@ -97,6 +109,13 @@ static int parse_one(const char *s, pc_objective *o, char *err, size_t errlen)
                      metric);
             return -EINVAL;
         }
+    }
+    if (o->stage && (o->metric == SLO_RATE || o->uncorrected)) {
+        snprintf(err, errlen,
+                 "invalid --slo objective '%s': a stage has corrected latency and errors "
+                 "objectives (p99, mean, max, errors)",
+                 o->text);
+        return -EINVAL;
     }
     if (latency) {
         uint64_t ns;
@@ -217,10 +236,20 @@ static void eval_one(const pc_objective *o, double rate, const pc_results *res, 
 {
     const pc_stats *st = &res->st;
     const hdr_hist *h = o->uncorrected ? &st->latency_u : &st->latency;
+    const pc_stage_stats *g = NULL;
     double achieved = report_rate(res);
     char num[48];
 
     memset(v, 0, sizeof *v);
+    if (o->stage) {
+        if (!st->stages || o->stage > st->nstages) {
+            snprintf(v->shown, sizeof v->shown, "n/a: the run has no stage %u", o->stage);
+            v->none = true;
+            return;
+        }
+        g = &st->stages[o->stage - 1];
+        h = &g->latency;
+    }
     switch (o->metric) {
     case SLO_PCT:
     case SLO_MEAN:
@@ -241,6 +270,11 @@ static void eval_one(const pc_objective *o, double rate, const pc_results *res, 
          * made (at a rate, the requests it delayed are counted already). */
         uint64_t extra = rate > 0 ? 0 : st->connect_errors;
         uint64_t all = stats_outcomes(st) + extra, failed = stats_failed(st) + extra;
+
+        if (g) {
+            all = g->completed + g->errors + g->never_sent + g->interrupted;
+            failed = g->errors + g->never_sent + g->interrupted + g->non2xx;
+        }
         if (o->percent) {
             v->measured = all ? (double)failed / (double)all : 0;
             slo_format_value(o, v->measured, num, sizeof num);

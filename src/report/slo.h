@@ -11,6 +11,8 @@
  *            attempts count as failed requests);
  *   rate     achieved requests/s, or with % the share of -R achieved;
  * OP is one of <=, <, >=, >. Example: p99<=100ms,p99.9<=250ms,errors<=0.1%,rate>=99%
+ * An objective prefixed stageN: (stage2:p99<=100ms) is judged on stage N of
+ * --stages alone (corrected latency and errors only).
  */
 #ifndef PACER_REPORT_SLO_H
 #define PACER_REPORT_SLO_H
@@ -34,6 +36,7 @@ typedef struct pc_objective {
     double pct;       /* SLO_PCT: the percentile, 0 < pct <= 100 */
     double value;     /* latency in ns; errors/rate: a count or req/s, or a fraction if percent */
     bool percent;
+    uint32_t stage;   /* stageN: judged on stage N (from 1) alone; 0: the whole run */
     char text[72];    /* as written, blanks removed */
 } pc_objective;
 

@@ -11,6 +11,7 @@
 
 #include "util/units.h"
 #include "report/report.h"
+#include "report/stages.h"
 #include "stats/hdr.h"
 
 typedef char *(*fmt_fn)(double, char *, size_t);
@@ -221,15 +222,19 @@ static void print_shortfall(FILE *f, const pc_rundesc *run, const pc_results *re
     const pc_stats *st = &res->st;
     const hdr_hist *hu = &st->latency_u;
     double lat_s = hdr_mean(hu) / 1e9;
-    double need = run->rate * lat_s;
+    /* A load shape's own schedule (Poisson: this draw's count, not its mean). */
+    double rate = pc_shape_active(&run->shape) && res->duration_ns
+                      ? (double)st->scheduled / ((double)res->duration_ns / 1e9)
+                      : run->rate;
+    double need = rate * lat_s;
     bool h2 = st->h2_conns && !st->h1_conns;
     uint32_t depth = h2 ? run->streams : run->pipeline;
     uint64_t slots = (uint64_t)run->connections * depth;
 
-    if (run->rate <= 0 || achieved >= run->rate * 0.99)
+    if (rate <= 0 || run->rate <= 0 || achieved >= rate * 0.99)
         return;
-    fprintf(f, "  Requested rate %.2f req/s but achieved %.2f (%.1f%%): ", run->rate, achieved,
-            100.0 * achieved / run->rate);
+    fprintf(f, "  Requested rate %.2f req/s but achieved %.2f (%.1f%%): ", rate, achieved,
+            100.0 * achieved / rate);
     if (st->completed == 0) {
         fprintf(f, "no response was received\n");
     } else if (need > (double)slots * 0.9) {
@@ -238,7 +243,7 @@ static void print_shortfall(FILE *f, const pc_rundesc *run, const pc_results *re
         double mid_ns = ((double)hdr_min(hu) + lat_s * 1e9) / 2;
         uint64_t fast = (uint64_t)llround(hdr_fraction_within(hu, 0, mid_ns) / 100.0 *
                                           (double)hu->total_count);
-        double ramp = (double)slots * run->rate / (run->rate - achieved);
+        double ramp = (double)slots * rate / (rate - achieved);
         double busy = achieved * lat_s; /* mean requests in flight */
 
         /* A latency that did not grow (the mean within 10% of the fastest)
@@ -257,7 +262,7 @@ static void print_shortfall(FILE *f, const pc_rundesc *run, const pc_results *re
             fprintf(f,
                     "at the observed mean latency of %.2fms, %.0f req/s needs about %.0f "
                     "requests in flight, but -c %u%s allows %" PRIu64 " (raise -c%s)\n",
-                    lat_s * 1e3, run->rate, need, run->connections,
+                    lat_s * 1e3, rate, need, run->connections,
                     depth == 1 ? "" : h2 ? " with -m" : " with --pipeline", slots,
                     res->warmup_ns && !fast
                         ? ", unless the server is saturated: --warmup discarded the start of "
@@ -354,6 +359,7 @@ void report_wrk(FILE *f, const pc_rundesc *run, const pc_results *res)
                 (double)res->warmup_ns / 1e9, res->warmup_outcomes);
     report_notes(f, run, res, "  ");
     print_shortfall(f, run, res, rps);
+    report_stages(f, run, res);
     if (res->signal)
         fprintf(f, "  Stopped early by %s after %.2fs\n",
                 pc_signal_name(res->signal), secs);

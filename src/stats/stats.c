@@ -99,8 +99,47 @@ int stats_init_urls(pc_stats *s, uint32_t n)
     return 0;
 }
 
+int stats_init_stages(pc_stats *s, uint32_t n)
+{
+    s->stages = calloc(n, sizeof *s->stages);
+    if (!s->stages)
+        return -ENOMEM;
+    s->nstages = n;
+    for (uint32_t i = 0; i < n; i++)
+        if (hdr_init(&s->stages[i].latency, 1000, STATS_LAT_HIGHEST, 2) < 0)
+            return -ENOMEM;
+    return 0;
+}
+
+static void stages_free(pc_stats *s)
+{
+    for (uint32_t i = 0; s->stages && i < s->nstages; i++)
+        hdr_free(&s->stages[i].latency);
+    free(s->stages);
+    s->stages = NULL;
+    s->nstages = 0;
+}
+
+static void stages_merge(pc_stats *dst, const pc_stats *src)
+{
+    if (src->nstages && !dst->stages && stats_init_stages(dst, src->nstages) < 0)
+        stages_free(dst);
+    for (uint32_t i = 0; dst->stages && i < src->nstages && i < dst->nstages; i++) {
+        pc_stage_stats *d = &dst->stages[i];
+        const pc_stage_stats *v = &src->stages[i];
+
+        d->completed += v->completed;
+        d->non2xx += v->non2xx;
+        d->errors += v->errors;
+        d->never_sent += v->never_sent;
+        d->interrupted += v->interrupted;
+        hdr_add(&d->latency, &v->latency);
+    }
+}
+
 void stats_free(pc_stats *s)
 {
+    stages_free(s);
     FOR_EACH_FIELD(f)
         if (f->kind == PC_SK_HIST_NS || f->kind == PC_SK_HIST_RATE)
             hdr_free(stats_field(s, f));
@@ -140,6 +179,12 @@ void stats_reset(pc_stats *s)
         if (s->url_latency)
             hdr_reset(&s->urls[i].latency);
         s->urls[i].completed = s->urls[i].errors = 0;
+    }
+    for (uint32_t i = 0; s->stages && i < s->nstages; i++) {
+        hdr_hist h = s->stages[i].latency;
+
+        hdr_reset(&h);
+        s->stages[i] = (pc_stage_stats){.latency = h};
     }
 }
 
@@ -181,6 +226,7 @@ void stats_merge(pc_stats *dst, const pc_stats *src)
         if (dst->url_latency && src->url_latency)
             hdr_add(&dst->urls[i].latency, &src->urls[i].latency);
     }
+    stages_merge(dst, src);
     if (src->nrecs) {
         pc_reqrec *r = realloc(dst->recs, (dst->nrecs + src->nrecs) * sizeof *r);
 

@@ -42,6 +42,12 @@ typedef struct pc_url_stats {
     uint64_t completed, errors;
     hdr_hist latency;
 } pc_url_stats;
+/* Per stage of a load shape (--stages): the requests whose intended send
+ * time falls in the stage, their outcomes and corrected latency. */
+typedef struct pc_stage_stats {
+    uint64_t completed, non2xx, errors, never_sent, interrupted;
+    hdr_hist latency;
+} pc_stage_stats;
 #define STATS_WHY_LEN 160
 /* Per-URL latency costs one histogram per URL per thread (2 significant
  * digits from 1 us: about 30 KiB); above this many URLs only their counts
@@ -64,6 +70,8 @@ typedef struct pc_stats {
     pc_url_stats *urls; /* per distinct request, when there are several */
     uint32_t nurls;
     bool url_latency;   /* urls[].latency kept (at most STATS_URL_LATENCY_MAX URLs) */
+    pc_stage_stats *stages; /* per stage of --stages (NULL: no stages) */
+    uint32_t nstages;
     pc_reqrec *recs;    /* per completed request (-g), preallocated */
     size_t nrecs, caprecs;
 
@@ -151,6 +159,8 @@ typedef struct pc_stats {
     X(KEEP, urls, OUT, "urls[] (requests, errors, latency)")                                 \
     X(KEEP, nurls, OUT, "urls[]")                                                            \
     X(KEEP, url_latency, OUT, "urls[].latency (null when not kept)")                         \
+    X(KEEP, stages, HAND, "stages[] (report/stages.c writes and reads them)")                \
+    X(KEEP, nstages, HAND, "stages[]")                                                       \
     X(KEEP, recs, NONE, NULL)                                                                \
     X(HAND, nrecs, NONE, NULL)                                                               \
     X(KEEP, caprecs, NONE, NULL)                                                             \
@@ -239,6 +249,8 @@ int stats_init(pc_stats *s);
 int stats_init_recs(pc_stats *s, size_t n);
 /* Per-request-kind statistics for n distinct requests. 0 or -ENOMEM. */
 int stats_init_urls(pc_stats *s, uint32_t n);
+/* Per-stage statistics for n stages of a load shape. 0 or -ENOMEM. */
+int stats_init_stages(pc_stats *s, uint32_t n);
 void stats_free(pc_stats *s);
 /* Forget everything measured so far (end of --warmup). */
 void stats_reset(pc_stats *s);

@@ -12,6 +12,7 @@
 #include "unit.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -478,7 +479,8 @@ static void test_options_of_one_subcommand(void)
     CHECK_EQ_STR(r.err, "pacer: --pause is an option of pacer capacity\n");
 
     CHECK_EQ_I64(CLI_IN(PC_MODE_COMPARE, "--start-rate", "5", URL, URL2), -EINVAL);
-    CHECK_EQ_STR(r.err, "pacer: --start-rate is an option of pacer capacity\n");
+    CHECK_EQ_STR(r.err, "pacer: --start-rate is where --stages begins (or pacer capacity's first "
+                        "rate): it needs --stages\n");
     CHECK_EQ_I64(CLI_IN(PC_MODE_COMPARE, "--rounds", "5", URL, URL2), CLI_RUN);
     CHECK_EQ_I64(r.cfg.wf.rounds, 5);
     CHECK_EQ_I64(r.cfg.wf.ntargets, 2);
@@ -837,6 +839,74 @@ static void test_next_call_after_help_in_option_group(void)
     CHECK_EQ_STR(r.cfg.url_text, URL);
 }
 
+/* Load shapes: --stages, -R A..B, --arrival, --seed, --start-rate. */
+static void test_load_shapes(void)
+{
+    CHECK_EQ_I64(CLI("--stages", "2s:100,1s:300!,500ms:0", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.shape.n, 3);
+    CHECK_EQ_U64(r.cfg.shape.stages[0].dur_ns, 2000000000ull);
+    CHECK(r.cfg.shape.stages[1].step && !r.cfg.shape.stages[0].step);
+    CHECK(r.cfg.shape.stages[2].rate == 0);
+    CHECK_EQ_U64(r.cfg.duration_ns, 3500000000ull); /* -d: the stages' sum */
+    /* The mean: (100 + 300 + 75) requests over 3.5 s. */
+    CHECK(fabs(r.cfg.rate - 475 / 3.5) < 1e-9);
+    CHECK_EQ_I64(r.cfg.shape.arrival, PC_ARRIVAL_CONSTANT);
+
+    CHECK_EQ_I64(CLI("-R", "100..1k", "-d", "4s", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.shape.n, 1);
+    CHECK(r.cfg.shape.start_rate == 100 && r.cfg.shape.stages[0].rate == 1000);
+    CHECK_EQ_U64(r.cfg.shape.stages[0].dur_ns, 4000000000ull);
+    CHECK(fabs(r.cfg.rate - 550) < 1e-9);
+
+    CHECK_EQ_I64(CLI("--stages", "4s:1000", "--start-rate", "200", "-d", "2s", URL), CLI_RUN);
+    CHECK(r.cfg.shape.start_rate == 200);
+    CHECK(fabs(r.cfg.rate - 400) < 1e-9); /* 200 -> 600 over the 2 s that run */
+
+    CHECK_EQ_I64(CLI("-R", "1k", "--arrival", "poisson", "--seed", "42", URL), CLI_RUN);
+    CHECK_EQ_I64(r.cfg.shape.arrival, PC_ARRIVAL_POISSON);
+    CHECK_EQ_U64(r.cfg.shape.seed, 42);
+    CHECK(r.cfg.rate == 1000);
+    /* No --seed: a random one, below 2^53 (JSON keeps it exact). */
+    CHECK_EQ_I64(CLI("-R", "1k", "--arrival", "poisson", URL), CLI_RUN);
+    CHECK(r.cfg.shape.seed < (1ull << 53));
+
+    CHECK_EQ_I64(CLI("--stages", "2s", URL), -EINVAL);
+    CHECK_REJECTED("DURATION:RATE");
+    CHECK_EQ_I64(CLI("--stages", "2s:-5", URL), -EINVAL);
+    CHECK_REJECTED("invalid rate for --stages");
+    CHECK_EQ_I64(CLI("--stages", "0s:5", URL), -EINVAL);
+    CHECK_REJECTED("at least 1ms");
+    CHECK_EQ_I64(CLI("--stages", "2s:100", "-R", "5", URL), -EINVAL);
+    CHECK_REJECTED("-R cannot be used");
+    CHECK_EQ_I64(CLI("--stages", "2s:100", "-d", "3s", URL), -EINVAL);
+    CHECK_REJECTED("longer than the stages");
+    CHECK_EQ_I64(CLI("--stages", "2s:100", "--warmup", "1s", URL), -EINVAL);
+    CHECK_REJECTED("--warmup");
+    CHECK_EQ_I64(CLI("--stages", "2s:0", URL), -EINVAL);
+    CHECK_REJECTED("no request");
+    CHECK_EQ_I64(CLI("-R", "0..0", URL), -EINVAL);
+    CHECK_REJECTED("no request");
+    CHECK_EQ_I64(CLI("--arrival", "poisson", URL), -EINVAL);
+    CHECK_REJECTED("needs -R or --stages");
+    CHECK_EQ_I64(CLI("--arrival", "bursty", "-R", "5", URL), -EINVAL);
+    CHECK_REJECTED("constant or poisson");
+    CHECK_EQ_I64(CLI("--seed", "9007199254740992", "-R", "5", "--arrival", "poisson", URL),
+                 -EINVAL);
+    CHECK_REJECTED("2^53-1");
+    CHECK_EQ_I64(CLI("--start-rate", "5", URL), -EINVAL);
+    CHECK_REJECTED("it needs --stages");
+    CHECK_EQ_I64(CLI_IN(PC_MODE_CAPACITY, "--slo", "p99<=1s", "-R", "1..5", URL), -EINVAL);
+    CHECK_REJECTED("pacer capacity chooses the rate itself");
+    CHECK_EQ_I64(CLI("--stages", "1s:5", "--slo", "stage2:p99<=1s", URL), -EINVAL);
+    CHECK_REJECTED("no such stage");
+    CHECK_EQ_I64(CLI("-R", "5", "--slo", "stage1:p99<=1s", URL), -EINVAL);
+    CHECK_REJECTED("a stage objective needs --stages");
+    CHECK_EQ_I64(CLI("--stages", "1s:5,1s:9", "--slo", "stage2:p99<=1s", URL), CLI_RUN);
+    /* capacity keeps its own --start-rate */
+    CHECK_EQ_I64(CLI_IN(PC_MODE_CAPACITY, "--slo", "p99<=1s", "--start-rate", "50", URL), CLI_RUN);
+    CHECK(r.cfg.wf.start_rate == 50 && r.cfg.shape.n == 0);
+}
+
 int main(void)
 {
     RUN(test_defaults);
@@ -874,6 +944,7 @@ int main(void)
     RUN(test_reject_bad_headers);
     RUN(test_reject_header_line_break);
     RUN(test_reject_unix_path_too_long);
+    RUN(test_load_shapes);
     RUN(test_many_calls);
     RUN(test_next_call_after_error_in_option_group);
     RUN(test_next_call_after_help_in_option_group);

@@ -24,8 +24,8 @@ static uint64_t val(size_t i, size_t j)
 
 /* The fields the document has in forms of their own (PC_SJ_HAND), checked
  * one by one below, and the ones it only writes (PC_SJ_OUT). */
-static const char *const by_hand[] = {"rps",          "err",    "why",     "status",
-                                      "status_other", "non2xx", "h1_conns"};
+static const char *const by_hand[] = {"rps",    "err",      "why",    "status", "status_other",
+                                      "non2xx", "h1_conns", "stages", "nstages"};
 static const char *const written[] = {"urls", "nurls", "url_latency"};
 
 static bool listed(const char *const *v, size_t n, const char *name)
@@ -81,6 +81,14 @@ static int fill(pc_stats *s)
         s->urls[u].errors = 20 + u;
         hdr_record_n(&s->urls[u].latency, 5000 * (u + 1), 3 + u);
     }
+    if (stats_init_stages(s, 2) < 0)
+        return -1;
+    for (uint32_t g = 0; g < 2; g++) {
+        s->stages[g] = (pc_stage_stats){.completed = 30 + g, .non2xx = 40 + g, .errors = 50 + g,
+                                        .never_sent = 60 + g, .interrupted = 70 + g,
+                                        .latency = s->stages[g].latency};
+        hdr_record_n(&s->stages[g].latency, 7000 * (g + 1), 5 + g);
+    }
     return 0;
 }
 
@@ -108,6 +116,11 @@ static void test_every_carried_field_round_trips(void)
     FILE *f;
     int fd, rc;
 
+    cfg.shape.n = 2;
+    cfg.shape.stages[0] = (pc_stage){.dur_ns = 1000000000ull, .rate = 100};
+    cfg.shape.stages[1] = (pc_stage){.dur_ns = 1000000000ull, .rate = 300, .step = true};
+    cfg.shape.arrival = PC_ARRIVAL_POISSON;
+    cfg.shape.seed = 12345;
     CHECK(stats_init(&res.st) == 0);
     CHECK(fill(&res.st) == 0);
     snprintf(path, sizeof path, "%s/pacer-result-test.XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -143,6 +156,8 @@ static void test_every_carried_field_round_trips(void)
                 unit_failed_now = 1;
                 return;
             }
+            if (fl->kind == PC_SK_KEEP) /* stages: below */
+                break;
             ok = fl->kind == PC_SK_SUM || fl->kind == PC_SK_FIRST_EACH
                      ? memcmp(got, want, fl->size) == 0
                      : same_hist(got, want);
@@ -169,6 +184,25 @@ static void test_every_carried_field_round_trips(void)
         CHECK(json_uint64(json_get(json_at(urls, u), "requests"), &n) && n == 10 + u);
         CHECK(json_uint64(json_get(json_at(urls, u), "errors"), &n) && n == 20 + u);
         CHECK(json_uint64(json_path(json_at(urls, u), "latency.count"), &n) && n == 3 + u);
+    }
+    /* The stages come back whole: the shape, each stage's counts and its
+     * histogram, so that `pacer report` merges them. */
+    CHECK_EQ_I64(l.res.st.nstages, 2);
+    CHECK(l.res.st.stages != NULL);
+    CHECK_EQ_I64(l.cfg.shape.n, 2);
+    CHECK_EQ_U64(l.cfg.shape.seed, 12345);
+    CHECK_EQ_I64(l.cfg.shape.arrival, PC_ARRIVAL_POISSON);
+    CHECK(l.cfg.shape.stages[1].step && !l.cfg.shape.stages[0].step);
+    CHECK_EQ_U64(l.cfg.shape.stages[1].dur_ns, 1000000000ull);
+    for (uint32_t g = 0; g < 2; g++) {
+        const pc_stage_stats *a = &res.st.stages[g], *b = &l.res.st.stages[g];
+
+        CHECK_EQ_U64(b->completed, a->completed);
+        CHECK_EQ_U64(b->non2xx, a->non2xx);
+        CHECK_EQ_U64(b->errors, a->errors);
+        CHECK_EQ_U64(b->never_sent, a->never_sent);
+        CHECK_EQ_U64(b->interrupted, a->interrupted);
+        CHECK(same_hist(&b->latency, &a->latency));
     }
     /* The keys written by hand from the same fields say the same. */
     {

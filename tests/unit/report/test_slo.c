@@ -915,9 +915,65 @@ static void test_print_agrees_with_eval(void)
     stats_free(&r.st);
 }
 
+/* stageN: an objective judged on one stage of --stages: its own latency
+ * histogram and its own failures, not the whole run's. */
+static void test_stage_objectives(void)
+{
+    pc_results r;
+    pc_verdict v;
+    pc_slo sl;
+
+    CHECK(make_results(&r) == 0);
+    CHECK(stats_init_stages(&r.st, 2) == 0);
+    for (int64_t i = 1; i <= 100; i++)
+        CHECK(hdr_record(&r.st.stages[1].latency, 1000000 * i)); /* 1..100 ms */
+    CHECK(hdr_record(&r.st.stages[0].latency, 500));
+    r.st.stages[1].completed = 100;
+    r.st.stages[1].non2xx = 2;
+    r.st.stages[1].errors = 3;
+    r.st.stages[1].never_sent = 5;
+    r.st.stages[0].completed = 1;
+
+    PARSE_OK("stage2:p99<=100ms,stage1:errors<=0", &sl);
+    CHECK_EQ_I64(sl.v[0].stage, 2);
+    CHECK_EQ_I64(sl.v[0].metric, SLO_PCT);
+    CHECK(sl.v[0].pct == 99);
+    CHECK_EQ_STR(sl.v[0].text, "stage2:p99<=100ms");
+    CHECK_EQ_I64(sl.v[1].stage, 1);
+    CHECK_EQ_I64(sl.v[1].metric, SLO_ERRORS);
+
+    /* Stage 2's p99 is ~99 ms; the whole run's is 990 ns. */
+    EVAL1("stage2:p99<=95ms", 100, &r, v);
+    CHECK(!v.pass);
+    CHECK(v.measured > 95e6 && v.measured < 101e6);
+    EVAL1("p99<=95ms", 100, &r, v);
+    CHECK(v.pass);
+    EVAL1("stage1:max<=1us", 100, &r, v);
+    CHECK(v.pass);
+    /* Stage 2's failures: 3 errors + 5 never sent + 2 non-2xx of 108. */
+    EVAL1("stage2:errors<=10", 100, &r, v);
+    CHECK(v.pass && v.measured == 10.0);
+    EVAL1("stage2:errors<=5%", 100, &r, v);
+    CHECK_EQ_STR(v.shown, "9.26% (10 of 108)");
+    CHECK(!v.pass);
+    EVAL1("stage1:errors<=0", 100, &r, v);
+    CHECK(v.pass);
+    /* A stage the run does not have cannot pass. */
+    EVAL1("stage3:p99<=1s", 100, &r, v);
+    CHECK(!v.pass && v.none);
+    CHECK_EQ_STR(v.shown, "n/a: the run has no stage 3");
+
+    PARSE_ERR("stage0:p99<=1ms", "invalid --slo objective 'stage0:p99<=1ms': a stage is stageN:OBJECTIVE, N from 1");
+    PARSE_ERR("stage2p99<=1ms", "invalid --slo objective 'stage2p99<=1ms': a stage is stageN:OBJECTIVE, N from 1");
+    PARSE_ERR("stage1:rate>=5", "invalid --slo objective 'stage1:rate>=5': a stage has corrected latency and errors objectives (p99, mean, max, errors)");
+    PARSE_ERR("stage1:up99<=5ms", "invalid --slo objective 'stage1:up99<=5ms': a stage has corrected latency and errors objectives (p99, mean, max, errors)");
+    stats_free(&r.st);
+}
+
 int main(void)
 {
     RUN(test_parse_percentiles);
+    RUN(test_stage_objectives);
     RUN(test_parse_mean_max);
     RUN(test_parse_errors_rate);
     RUN(test_parse_every_operator);

@@ -130,7 +130,8 @@ static uint64_t val(size_t i, size_t j, int seed)
 }
 
 /* The fields merged by hand, and what this file fills them with. */
-static const char *const by_hand[] = {"urls", "nurls", "url_latency", "recs", "nrecs", "caprecs"};
+static const char *const by_hand[] = {"urls", "nurls",  "url_latency", "recs",
+                                      "nrecs", "caprecs", "stages",     "nstages"};
 
 /* Every field of s a value of its own (s stats_init'ed). */
 static int fill(pc_stats *s, int seed)
@@ -173,6 +174,19 @@ static int fill(pc_stats *s, int seed)
     s->nrecs = 2;
     for (size_t r = 0; r < 2; r++)
         s->recs[r].start = (uint64_t)seed * 10 + r;
+    /* three stages of a load shape */
+    if (stats_init_stages(s, 3) < 0)
+        return -1;
+    for (uint32_t g = 0; g < 3; g++) {
+        pc_stage_stats *x = &s->stages[g];
+
+        x->completed = (uint64_t)seed * 10 + g;
+        x->non2xx = (uint64_t)seed * 20 + g;
+        x->errors = (uint64_t)seed * 30 + g;
+        x->never_sent = (uint64_t)seed * 40 + g;
+        x->interrupted = (uint64_t)seed * 50 + g;
+        hdr_record_n(&x->latency, 2000 * (seed + 1), seed + g);
+    }
     return 0;
 }
 
@@ -249,6 +263,17 @@ static void check_merged(const pc_stats *d, int a, int b)
         CHECK_EQ_I64(d->urls[u].errors, (a ? a * 100 + u : 0) + b * 100 + u);
         CHECK_EQ_I64(d->urls[u].latency.total_count, (a ? a + u : 0) + b + u);
     }
+    CHECK_EQ_I64(d->nstages, 3);
+    for (uint32_t g = 0; g < 3; g++) {
+        const pc_stage_stats *x = &d->stages[g];
+
+        CHECK_EQ_I64(x->completed, (a ? a * 10 + g : 0) + b * 10 + g);
+        CHECK_EQ_I64(x->non2xx, (a ? a * 20 + g : 0) + b * 20 + g);
+        CHECK_EQ_I64(x->errors, (a ? a * 30 + g : 0) + b * 30 + g);
+        CHECK_EQ_I64(x->never_sent, (a ? a * 40 + g : 0) + b * 40 + g);
+        CHECK_EQ_I64(x->interrupted, (a ? a * 50 + g : 0) + b * 50 + g);
+        CHECK_EQ_I64(x->latency.total_count, (a ? a + g : 0) + b + g);
+    }
     CHECK_EQ_I64(d->nrecs, a ? 4 : 2);
     CHECK(d->caprecs >= d->nrecs);
     for (size_t r = 0; r < d->nrecs; r++)
@@ -304,6 +329,9 @@ static void test_reset_every_field(void)
     CHECK(s.urls && s.url_latency && s.recs);
     CHECK_EQ_I64(s.caprecs, 3);
     CHECK_EQ_I64(s.urls[1].completed + s.urls[1].errors + s.urls[1].latency.total_count, 0);
+    CHECK_EQ_I64(s.nstages, 3);
+    CHECK(s.stages && s.stages[2].latency.counts);
+    CHECK_EQ_I64(s.stages[2].completed + s.stages[2].errors + s.stages[2].latency.total_count, 0);
     stats_free(&s);
     stats_free(&fresh);
 }

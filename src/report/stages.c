@@ -1,0 +1,347 @@
+/*
+ * stages.c - a load shape in the reports: the schedule's line and one row
+ * per stage in the wrk layout, the shape and each stage (with its own
+ * encoded histogram) in the JSON result, and reading them back for
+ * `pacer report`, which merges stages across runs and machines.
+ *
+ * A request belongs to the stage its intended send time falls in, however
+ * late it was answered: a stage's latency is that of the load it offered.
+ */
+#include "report/stages.h"
+#include "report/report.h"
+#include "report/html.h"
+
+#include <errno.h>
+#include <math.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/hdr_codec.h"
+#include "util/units.h"
+
+static const double pct_vals[] = {50, 90, 99, 99.9, 100};
+
+double stage_from_rate(const pc_shape *sh, uint32_t i)
+{
+    if (sh->stages[i].step)
+        return sh->stages[i].rate;
+    return i ? sh->stages[i - 1].rate : sh->start_rate;
+}
+
+double stage_start_s(const pc_shape *sh, uint32_t i)
+{
+    uint64_t t = 0;
+
+    for (uint32_t j = 0; j < i; j++)
+        t += sh->stages[j].dur_ns;
+    return (double)t / 1e9;
+}
+
+/* How long stage i ran: its duration, cut by the run's end. */
+static double stage_ran_s(const pc_shape *sh, uint32_t i, double run_s)
+{
+    double from = stage_start_s(sh, i), to = from + (double)sh->stages[i].dur_ns / 1e9;
+
+    if (to > run_s)
+        to = run_s;
+    return to > from ? to - from : 0;
+}
+
+/* The mean rate stage i asks for over the part that ran. */
+static double stage_target(const pc_shape *sh, uint32_t i, double ran_s)
+{
+    double a = stage_from_rate(sh, i), b = sh->stages[i].rate;
+    double d = (double)sh->stages[i].dur_ns / 1e9;
+
+    if (ran_s <= 0)
+        return a;
+    return a + (b - a) / d * ran_s / 2;
+}
+
+/* Stage targets are the shape's, which is the whole run's: when merged
+ * runs add their rates (`pacer report`), the targets add the same way. */
+static double target_scale(const pc_rundesc *run)
+{
+    const pc_shape *sh = &run->shape;
+    double run_s = (double)run->duration_ns / 1e9, sum = 0;
+
+    for (uint32_t i = 0; i < sh->n; i++) {
+        double ran = stage_ran_s(sh, i, run_s);
+
+        sum += stage_target(sh, i, ran) * ran;
+    }
+    return sum > 0 && run->rate > 0 && run_s > 0 ? run->rate / (sum / run_s) : 1;
+}
+
+static double pct_us(const hdr_hist *h, double p)
+{
+    return h->total_count ? (double)hdr_value_at_percentile(h, p) / 1000.0 : 0;
+}
+
+static uint64_t stage_failed(const pc_stage_stats *g)
+{
+    return g->errors + g->never_sent + g->interrupted + g->non2xx;
+}
+
+static uint64_t stage_outcomes(const pc_stage_stats *g)
+{
+    return g->completed + g->errors + g->never_sent + g->interrupted;
+}
+
+void report_stages(FILE *f, const pc_rundesc *run, const pc_results *res)
+{
+    const pc_shape *sh = &run->shape;
+    const pc_stats *st = &res->st;
+    double run_s = (double)res->duration_ns / 1e9, scale = target_scale(run);
+
+    if (sh->arrival == PC_ARRIVAL_POISSON)
+        fprintf(f, "  Arrivals: Poisson, seed %" PRIu64 " (--seed %" PRIu64 " repeats the schedule)\n",
+                sh->seed, sh->seed);
+    if (!sh->n || !st->stages || st->nstages != sh->n)
+        return;
+    fprintf(f, "  Stages (by intended send time): rates in req/s, latency corrected\n");
+    fprintf(f, "  %5s %9s %15s %9s %9s %9s %9s %9s %9s %9s %8s\n", "Stage", "Duration", "Rate",
+            "Target", "Achieved", "p50", "p90", "p99", "p99.9", "Max", "Errors");
+    for (uint32_t i = 0; i < sh->n; i++) {
+        const pc_stage_stats *g = &st->stages[i];
+        double ran = stage_ran_s(sh, i, run_s), a = stage_from_rate(sh, i);
+        char rate[40], dur[32];
+
+        if (sh->stages[i].step || a == sh->stages[i].rate)
+            snprintf(rate, sizeof rate, "%.6g", sh->stages[i].rate);
+        else
+            snprintf(rate, sizeof rate, "%.6g..%.6g", a, sh->stages[i].rate);
+        snprintf(dur, sizeof dur, "%.2fs", (double)sh->stages[i].dur_ns / 1e9);
+        fprintf(f, "  %5u %9s %15s %9.2f %9.2f", i + 1, dur, rate, stage_target(sh, i, ran) * scale,
+                ran > 0 ? (double)g->completed / ran : 0);
+        for (size_t p = 0; p < sizeof pct_vals / sizeof pct_vals[0]; p++) {
+            char b[32];
+
+            units_fmt_time_us(pct_us(&g->latency, pct_vals[p]), b, sizeof b);
+            fprintf(f, " %9s", b);
+        }
+        fprintf(f, " %8" PRIu64 "\n", stage_failed(g));
+    }
+}
+
+void report_json_shape(json_w *w, const pc_rundesc *run)
+{
+    const pc_shape *sh = &run->shape;
+
+    json_w_kstr(w, "arrival", sh->arrival == PC_ARRIVAL_POISSON ? "poisson" : "constant");
+    json_w_key(w, "seed");
+    if (sh->arrival == PC_ARRIVAL_POISSON)
+        json_w_uint(w, sh->seed);
+    else
+        json_w_null(w);
+    json_w_key(w, "stages");
+    json_w_arr_begin(w);
+    for (uint32_t i = 0; i < sh->n; i++) {
+        json_w_obj_begin(w);
+        json_w_kdouble(w, "duration_s", (double)sh->stages[i].dur_ns / 1e9);
+        json_w_kdouble(w, "from_rate", stage_from_rate(sh, i));
+        json_w_kdouble(w, "rate", sh->stages[i].rate);
+        json_w_kbool(w, "step", sh->stages[i].step);
+        json_w_obj_end(w);
+    }
+    json_w_arr_end(w);
+}
+
+void report_json_stages(json_w *w, const pc_rundesc *run, const pc_results *res)
+{
+    const pc_shape *sh = &run->shape;
+    const pc_stats *st = &res->st;
+    double run_s = (double)res->duration_ns / 1e9, scale = target_scale(run);
+
+    if (!sh->n || !st->stages || st->nstages != sh->n)
+        return;
+    json_w_key(w, "stages");
+    json_w_arr_begin(w);
+    for (uint32_t i = 0; i < sh->n; i++) {
+        const pc_stage_stats *g = &st->stages[i];
+        double ran = stage_ran_s(sh, i, run_s);
+
+        json_w_obj_begin(w);
+        json_w_kuint(w, "stage", i + 1);
+        json_w_kdouble(w, "start_s", stage_start_s(sh, i));
+        json_w_kdouble(w, "duration_s", (double)sh->stages[i].dur_ns / 1e9);
+        json_w_kdouble(w, "ran_s", ran);
+        json_w_kdouble(w, "from_rate", stage_from_rate(sh, i));
+        json_w_kdouble(w, "rate", sh->stages[i].rate);
+        json_w_kbool(w, "step", sh->stages[i].step);
+        json_w_kdouble(w, "target_rate", stage_target(sh, i, ran) * scale);
+        json_w_kdouble(w, "achieved", ran > 0 ? (double)g->completed / ran : 0);
+        json_w_kuint(w, "requests", stage_outcomes(g));
+        json_w_kuint(w, "completed", g->completed);
+        json_w_kuint(w, "non2xx", g->non2xx);
+        json_w_kuint(w, "errors", g->errors);
+        json_w_kuint(w, "never_sent", g->never_sent);
+        json_w_kuint(w, "interrupted", g->interrupted);
+        json_w_kuint(w, "failed", stage_failed(g));
+        report_json_hist(w, "latency", &g->latency);
+        json_w_obj_end(w);
+    }
+    json_w_arr_end(w);
+}
+
+static uint64_t ju(const json_val *o, const char *key)
+{
+    uint64_t v = 0;
+
+    json_uint64(json_get(o, key), &v);
+    return v;
+}
+
+int report_stages_load(const json_val *root, pc_shape *sh, pc_stats *st, char *err,
+                       size_t errlen)
+{
+    const json_val *plan = json_path(root, "config.stages"), *got = json_get(root, "stages");
+    const char *s = json_str(json_path(root, "config.arrival"));
+    size_t n = json_len(plan);
+    uint64_t seed;
+
+    memset(sh, 0, sizeof *sh);
+    sh->arrival = s && strcmp(s, "poisson") == 0 ? PC_ARRIVAL_POISSON : PC_ARRIVAL_CONSTANT;
+    if (json_uint64(json_path(root, "config.seed"), &seed)) {
+        sh->seed = seed;
+        sh->seed_set = true;
+    }
+    if (n > PC_MAX_STAGES || (got && json_len(got) != n)) {
+        snprintf(err, errlen, "its stages do not match config.stages");
+        return -EINVAL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const json_val *e = json_at(plan, i);
+
+        sh->stages[i].dur_ns = (uint64_t)(json_num(json_get(e, "duration_s")) * 1e9 + 0.5);
+        sh->stages[i].rate = json_num(json_get(e, "rate"));
+        sh->stages[i].step = json_bool(json_get(e, "step"));
+        if (i == 0)
+            sh->start_rate = json_num(json_get(e, "from_rate"));
+    }
+    sh->n = (uint32_t)n;
+    if (!n || !got)
+        return 0;
+    if (stats_init_stages(st, sh->n) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const json_val *e = json_at(got, i);
+        pc_stage_stats *g = &st->stages[i];
+        const char *b64 = json_str(json_path(e, "latency.histogram"));
+        hdr_hist h;
+
+        g->completed = ju(e, "completed");
+        g->non2xx = ju(e, "non2xx");
+        g->errors = ju(e, "errors");
+        g->never_sent = ju(e, "never_sent");
+        g->interrupted = ju(e, "interrupted");
+        if (!b64)
+            continue;
+        if (hdrc_decode_base64(b64, strlen(b64), &h) < 0) {
+            snprintf(err, errlen, "invalid histogram in stage %zu", i + 1);
+            return -EINVAL;
+        }
+        hdr_add(&g->latency, &h);
+        hdr_free(&h);
+    }
+    return 0;
+}
+
+bool report_stages_same(const pc_shape *a, const pc_shape *b)
+{
+    if (a->n != b->n || a->start_rate != b->start_rate)
+        return false;
+    for (uint32_t i = 0; i < a->n; i++)
+        if (a->stages[i].dur_ns != b->stages[i].dur_ns || a->stages[i].rate != b->stages[i].rate ||
+            a->stages[i].step != b->stages[i].step)
+            return false;
+    return true;
+}
+
+/* ---- the HTML page ------------------------------------------------------ */
+
+/* Requests the shape asks for in its first t seconds. */
+static double shape_lambda(const pc_shape *sh, double t)
+{
+    double sum = 0;
+
+    for (uint32_t i = 0; i < sh->n && t > 0; i++) {
+        double d = (double)sh->stages[i].dur_ns / 1e9, a = stage_from_rate(sh, i);
+        double tau = t < d ? t : d;
+
+        sum += a * tau + (sh->stages[i].rate - a) / d * tau * tau / 2;
+        t -= tau;
+    }
+    return sum;
+}
+
+double report_shape_rate(const pc_rundesc *run, double from_s, double to_s)
+{
+    if (!run->shape.n || !(to_s > from_s))
+        return run->rate;
+    return (shape_lambda(&run->shape, to_s) - shape_lambda(&run->shape, from_s)) /
+           (to_s - from_s) * target_scale(run);
+}
+
+void report_html_stage_marks(html_chart *c, const pc_rundesc *run, double lo, double hi)
+{
+    const pc_shape *sh = &run->shape;
+    double x[3 * PC_MAX_STAGES], y[3 * PC_MAX_STAGES];
+    size_t n = 0;
+
+    if (sh->n < 2)
+        return;
+    /* One dashed line per stage boundary, broken between them. */
+    for (uint32_t i = 1; i < sh->n; i++) {
+        double b = stage_start_s(sh, i);
+
+        x[n] = b, y[n++] = lo;
+        x[n] = b, y[n++] = hi;
+        x[n] = NAN, y[n++] = NAN;
+    }
+    html_chart_reference(c, "stage starts", n, x, y);
+}
+
+void report_html_stages(html_doc *d, const pc_rundesc *run, const pc_results *res)
+{
+    static const char *const head[] = {"Stage", "Duration", "Rate",  "Target", "Achieved",
+                                       "p50",   "p99",      "p99.9", "Max",    "Errors"};
+    enum { NC = sizeof head / sizeof head[0] };
+    const pc_shape *sh = &run->shape;
+    const pc_stats *st = &res->st;
+    double run_s = (double)res->duration_ns / 1e9, scale = target_scale(run);
+    static char cells[PC_MAX_STAGES][NC][48];
+    const char *ptr[(PC_MAX_STAGES + 1) * NC];
+
+    if (!sh->n || !st->stages || st->nstages != sh->n)
+        return;
+    html_doc_heading(d, "Stages");
+    html_doc_text(d, "Each request counts in the stage its intended send time falls in; "
+                     "latency is corrected. Target is the mean rate the stage asked for.");
+    for (size_t c = 0; c < NC; c++)
+        ptr[c] = head[c];
+    for (uint32_t i = 0; i < sh->n; i++) {
+        const pc_stage_stats *g = &st->stages[i];
+        double ran = stage_ran_s(sh, i, run_s), a = stage_from_rate(sh, i);
+        const double ps[] = {50, 99, 99.9, 100};
+        char (*r)[48] = cells[i];
+
+        snprintf(r[0], 48, "%u", i + 1);
+        snprintf(r[1], 48, "%.2fs", (double)sh->stages[i].dur_ns / 1e9);
+        if (sh->stages[i].step || a == sh->stages[i].rate)
+            snprintf(r[2], 48, "%.6g", sh->stages[i].rate);
+        else
+            snprintf(r[2], 48, "%.6g..%.6g", a, sh->stages[i].rate);
+        snprintf(r[3], 48, "%.2f", stage_target(sh, i, ran) * scale);
+        snprintf(r[4], 48, "%.2f", ran > 0 ? (double)g->completed / ran : 0);
+        for (size_t p = 0; p < 4; p++)
+            units_fmt_time_us(pct_us(&g->latency, ps[p]), r[5 + p], 48);
+        snprintf(r[9], 48, "%" PRIu64, stage_failed(g));
+        for (size_t c = 0; c < NC; c++)
+            ptr[(i + 1) * NC + c] = r[c];
+    }
+    html_doc_table(d, "Stages", NC, sh->n + 1, ptr);
+}

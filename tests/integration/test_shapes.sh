@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Load shapes (--stages, -R A..B, --arrival poisson, --seed) against nginx:
+# the schedule asks for exactly the rate's integral and nginx's access log
+# agrees; the stages' requests add up to the run's; the same seed repeats
+# the same schedule whatever the thread count; a stall inside one stage is
+# in that stage's corrected p99 only; pacer report merges the stages.
+. "$(dirname "$0")/lib.sh"
+
+need_cmd nginx nginx || finish
+start_nginx || { fail nginx_start "nginx did not start"; finish; }
+URL="http://127.0.0.1:$NGX_PORT/"
+LOG="$NGX_DIR/access.log"
+
+# logged TAG: requests nginx logged with X-Pacer: TAG.
+logged() { grep -c "^GET / HTTP/1.1 $1 " "$LOG"; }
+scheduled() { awk '/^  Outcomes:/ { print $2; exit }' "$1"; }
+# stage_counts FILE: the JSON's stages[].requests, comma-separated.
+stage_counts() { json_get "$1" "','.join(str(s['requests']) for s in d['stages'])"; }
+near() { awk -v a="$1" -v b="$2" -v e="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= e) }'; }
+
+# -- a ramp 0 -> 1000 req/s over 4 s: its integral, 2000 requests ---------
+out="$T_DIR/ramp"
+"$PACER" -t2 -c20 -R 0..1000 -d 4s -H "X-Pacer: ramp" --json "$T_DIR/ramp.json" --quiet \
+    "$URL" >"$out" 2>&1
+s=$(scheduled "$out")
+ok ramp_schedules_the_integral "scheduled ${s:-?}, want 2000 (+-1): $(grep Outcomes "$out")" \
+    near "${s:-0}" 2000 1
+n=$(logged ramp)
+ok ramp_nginx_log_agrees "nginx logged $n, pacer scheduled ${s:-?}: $(grep Outcomes "$out")" \
+    "[ '$n' = '${s:-x}' ] && grep -q '= $n completed' '$out'"
+ok ramp_stages_add_up "stages: $(stage_counts "$T_DIR/ramp.json")" \
+    "[ -n '$s' ] && [ \"\$(json_get '$T_DIR/ramp.json' \"sum(s['requests'] for s in d['stages'])\")\" = '$s' ]"
+ok ramp_json_valid "schema: $("$PY" -c "import json,jsonschema; jsonschema.validate(json.load(open('$T_DIR/ramp.json')), json.load(open('$(dirname "$0")/../../docs/pacer-result.schema.json')))" 2>&1 | tail -1)" \
+    "$PY" -c "import json,jsonschema; jsonschema.validate(json.load(open('$T_DIR/ramp.json')), json.load(open('$(dirname "$0")/../../docs/pacer-result.schema.json')))"
+
+# -- stages: up, a step, down: 250 + 500 + 250, each stage its own --------
+out="$T_DIR/stages"
+"$PACER" -t3 -c20 --stages 1s:500,1s:500!,1s:0 -H "X-Pacer: stages" --json "$T_DIR/st.json" \
+    --html "$T_DIR/st.html" --interval 250ms --quiet "$URL" >"$out" 2>&1
+ok stages_counts "stages: $(stage_counts "$T_DIR/st.json"), want 250,500,250" \
+    "[ \"\$(stage_counts '$T_DIR/st.json')\" = 250,500,250 ]"
+ok stages_nginx_log_agrees "nginx logged $(logged stages), want 1000: $(grep Outcomes "$out")" \
+    "[ \"\$(logged stages)\" = 1000 ] && [ \"\$(scheduled '$out')\" = 1000 ]"
+ok stages_rows "no stage rows: $(tail -5 "$out")" \
+    "grep -qE '^  +3 +1.00s +500\\.\\.0 +250.00 ' '$out'"
+
+# The HTML page: the requested line follows the shape, each stage's start
+# is marked on the charts over time, and the stage rows are a table.
+if need_cmd chromium chromium; then
+    charts=$(bash "$(dirname "$0")/../tools/html_check.sh" "$T_DIR/st.html" "$T_DIR/hc" 2>&1 &&
+        cat "$T_DIR/hc/charts.tsv")
+    ok html_stage_marks "$charts" \
+        "grep -q 'Throughput.*requested (--stages) (ref)|stage starts (ref)' <<<\"\$charts\" && grep -q 'Latency over time.*stage starts (ref)' <<<\"\$charts\""
+    ok html_stage_table "no Stages table" \
+        "grep -q '<caption>Stages</caption>' '$T_DIR/st.html'"
+    # The requested line, per 250 ms interval: the up ramp's means 62.5,
+    # 187.5, ..., the hold's 500, the down ramp's 437.5, ...
+    ok html_requested_follows_shape "$(grep -o '"requested (--stages)".\{0,200\}' "$T_DIR/st.html")" \
+        "grep -qF '\"requested (--stages)\",\"ref\":true,\"x\":[0,0.25,0.5,0.75,1,1.25,1.5,1.75,2,2.25,2.5,2.75],\"y\":[62.5,187.5,312.5,437.5,500,500,500,500,437.5,312.5,187.5' '$T_DIR/st.html'"
+fi
+
+# -- Poisson: the same seed, the same schedule, over 1 or 3 threads --------
+poisson() { # TAG THREADS SEED...
+    local tag=$1 t=$2
+    shift 2
+    "$PACER" -t"$t" -c20 --stages 1s:400!,1s:800! --arrival poisson "$@" -H "X-Pacer: $tag" \
+        --json "$T_DIR/$tag.json" --quiet "$URL" >"$T_DIR/$tag" 2>&1
+}
+poisson p1 1 --seed 7
+poisson p3 3 --seed 7
+poisson q 2 --seed 8
+poisson r 2 --seed 9
+a=$(stage_counts "$T_DIR/p1.json") b=$(stage_counts "$T_DIR/p3.json")
+ok poisson_seed_repeats_over_threads "seed 7: -t1 $a, -t3 $b" "[ -n '$a' ] && [ '$a' = '$b' ]"
+ok poisson_other_seeds_differ "seeds 7, 8, 9: $a, $(stage_counts "$T_DIR/q.json"), $(stage_counts "$T_DIR/r.json")" \
+    "[ \"\$(stage_counts '$T_DIR/q.json')\" != '$a' ] || [ \"\$(stage_counts '$T_DIR/r.json')\" != '$a' ]"
+s=$(scheduled "$T_DIR/p3")
+# 400 + 800 expected, Poisson: sd 34.6; 5 sd.
+ok poisson_count_within_expectation "scheduled ${s:-?}, expected 1200 +- 173" near "${s:-0}" 1200 173
+ok poisson_nginx_log_agrees "nginx logged $(logged p3), scheduled ${s:-?}" "[ \"\$(logged p3)\" = '${s:-x}' ]"
+ok poisson_seed_printed "$(grep -i seed "$T_DIR/p3")" \
+    "grep -q 'Arrivals: Poisson, seed 7 (--seed 7 repeats the schedule)' '$T_DIR/p3' && [ \"\$(json_get '$T_DIR/p3.json' \"d['config']['seed']\")\" = 7 ]"
+# Without --seed: a random seed, printed; giving it back repeats the run.
+"$PACER" -t2 -c20 -R 500 -d 2s --arrival poisson --json "$T_DIR/rnd.json" --quiet "$URL" \
+    >"$T_DIR/rnd" 2>&1
+seed=$(json_get "$T_DIR/rnd.json" "d['config']['seed']")
+"$PACER" -t1 -c20 -R 500 -d 2s --arrival poisson --seed "$seed" --quiet "$URL" >"$T_DIR/rnd2" 2>&1
+ok poisson_printed_seed_repeats "seed $seed: $(scheduled "$T_DIR/rnd") then $(scheduled "$T_DIR/rnd2")" \
+    "grep -q 'seed $seed ' '$T_DIR/rnd' && [ \"\$(scheduled '$T_DIR/rnd')\" = \"\$(scheduled '$T_DIR/rnd2')\" ]"
+
+# -- a 1 s stall inside stage 2 of three constant ones -------------------
+# Stage 2 is [2.5 s, 5 s); nginx's worker stops at ~3 s for 1 s. The
+# requests it delays were intended in stage 2, so stage 2's corrected p99
+# holds the stall and stages 1 and 3 do not.
+out="$T_DIR/stall"
+"$PACER" -t2 -c40 --stages 2.5s:200!,2.5s:200!,2.5s:200! --json "$T_DIR/stall.json" --quiet \
+    "$URL" >"$out" 2>&1 &
+pid=$!
+sleep 3
+w=$(nginx_worker)
+kill -STOP "$w"
+sleep 1
+kill -CONT "$w"
+wait "$pid"
+p99() { json_get "$T_DIR/stall.json" "d['stages'][$1]['latency']['percentiles']['99'] / 1000"; }
+p1=$(p99 0) p2=$(p99 1) p3=$(p99 2)
+ok stall_in_its_stage "stage p99 (ms): ${p1:-?} ${p2:-?} ${p3:-?}; want stage 2 > 600" \
+    fcmp "${p2:-0}" ">" 600
+ok stall_not_in_the_others "stage p99 (ms): ${p1:-?} ${p2:-?} ${p3:-?}; want 1 and 3 < 100" \
+    "fcmp '${p1:-999}' '<' 100 && fcmp '${p3:-999}' '<' 100"
+ok stall_outcomes "$(grep Outcomes "$out")" outcomes_add_up "$out"
+
+# -- pacer report merges the stages of several files ---------------------
+"$PACER" report --json "$T_DIR/merged.json" "$T_DIR/st.json" "$T_DIR/st.json" >"$T_DIR/merged" 2>&1
+ok report_merges_stages "merged: $(stage_counts "$T_DIR/merged.json" 2>&1)" \
+    "[ \"\$(stage_counts '$T_DIR/merged.json')\" = 500,1000,500 ] && grep -qE '^  +2 +1.00s +500 +1000.00 ' '$T_DIR/merged'"
+"$PACER" report "$T_DIR/st.json" "$T_DIR/ramp.json" >"$T_DIR/mixed" 2>&1
+ok report_refuses_other_stages "$(tail -1 "$T_DIR/mixed")" \
+    "grep -q 'load shape (--stages) differs' '$T_DIR/mixed'"
+finish
