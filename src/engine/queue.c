@@ -157,6 +157,9 @@ static void enqueue(conn *c, resend r)
         c->batch_sent = 0;
     }
     s->intended = r.intended;
+    /* Sendable at its time, or, if no connection had room then, once this
+     * one had: the rest of the wait until its first byte is pacer's own. */
+    s->ready = r.intended > c->room_at ? r.intended : c->room_at;
     s->retries = r.retries;
     s->tmpl = r.tmpl;
     if (c->fresh) {
@@ -182,7 +185,7 @@ static conn *ready_pop(pc_worker *w)
 }
 
 /* Several origins: each connection takes from its own origin's queue. */
-static void dispatch_origins(pc_worker *w, uint64_t now)
+static void dispatch_origins(pc_worker *w)
 {
     bool progress = true;
 
@@ -198,7 +201,7 @@ static void dispatch_origins(pc_worker *w, uint64_t now)
                 continue;
             if (w->oq_len[c->origin]) {
                 enqueue(c, oq_pop(w, c->origin));
-                c->proto->flush(c, now);
+                c->proto->flush(c, pc_now_ns());
                 progress = true;
             }
             if (c->gen == gen && has_room(c))
@@ -208,10 +211,10 @@ static void dispatch_origins(pc_worker *w, uint64_t now)
 }
 
 /* Hand queued requests to connections with room, oldest first. */
-void dispatch(pc_worker *w, uint64_t now)
+void dispatch(pc_worker *w)
 {
     if (w->run->norigins > 1) {
-        dispatch_origins(w, now);
+        dispatch_origins(w);
         return;
     }
     while (backlog_len(w) > 0 && w->rq_len > 0) {
@@ -221,7 +224,10 @@ void dispatch(pc_worker *w, uint64_t now)
         if (!has_room(c))
             continue;
         enqueue(c, backlog_take(w));
-        c->proto->flush(c, now);
+        /* The time now, not the pass's: the sends before this one (and a
+         * script's request()) took time, and the first byte's time is the
+         * send lag's end and the uncorrected latency's start. */
+        c->proto->flush(c, pc_now_ns());
         if (c->gen == gen && has_room(c))
             ready_push(c);
     }

@@ -104,6 +104,7 @@ static inline void check_warmup(pc_worker *w, uint64_t now)
 {
     if (!w->warm_reset && w->phase == P_RUN && now >= w->measure_start) {
         stats_reset(&w->st);
+        pace_begin(w, now);
         w->warm_reset = true;
     }
 }
@@ -422,7 +423,7 @@ static void run_loop(pc_worker *w)
                 iv_publish(w, w->iv_end);
             if (w->open_loop) {
                 advance_schedule(w, now < w->stop ? now : w->stop - 1);
-                dispatch(w, now);
+                dispatch(w);
             }
             /* thread:stop(), or a script error: this thread is done. */
             if (w->stop > now && src_stopped(w)) {
@@ -475,8 +476,11 @@ static void run_loop(pc_worker *w)
             finish(w, pc_now_ns(), true);
             return;
         }
-        if (n > 0)
+        if (n > 0) {
+            w->woke = pc_now_ns();
             handle_events(w, ev, n);
+            w->woke = 0;
+        }
     }
 }
 
@@ -543,9 +547,12 @@ void *worker_main(void *arg)
     }
     w->phase = P_RUN;
     /* Stopped while connecting: nothing is sent. */
+    if (w->warm_reset)
+        pace_begin(w, pc_now_ns());
     for (uint32_t i = 0; !atomic_load(&run->stop_ns) && i < w->nconns; i++)
         after_io(&w->conns[i], pc_now_ns());
     run_loop(w);
+    pace_end(w, pc_now_ns());
     atomic_store(&w->done, true);
     atomic_fetch_add(&run->finished, 1);
     return NULL;

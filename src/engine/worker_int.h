@@ -101,6 +101,8 @@ struct pc_worker {
     pc_interval *iv_free;  /* reusable ones it handed back */
     uint64_t *ns_due;      /* never-sent requests by the interval they were due in */
     uint32_t ns_n;         /* entries in ns_due */
+    uint64_t woke;         /* when the events being handled were returned (0: none) */
+    uint64_t cpu0, wall0;  /* the thread's CPU time and the time when measuring began */
     char err[256];
 };
 
@@ -136,10 +138,14 @@ static inline bool src_stopped(const pc_worker *w)
     return w->src.ops->stopped && w->src.ops->stopped(w->src.self);
 }
 
+/* pace.c */
+void pace_begin(pc_worker *w, uint64_t now);
+void pace_end(pc_worker *w, uint64_t now);
+
 /* queue.c */
 resend backlog_take(pc_worker *w);
 void closed_fill(conn *c, uint64_t now);
-void dispatch(pc_worker *w, uint64_t now);
+void dispatch(pc_worker *w); /* each send stamped with the time it is written */
 bool has_room(const conn *c);
 int oq_push(pc_worker *w, resend r, bool front);
 uint16_t pick_tmpl(pc_worker *w);

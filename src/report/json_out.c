@@ -220,7 +220,7 @@ static void w_series(json_w *w, const pc_series *s, double interval_s)
  * requests, rate requests/s; with % both are a fraction (0..1). */
 static const char *objective_unit(const pc_objective *o, char *metric, size_t cap)
 {
-    const char *u = o->uncorrected ? "u" : "";
+    const char *u = o->lag ? "lag_" : o->uncorrected ? "u" : "";
 
     switch (o->metric) {
     case SLO_PCT:
@@ -398,6 +398,19 @@ void report_json_obj(json_w *wp, const pc_rundesc *cfg, const pc_results *res, c
         if (key)
             w_hist(wp, key, stats_cfield(st, f));
     }
+    json_w_obj_end(wp);
+
+    /* How the client itself did: its threads' busy fractions (0..1). */
+    json_w_key(wp, "client");
+    json_w_obj_begin(wp);
+    for (size_t i = 0; i < pc_stats_nfields; i++) {
+        const pc_stats_field *f = &pc_stats_fields[i];
+        const char *key = f->kind != PC_SK_SUM ? table_key(f, "client") : NULL;
+
+        if (key)
+            w_hist(wp, key, stats_cfield(st, f)); /* per mille / 1e3: a fraction */
+    }
+    json_w_kbool(wp, "limited", report_client_limited(res));
     json_w_obj_end(wp);
 
     json_w_key(wp, "thread_rate");
