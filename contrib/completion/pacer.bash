@@ -13,7 +13,7 @@
 # pacer's run options (pacer URL, compare, capacity, and the wrk / wrk2
 # personas, which are pacer's own command line).
 _pacer_run_long="--connections --duration --threads --rate --latency --u_latency
---batch_latency --header --timeout --connect-timeout --warmup --pipeline --h2 --alpn
+--batch_latency --header --timeout --connect-timeout --slack --warmup --pipeline --h2 --alpn
 --streams --max-concurrent-streams --window-bits --connection-window-bits --format
 --script --requests --no-keepalive --keepalive --method --body --body-file
 --content-type --cookie --basic-auth --head --host --connect-to --urls --mix
@@ -99,7 +99,7 @@ _pacer_value() {
     *:--alpn) _pacer_words "h2 http/1.1 h2,http/1.1 http/1.1,h2" ;;
     *:-X | *:--method) _pacer_words "GET POST PUT PATCH DELETE HEAD OPTIONS" ;;
     *:-c | *:--connections | *:-d | *:--duration | *:-t | *:--threads | *:-R | *:--rate | \
-        *:-H | *:--header | *:--timeout | *:--connect-timeout | *:--warmup | *:--pipeline | \
+        *:-H | *:--header | *:--timeout | *:--connect-timeout | *:--slack | *:--warmup | *:--pipeline | \
         *:-m | *:--streams | *:--max-concurrent-streams | *:--window-bits | \
         *:--connection-window-bits | *:-n | *:--requests | *:--body | *:-T | \
         *:--content-type | *:-C | *:--cookie | *:-A | *:--basic-auth | *:--host | \

@@ -116,6 +116,11 @@ static void w_config(json_w *w, const pc_rundesc *cfg)
     json_w_kdouble(w, "timeout_s", (double)cfg->timeout_ns / 1e9);
     json_w_kdouble(w, "connect_timeout_s", (double)cfg->connect_timeout_ns / 1e9);
     json_w_kdouble(w, "warmup_s", (double)cfg->warmup_ns / 1e9);
+    json_w_key(w, "slack_s"); /* null: adaptive */
+    if (cfg->slack_set)
+        json_w_double(w, (double)cfg->slack_ns / 1e9);
+    else
+        json_w_null(w);
     json_w_kuint(w, "pipeline", cfg->pipeline);
     json_w_kbool(w, "batch_latency", cfg->batch_latency);
     json_w_kdouble(w, "interval_s", (double)cfg->interval_ns / 1e9);

@@ -24,6 +24,8 @@ void rundesc_of(pc_rundesc *d, const pc_config *cfg)
     d->requests = cfg->requests;
     d->rate = cfg->rate;
     d->warmup_ns = cfg->warmup_ns;
+    d->slack_ns = cfg->slack_ns;
+    d->slack_set = cfg->slack_set;
     d->timeout_ns = cfg->timeout_ns;
     d->connect_timeout_ns = cfg->connect_timeout_ns;
     d->interval_ns = cfg->interval_ns;

@@ -42,6 +42,8 @@ typedef struct pc_rundesc {
     uint64_t requests;       /* -n; 0: by duration */
     double rate;             /* -R; 0: closed loop (`pacer report`: the rates added) */
     uint64_t warmup_ns;
+    uint64_t slack_ns;       /* --slack */
+    bool slack_set;          /* --slack given; otherwise the slack adapted */
     uint64_t timeout_ns;
     uint64_t connect_timeout_ns;
     uint64_t interval_ns;    /* the time series' interval */

@@ -299,7 +299,7 @@ void report_wrk(FILE *f, const pc_rundesc *run, const pc_results *res)
     fprintf(f, "Requests/sec: %9.2f\n", rps);
     units_fmt_binary(secs > 0 ? (double)st->bytes_read / secs : 0, buf, sizeof buf);
     fprintf(f, "Transfer/sec: %10sB\n", buf);
-    report_send_lag(f, res, "");
+    report_send_lag(f, run, res, "");
 
     /* pacer's additions: below the lines scripts grep for. */
     print_status_codes(f, st);

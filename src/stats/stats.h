@@ -63,6 +63,7 @@ typedef struct pc_stats {
     hdr_hist total_req; /* per request: its connect time + first byte written -> last byte (ab's Total) */
     hdr_hist send_lag;  /* per request: first byte written - when it became sendable (pacer's own lag) */
     hdr_hist busy;      /* per thread: its CPU time / wall time over the run, in per mille */
+    hdr_hist slack;     /* -R: the slack in force (pace.c), one sample per thread per tick */
     pc_url_stats *urls; /* per distinct request, when there are several */
     uint32_t nurls;
     bool url_latency;   /* urls[].latency kept (at most STATS_URL_LATENCY_MAX URLs) */
@@ -150,6 +151,7 @@ typedef struct pc_stats {
     X(HIST_NS, send_lag, TABLE, "latency.send_lag")                                          \
     X(HIST_NS, batch, NONE, NULL)                                                            \
     X(HIST_RATE, busy, TABLE, "client.threads_busy")                                         \
+    X(HIST_NS, slack, TABLE, "client.slack")                                                 \
     X(HIST_RATE, rps, HAND, "thread_rate (mean, stdev, max, histogram)")                     \
     X(HIST_RATE, conn_rps, NONE, NULL)                                                       \
     X(KEEP, urls, OUT, "urls[] (requests, errors, latency)")                                 \

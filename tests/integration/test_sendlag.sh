@@ -21,7 +21,7 @@ for try in 1 2 3; do
 done
 ok lag_normal_exit0 "exit $rc: $(cat "$D/a.err")" "[ $rc -eq 0 ]"
 ok lag_line_after_transfer "$(tail -n +1 "$D/a.out" | grep -A1 '^Transfer/sec')" \
-    "grep -A1 '^Transfer/sec:' '$D/a.out' | grep -qE \"^Send lag \\(pacer's own\\): p50 [0-9.]+[mun]?s p99 [0-9.]+[mun]?s max [0-9.]+[mun]?s; threads busy [0-9]+%, [0-9]+%\$\""
+    "grep -A1 '^Transfer/sec:' '$D/a.out' | grep -qE \"^Send lag \\(pacer's own\\): p50 [0-9.]+[mun]?s p99 [0-9.]+[mun]?s max [0-9.]+[mun]?s; threads busy [0-9]+%, [0-9]+%; slack adaptive \\(p50 [^,]+, max [^)]+\\)\$\""
 ok lag_normal_not_flagged "after $try tries: $(grep -A1 '^Send lag' "$D/a.out")" \
     "! grep -q 'limited this run' '$D/a.out'"
 ok lag_json_counts "$(json_get "$D/a.json" "d['latency']['send_lag']['count'], d['requests']['completed'], d['client']")" \
@@ -54,13 +54,43 @@ ok lag_burn_shortfall_blames_client "$(grep 'Requested rate' "$D/b.out")" \
 ok lag_burn_json "$(json_get "$D/b.json" "d['client'], d['latency']['send_lag']['percentiles']['99']")" \
     "[ \"\$(json_get '$D/b.json' \"d['client']['limited'] is True and d['latency']['send_lag']['percentiles']['99'] > 1000\")\" = True ]"
 
+# --- the slack ---------------------------------------------------------------
+FAST_URL=$SERVE_URL
+# Low rate, adaptive: the thread is idle, so the slack stays 0 (exact).
+"$PACER" -t1 -c10 -d2s -R200 --json "$D/z.json" "$FAST_URL" >"$D/z.out" 2>&1
+ok slack_idle_zero "$(grep '^Send lag' "$D/z.out")" \
+    "grep -qE '; slack adaptive \(p50 0[.0]*us, max 0[.0]*us\)\$' '$D/z.out' && [ \"\$(json_get '$D/z.json' \"d['config']['slack_s'] is None and d['client']['slack']['max'] == 0 and d['client']['slack']['count'] > 5\")\" = True ]"
+# --slack 0: as exact as before, and said so.
+"$PACER" -t1 -c10 -d2s -R1000 --slack 0 --json "$D/s0.json" "$FAST_URL" >"$D/s0.out" 2>&1
+ok slack_zero_fixed "$(grep '^Send lag' "$D/s0.out")" \
+    "grep -qE '; slack 0 \(--slack\)\$' '$D/s0.out' && [ \"\$(json_get '$D/s0.json' \"d['config']['slack_s'] == 0 and d['client']['slack']['max'] == 0\")\" = True ]"
+# --slack 2ms at 1000/s: requests wait for company (about 1 ms on average),
+# none much later than the slack; all are sent and answered.
+"$PACER" -t1 -c10 -d2s -R1000 --slack 2ms --json "$D/s2.json" "$FAST_URL" >"$D/s2ms.out" 2>&1
+ok slack_fixed_coalesces "$(grep '^Send lag' "$D/s2ms.out")" \
+    "grep -qE '; slack 2.00ms \(--slack\)\$' '$D/s2ms.out' && [ \"\$(json_get '$D/s2.json' \"d['config']['slack_s'] == 0.002 and 300 < d['latency']['send_lag']['percentiles']['50'] < 2500 and d['requests']['completed'] == d['requests']['scheduled'] == 2000\")\" = True ]"
+ok slack_fixed_bound "$(json_get "$D/s2.json" "d['latency']['send_lag']['percentiles']")" \
+    "[ \"\$(json_get '$D/s2.json' \"d['latency']['send_lag']['percentiles']['90'] < 2000 + 1000\")\" = True ]"
+ok slack_fixed_not_flagged "$(grep -A1 '^Send lag' "$D/s2ms.out")" "! grep -q 'limited this run' '$D/s2ms.out' || json_get '$D/s2.json' \"d['latency']['send_lag']['percentiles']['99']\" | awk '{exit !(\$1 > 3000)}'"
+# A busy thread at 20000/s: the adaptive slack grows (up to three tries on a
+# loaded machine, where a starved thread reads as less busy).
+for try in 1 2 3; do
+    "$PACER" -t1 -c50 -d3s -R20000 --json "$D/h.json" "$FAST_URL" >"$D/h.out" 2>&1
+    [ "$(json_get "$D/h.json" "d['client']['slack']['max'] > 0")" = True ] && break
+done
+ok slack_adapts_when_busy "after $try tries: $(grep '^Send lag' "$D/h.out")" \
+    "[ \"\$(json_get '$D/h.json' \"d['client']['slack']['max'] > 0 and d['config']['slack_s'] is None\")\" = True ] && grep -qE '; slack adaptive \(p50 [0-9.]+[mun]?s, max [1-9][0-9.]*us\)\$' '$D/h.out'"
+"$PACER" report --json "$D/s2r.json" "$D/s2.json" >"$D/s2r.out" 2>&1
+ok slack_round_trip "$(grep '^Send lag' "$D/s2r.out")" \
+    "[ \"\$(json_get '$D/s2r.json' \"d['config']['slack_s'] == 0.002 and d['client']['slack'] == json.load(open('$D/s2.json'))['client']['slack']\")\" = True ] && grep -q '; slack 2.00ms (--slack)' '$D/s2r.out'"
+
 # --- pacer report: merged, round trip -----------------------------------------
 "$PACER" report --force --json "$D/m.json" "$D/a.json" "$D/b.json" >"$D/m.out" 2>&1
 rc=$?
 ok lag_merge "exit $rc: $(json_get "$D/m.json" "d['latency']['send_lag']['count'], d['client']['threads_busy']['count']" 2>&1)" \
     "[ $rc -eq 0 ] && [ \"\$(json_get '$D/m.json' \"d['latency']['send_lag']['count'] == sum(json.load(open(p))['latency']['send_lag']['count'] for p in ['$D/a.json', '$D/b.json']) and d['client']['threads_busy']['count'] == 3 and d['client']['limited'] is True\")\" = True ]"
 ok lag_merge_text "$(grep -A1 '^Send lag' "$D/m.out")" \
-    "grep -qE \"^Send lag \\(pacer's own\\): .*threads busy [0-9]+%, [0-9]+%, [0-9]+%\$\" '$D/m.out'"
+    "grep -qE \"^Send lag \\(pacer's own\\): .*threads busy [0-9]+%, [0-9]+%, [0-9]+%; slack adaptive\" '$D/m.out'"
 "$PACER" report --json "$D/a2.json" "$D/a.json" >/dev/null 2>&1
 ok lag_round_trip "$(json_get "$D/a2.json" "d['latency']['send_lag'], d['client']" 2>&1 | cut -c1-300)" \
     "[ \"\$(json_get '$D/a2.json' \"d['latency']['send_lag'] == json.load(open('$D/a.json'))['latency']['send_lag'] and d['client'] == json.load(open('$D/a.json'))['client']\")\" = True ]"
