@@ -72,6 +72,10 @@ ok slack_fixed_coalesces "$(grep '^Send lag' "$D/s2ms.out")" \
 ok slack_fixed_bound "$(json_get "$D/s2.json" "d['latency']['send_lag']['percentiles']")" \
     "[ \"\$(json_get '$D/s2.json' \"d['latency']['send_lag']['percentiles']['90'] < 2000 + 1000\")\" = True ]"
 ok slack_fixed_not_flagged "$(grep -A1 '^Send lag' "$D/s2ms.out")" "! grep -q 'limited this run' '$D/s2ms.out' || json_get '$D/s2.json' \"d['latency']['send_lag']['percentiles']['99']\" | awk '{exit !(\$1 > 3000)}'"
+# The bound at a second rate: --slack 500us at 5000/s.
+"$PACER" -t1 -c20 -d2s -R5000 --slack 500us --json "$D/s5.json" "$FAST_URL" >"$D/s5.out" 2>&1
+ok slack_bound_5000 "$(json_get "$D/s5.json" "d['latency']['send_lag']['percentiles'], d['requests']")" \
+    "[ \"\$(json_get '$D/s5.json' \"60 < d['latency']['send_lag']['percentiles']['50'] < 500 + 200 and d['latency']['send_lag']['percentiles']['90'] < 500 + 1000 and d['requests']['completed'] == d['requests']['scheduled'] == 10000\")\" = True ]"
 # A busy thread at 20000/s: the adaptive slack grows (up to three tries on a
 # loaded machine, where a starved thread reads as less busy).
 for try in 1 2 3; do
