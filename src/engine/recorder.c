@@ -25,8 +25,10 @@ void rec_latency(pc_worker *w, int64_t corrected, int64_t uncorrected)
 /* How long pacer itself held a sent request back (none: never sent). */
 static void rec_send_lag(pc_worker *w, const slot *s)
 {
-    if (s->sent)
-        hdr_record(&w->st.send_lag, (int64_t)(s->sent > s->ready ? s->sent - s->ready : 0));
+    if (!s->sent)
+        return;
+    hdr_record(&w->st.send_lag, (int64_t)(s->sent > s->ready ? s->sent - s->ready : 0));
+    w->st.sent_early += s->sent < s->intended;
 }
 
 void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t body)

@@ -415,6 +415,7 @@ void report_json_obj(json_w *wp, const pc_rundesc *cfg, const pc_results *res, c
         if (key)
             w_hist(wp, key, stats_cfield(st, f)); /* per mille / 1e3: a fraction */
     }
+    w_counters(wp, st, "client", NULL, NULL);
     json_w_kbool(wp, "limited", report_client_limited(res));
     json_w_obj_end(wp);
 

@@ -70,6 +70,7 @@ typedef struct pc_stats {
     pc_reqrec *recs;    /* per completed request (-g), preallocated */
     size_t nrecs, caprecs;
 
+    uint64_t sent_early;  /* first byte written before the intended time: never (a check) */
     uint64_t scheduled;   /* requests created in the measured period */
     uint64_t completed;   /* responses received (any status) */
     uint64_t never_sent;  /* still waiting for a connection when the run stopped */
@@ -152,6 +153,7 @@ typedef struct pc_stats {
     X(HIST_NS, batch, NONE, NULL)                                                            \
     X(HIST_RATE, busy, TABLE, "client.threads_busy")                                         \
     X(HIST_NS, slack, TABLE, "client.slack")                                                 \
+    X(SUM, sent_early, TABLE, "client.sent_early")                                           \
     X(HIST_RATE, rps, HAND, "thread_rate (mean, stdev, max, histogram)")                     \
     X(HIST_RATE, conn_rps, NONE, NULL)                                                       \
     X(KEEP, urls, OUT, "urls[] (requests, errors, latency)")                                 \

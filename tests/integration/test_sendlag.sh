@@ -88,6 +88,10 @@ ok slack_adapts_when_busy "after $try tries: $(grep '^Send lag' "$D/h.out")" \
 ok slack_round_trip "$(grep '^Send lag' "$D/s2r.out")" \
     "[ \"\$(json_get '$D/s2r.json' \"d['config']['slack_s'] == 0.002 and d['client']['slack'] == json.load(open('$D/s2.json'))['client']['slack']\")\" = True ] && grep -q '; slack 2.00ms (--slack)' '$D/s2r.out'"
 
+# Never early, whatever the slack.
+ok slack_never_early "$(for f in a s0 s2 s5 h z; do json_get "$D/$f.json" "'$f', d['client']['sent_early'], d['requests']['completed']"; done)" \
+    "for f in a s0 s2 s5 h z; do [ \"\$(json_get \"$D/\$f.json\" \"d['client']['sent_early'] == 0 and d['requests']['completed'] > 0\")\" = True ] || exit 1; done"
+
 # --- pacer report: merged, round trip -----------------------------------------
 "$PACER" report --force --json "$D/m.json" "$D/a.json" "$D/b.json" >"$D/m.out" 2>&1
 rc=$?
