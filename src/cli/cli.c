@@ -347,6 +347,14 @@ int cli_parse_as(const cli_persona *p, int mode, int argc, char **argv, pc_confi
         return cli_bad(err, "only one output file can be '-' (stdout)");
     if ((rc = check_outputs(cfg, err)) < 0)
         return rc;
+    if (cfg->requests && cfg->requests < cfg->threads) {
+        /* -n is split over the threads: one with no share would have no
+         * count to stop at. */
+        fprintf(err, "pacer: note: %llu request%s: using %llu thread%s, not %u\n",
+                (unsigned long long)cfg->requests, cfg->requests == 1 ? "" : "s",
+                (unsigned long long)cfg->requests, cfg->requests == 1 ? "" : "s", cfg->threads);
+        cfg->threads = (uint32_t)cfg->requests;
+    }
     if (cfg->connections < cfg->threads) {
         /* wrk refuses; a thread without a connection would only idle. */
         fprintf(err, "pacer: note: %u connection%s: using %u thread%s, not %u\n",

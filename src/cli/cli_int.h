@@ -106,6 +106,7 @@ cli_take take_help;
 cli_take take_version;
 cli_take take_version_exit;
 cli_take take_duration;
+cli_take take_slack;
 cli_take take_run_rate;
 cli_take take_header;
 cli_take take_unix;

@@ -41,6 +41,9 @@ static const cli_opt pacer_opts[] = {
     {"connect-timeout", 0, "T", DUR(connect_timeout_ns, MS),
      .help = "TCP connect + TLS handshake timeout (default 10s:\n"
              "survives the SYN retransmits of a full accept backlog)"},
+    {"slack", 0, "D", FN(take_slack), AT(slack_ns),
+     .help = "-R: send a due request up to D late to coalesce sends\n"
+             "(0: exact; default: adaptive, 0 while a thread is idle)"},
     {"warmup", 0, "T", DUR(warmup_ns, 0),
      .help = "Run this long first and discard it (default 0)"},
     {"pipeline", 0, "N", U32(pipeline, 1, 1024),

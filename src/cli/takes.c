@@ -174,6 +174,16 @@ int take_duration(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
     return take_dur(cfg, o, arg, err);
 }
 
+int take_slack(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    int rc = take_dur(cfg, o, arg, err);
+
+    if (rc == 0 && cfg->slack_ns > 1000000000u)
+        return cli_bad(err, "--slack must be at most 1s, got '%s'", arg);
+    cfg->slack_set = true;
+    return rc;
+}
+
 int take_run_rate(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
 {
     (void)o;

@@ -417,8 +417,13 @@ void after_io(conn *c, uint64_t now)
     if (c->w->phase != P_RUN)
         return;
     if (c->w->open_loop) {
-        if (has_room(c))
+        if (has_room(c)) {
+            /* Room since the events were returned, at the latest: the
+             * ones handled before were the client's own delay. */
+            if (!c->in_ready)
+                c->room_at = c->w->woke && c->w->woke < now ? c->w->woke : now;
             ready_push(c);
+        }
     } else {
         closed_fill(c, now);
     }

@@ -20,6 +20,7 @@
 typedef struct slot {
     uint64_t intended;   /* when the schedule meant it to be sent */
     uint64_t sent;       /* first byte written (0 = not yet) */
+    uint64_t ready;      /* when it became sendable: intended, or when its connection had room */
     uint64_t first_byte; /* first byte of the response seen (0 = not yet) */
     uint64_t ctime;      /* connect (+TLS) time if this request opened its connection, else 0 */
     uint64_t obeg;       /* HTTP/1.1: offset of its first byte in the connection's output */
@@ -92,6 +93,7 @@ struct conn {
     const proto_ops *proto;
     uint8_t state;
     bool in_ready; /* in the worker's ready queue */
+    uint64_t room_at; /* when it last came to have room (the send lag's start) */
     bool settled;  /* connected or failed once (start-up barrier) */
     bool reused;   /* carried at least one complete response */
     bool draining; /* takes no new request (GOAWAY, Connection: close) */

@@ -191,6 +191,9 @@ static void enqueue(conn *c, resend r)
         c->batch_sent = 0;
     }
     s->intended = r.intended;
+    /* Sendable at its time, or, if no connection had room then, once this
+     * one had: the rest of the wait until its first byte is pacer's own. */
+    s->ready = r.intended > c->room_at ? r.intended : c->room_at;
     s->retries = r.retries;
     s->tmpl = r.tmpl;
     if (c->fresh) {
@@ -219,8 +222,9 @@ static conn *ready_pop(pc_worker *w)
  * connection taking its own origin's. A pass over the ready connections
  * that hands nothing on ends it (what waits is for origins whose
  * connections are full or not open). */
-void dispatch(pc_worker *w, uint64_t now)
+void dispatch(pc_worker *w)
 {
+    uint64_t now = pc_now_ns(); /* for a request that cannot be queued (no memory) */
     bool progress = true;
 
     while (progress && backlog_len(w) > 0 && w->rq_len > 0) {
@@ -236,7 +240,11 @@ void dispatch(pc_worker *w, uint64_t now)
                 continue;
             if (backlog_take_for(w, c->origin, &r, now)) {
                 enqueue(c, r);
-                c->proto->flush(c, now);
+                /* The time now, not the pass's: the sends before this one
+                 * (and a script's request()) took time, and the first
+                 * byte's time is the send lag's end and the uncorrected
+                 * latency's start. */
+                c->proto->flush(c, pc_now_ns());
                 progress = true;
             }
             if (c->gen == gen && has_room(c))

@@ -30,6 +30,15 @@ void rec_latency(pc_worker *w, int64_t corrected, int64_t uncorrected)
     }
 }
 
+/* How long pacer itself held a sent request back (none: never sent). */
+static void rec_send_lag(pc_worker *w, const slot *s)
+{
+    if (!s->sent)
+        return;
+    hdr_record(&w->st.send_lag, (int64_t)(s->sent > s->ready ? s->sent - s->ready : 0));
+    w->st.sent_early += s->sent < s->intended;
+}
+
 void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t body)
 {
     uint64_t sent = s->sent ? s->sent : s->intended;
@@ -42,6 +51,7 @@ void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t
     }
     w->st.completed++;
     w->last_done = now;
+    rec_send_lag(w, s);
     if (w->st.doc_len < 0)
         w->st.doc_len = (int64_t)body;
     else if ((uint64_t)w->st.doc_len != body)
@@ -103,6 +113,7 @@ void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now)
         if (kind == PC_ERR_TIMEOUT)
             hdr_record(&sg->latency, (int64_t)(now - s->intended));
     }
+    rec_send_lag(w, s);
     if (kind == PC_ERR_TIMEOUT) {
         rec_latency(w, (int64_t)(now - s->intended),
                     (int64_t)(now - (s->sent ? s->sent : s->intended)));

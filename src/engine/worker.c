@@ -105,6 +105,7 @@ static inline void check_warmup(pc_worker *w, uint64_t now)
 {
     if (!w->warm_reset && w->phase == P_RUN && now >= w->measure_start) {
         stats_reset(&w->st);
+        pace_begin(w, now);
         w->warm_reset = true;
     }
 }
@@ -197,35 +198,8 @@ static void tick(pc_worker *w, uint64_t now)
             w->rps_completed = w->st.completed;
         }
     }
+    pace_tick(w, now);
     w->next_tick = now + w->tick_ns;
-}
-
-/* Wait for events until `deadline` (absolute, ns). epoll_pwait2 takes a
- * nanosecond timeout; on kernels without it a timerfd does the same. */
-static int wait_events(pc_worker *w, struct epoll_event *ev, uint64_t deadline, uint64_t now)
-{
-    uint64_t d = deadline > now ? deadline - now : 0;
-    int n;
-
-    if (w->use_pwait2) {
-        struct timespec ts = {.tv_sec = (time_t)(d / 1000000000u),
-                              .tv_nsec = (long)(d % 1000000000u)};
-
-        n = epoll_pwait2(w->epfd, ev, MAX_EVENTS, &ts, NULL);
-        if (n >= 0 || errno != ENOSYS)
-            return n;
-        w->use_pwait2 = false;
-    }
-    if (d == 0)
-        return epoll_wait(w->epfd, ev, MAX_EVENTS, 0);
-    if (w->tfd_armed != deadline) {
-        struct itimerspec its = {.it_value = {.tv_sec = (time_t)(deadline / 1000000000u),
-                                              .tv_nsec = (long)(deadline % 1000000000u)}};
-
-        timerfd_settime(w->tfd, TFD_TIMER_ABSTIME, &its, NULL);
-        w->tfd_armed = deadline;
-    }
-    return epoll_wait(w->epfd, ev, MAX_EVENTS, -1);
 }
 
 static void handle_events(pc_worker *w, struct epoll_event *ev, int n)
@@ -416,7 +390,7 @@ static void run_loop(pc_worker *w)
                 iv_publish(w, w->iv_end);
             if (w->open_loop) {
                 advance_schedule(w, now < w->stop ? now : w->stop - 1);
-                dispatch(w, now);
+                dispatch(w);
             }
             /* thread:stop(), or a script error: this thread is done. */
             if (w->stop > now && src_stopped(w)) {
@@ -458,19 +432,23 @@ static void run_loop(pc_worker *w)
                 deadline = min_u64(deadline, w->iv_end);
             if (w->next_wake)
                 deadline = min_u64(deadline, w->next_wake);
+            /* The next send, at most the slack late (pace.c). */
             if (w->open_loop && w->k_due < w->k_end && w->rq_len)
-                deadline = min_u64(deadline, sched_time(&w->sc, w->k_due));
+                deadline = min_u64(deadline, sched_time(&w->sc, w->k_due) + w->slack);
         } else {
             deadline = min_u64(deadline, w->drain_end);
         }
-        n = wait_events(w, ev, deadline, now);
+        n = pace_wait(w, ev, deadline, now);
         if (n < 0 && errno != EINTR) {
             snprintf(w->err, sizeof w->err, "epoll: %s", strerror(errno));
             finish(w, pc_now_ns(), true);
             return;
         }
-        if (n > 0)
+        if (n > 0) {
+            w->woke = pc_now_ns();
             handle_events(w, ev, n);
+            w->woke = 0;
+        }
     }
 }
 
@@ -487,7 +465,7 @@ static void connect_phase(pc_worker *w)
         conn_start(&w->conns[i], now);
     while (w->settled < w->nconns && now < until &&
            !atomic_load_explicit(&w->run->stop_ns, memory_order_relaxed)) {
-        int n = wait_events(w, ev, min_u64(until, w->next_tick), now);
+        int n = pace_wait(w, ev, min_u64(until, w->next_tick), now);
 
         if (n > 0)
             handle_events(w, ev, n);
@@ -542,9 +520,13 @@ void *worker_main(void *arg)
     }
     w->phase = P_RUN;
     /* Stopped while connecting: nothing is sent. */
+    pace_start(w, pc_now_ns());
+    if (w->warm_reset)
+        pace_begin(w, pc_now_ns());
     for (uint32_t i = 0; !atomic_load(&run->stop_ns) && i < w->nconns; i++)
         after_io(&w->conns[i], pc_now_ns());
     run_loop(w);
+    pace_end(w, pc_now_ns());
     atomic_store(&w->done, true);
     atomic_fetch_add(&run->finished, 1);
     return NULL;

@@ -102,6 +102,14 @@ struct pc_worker {
     pc_interval *iv_free;  /* reusable ones it handed back */
     uint64_t *ns_due;      /* never-sent requests by the interval they were due in */
     uint32_t ns_n;         /* entries in ns_due */
+    uint64_t woke;         /* when the events being handled were returned (0: none) */
+    uint64_t cpu0, wall0;  /* the thread's CPU time and the time when measuring began */
+    uint64_t tick_cpu, tick_wall; /* the same at the last tick (the adaptive slack's) */
+    uint64_t slack;        /* how late a due request may be sent now (pace.c) */
+    uint64_t slack_prev;   /* the adaptive slack before its last step */
+    double cost_prev;      /* CPU ns per response before that step */
+    uint64_t tick_done;    /* responses counted at the last tick */
+    uint32_t slack_hold;   /* ticks before the next step up may be tried */
     char err[256];
 };
 
@@ -137,11 +145,20 @@ static inline bool src_stopped(const pc_worker *w)
     return w->src.ops->stopped && w->src.ops->stopped(w->src.self);
 }
 
+/* pace.c */
+void pace_start(pc_worker *w, uint64_t now); /* the run begins: the slack's start */
+void pace_begin(pc_worker *w, uint64_t now); /* the measured period begins: busy from here */
+void pace_end(pc_worker *w, uint64_t now);
+void pace_tick(pc_worker *w, uint64_t now);
+/* Wait for events until deadline; with a slack, not before the slack
+ * after the pass that began at `pass` (a sleep no socket cuts short). */
+int pace_wait(pc_worker *w, struct epoll_event *ev, uint64_t deadline, uint64_t pass);
+
 /* queue.c */
 resend backlog_take(pc_worker *w);
 bool backlog_take_for(pc_worker *w, uint32_t origin, resend *r, uint64_t now);
 void closed_fill(conn *c, uint64_t now);
-void dispatch(pc_worker *w, uint64_t now);
+void dispatch(pc_worker *w); /* each send stamped with the time it is written */
 bool has_room(const conn *c);
 int oq_push(pc_worker *w, resend r, bool front);
 uint16_t pick_tmpl(pc_worker *w);

@@ -231,6 +231,11 @@ static void summary(html_doc *d, const pc_rundesc *run, const pc_results *res)
         u64(a, (uint64_t)st->latency_u.total_count), ms(b, &st->latency_u, 50),
         ms(c, &st->latency_u, 90), ms(e, &st->latency_u, 99), ms(f, &st->latency_u, 99.9),
         ms(g, &st->latency_u, -1), NULL);
+    if (st->send_lag.total_count)
+        row(t, "Send lag (pacer's own: first byte written - when it could be sent)",
+            u64(a, (uint64_t)st->send_lag.total_count), ms(b, &st->send_lag, 50),
+            ms(c, &st->send_lag, 90), ms(e, &st->send_lag, 99), ms(f, &st->send_lag, 99.9),
+            ms(g, &st->send_lag, -1), NULL);
     table(d, "Latency", t);
 }
 

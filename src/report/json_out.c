@@ -118,6 +118,11 @@ static void w_config(json_w *w, const pc_rundesc *cfg)
     json_w_kdouble(w, "connect_timeout_s", (double)cfg->connect_timeout_ns / 1e9);
     json_w_kdouble(w, "warmup_s", (double)cfg->warmup_ns / 1e9);
     report_json_shape(w, cfg);
+    json_w_key(w, "slack_s"); /* null: adaptive */
+    if (cfg->slack_set)
+        json_w_double(w, (double)cfg->slack_ns / 1e9);
+    else
+        json_w_null(w);
     json_w_kuint(w, "pipeline", cfg->pipeline);
     json_w_kbool(w, "batch_latency", cfg->batch_latency);
     json_w_kdouble(w, "interval_s", (double)cfg->interval_ns / 1e9);
@@ -256,7 +261,7 @@ static void w_series(json_w *w, const pc_series *s, double interval_s)
  * requests, rate requests/s; with % both are a fraction (0..1). */
 static const char *objective_unit(const pc_objective *o, char *metric, size_t cap)
 {
-    const char *u = o->uncorrected ? "u" : "";
+    const char *u = o->lag ? "lag_" : o->uncorrected ? "u" : "";
 
     switch (o->metric) {
     case SLO_PCT:
@@ -437,6 +442,20 @@ void report_json_obj(json_w *wp, const pc_rundesc *cfg, const pc_results *res, c
         if (key)
             report_json_hist(wp, key, stats_cfield(st, f));
     }
+    json_w_obj_end(wp);
+
+    /* How the client itself did: its threads' busy fractions (0..1). */
+    json_w_key(wp, "client");
+    json_w_obj_begin(wp);
+    for (size_t i = 0; i < pc_stats_nfields; i++) {
+        const pc_stats_field *f = &pc_stats_fields[i];
+        const char *key = f->kind != PC_SK_SUM ? table_key(f, "client") : NULL;
+
+        if (key)
+            report_json_hist(wp, key, stats_cfield(st, f)); /* per mille / 1e3: a fraction */
+    }
+    w_counters(wp, st, "client", NULL, NULL);
+    json_w_kbool(wp, "limited", report_client_limited(res));
     json_w_obj_end(wp);
 
     json_w_key(wp, "thread_rate");

@@ -288,6 +288,8 @@ static int load_json(const char *path, const json_val *root, pc_loaded *l, char 
     l->cfg.rate = jd(root, "config.rate");
     l->cfg.timeout_ns = (uint64_t)(jd(root, "config.timeout_s") * 1e9);
     l->cfg.connect_timeout_ns = (uint64_t)(jd(root, "config.connect_timeout_s") * 1e9);
+    l->cfg.slack_set = json_type_of(json_path(root, "config.slack_s")) == JSON_NUM;
+    l->cfg.slack_ns = (uint64_t)(jd(root, "config.slack_s") * 1e9);
     l->cfg.pipeline = (uint32_t)ju(root, "config.pipeline");
     if (l->cfg.pipeline == 0)
         l->cfg.pipeline = 1;
@@ -649,6 +651,8 @@ int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen)
         dst->cfg.timeout_ns = src->cfg.timeout_ns;
         dst->cfg.connect_timeout_ns = src->cfg.connect_timeout_ns;
         dst->cfg.pipeline = src->cfg.pipeline;
+        dst->cfg.slack_set = src->cfg.slack_set;
+        dst->cfg.slack_ns = src->cfg.slack_ns;
         dst->cfg.batch_latency = src->cfg.batch_latency;
     }
     dst->have_config = dst->have_config && src->have_config;

@@ -54,3 +54,88 @@ void report_notes(FILE *f, const pc_rundesc *run, const pc_results *res, const c
                 to, p50, p99, max);
     }
 }
+
+/* The threads' busy fractions, each (at most 8) or their mean and max. */
+static void fmt_busy(const hdr_hist *b, char *buf, size_t cap)
+{
+    size_t len = 0;
+
+    buf[0] = '\0';
+    if (b->total_count > 8) {
+        snprintf(buf, cap, "mean %.0f%%, max %.0f%% of %" PRId64 " threads", hdr_mean(b) / 10,
+                 (double)hdr_max(b) / 10, b->total_count);
+        return;
+    }
+    for (int64_t v = 0; v <= hdr_max(b) && len < cap; v++)
+        for (int64_t n = hdr_count_at_value(b, v); n > 0 && len < cap; n--)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%.0f%%", len ? ", " : "",
+                                    (double)v / 10);
+}
+
+bool report_client_limited(const pc_results *res)
+{
+    const pc_stats *st = &res->st;
+    double p99 = st->send_lag.total_count ? (double)hdr_value_at_percentile(&st->send_lag, 99) : 0;
+    double p50 = st->latency.total_count ? (double)hdr_value_at_percentile(&st->latency, 50) : 0;
+
+    /* Lateness within the slack in force was pacer's choice, and shown:
+     * what counts is the lag beyond it. */
+    if (st->slack.total_count)
+        p99 = p99 > (double)hdr_max(&st->slack) ? p99 - (double)hdr_max(&st->slack) : 0;
+
+    /* A few microseconds are how long a sleeping thread takes to run
+     * again: the relative test starts at REPORT_LAG_FLOOR_NS. */
+    if (p99 > 1e6 || (p99 > 0.1 * p50 && p99 > REPORT_LAG_FLOOR_NS))
+        return true;
+    return st->busy.total_count && hdr_max(&st->busy) > 900;
+}
+
+/* "; slack adaptive (p50 X, max Y)", "; slack D (--slack)", or nothing
+ * (closed loop, or a result file from before the slack). */
+static void fmt_slack(const pc_rundesc *run, const pc_stats *st, char *buf, size_t cap)
+{
+    char a[32], b[32];
+
+    buf[0] = '\0';
+    if (run->rate <= 0 || (!st->slack.total_count && !run->slack_set))
+        return;
+    if (run->slack_set) {
+        units_fmt_time_us((double)run->slack_ns / 1e3, a, sizeof a);
+        snprintf(buf, cap, "; slack %s (--slack)", run->slack_ns ? a : "0");
+        return;
+    }
+    fmt_pct(&st->slack, 50, a, sizeof a);
+    fmt_pct(&st->slack, 100, b, sizeof b);
+    snprintf(buf, cap, "; slack adaptive (p50 %s, max %s)", a, b);
+}
+
+void report_send_lag(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent)
+{
+    const pc_stats *st = &res->st;
+    char p50[32], p99[32], max[32], lat[32], busy[160], slack[96];
+
+    if (!st->send_lag.total_count && !st->busy.total_count)
+        return; /* a result file from before pacer measured it */
+    fmt_pct(&st->send_lag, 50, p50, sizeof p50);
+    fmt_pct(&st->send_lag, 99, p99, sizeof p99);
+    fmt_pct(&st->send_lag, 100, max, sizeof max);
+    fmt_pct(&st->latency, 50, lat, sizeof lat);
+    fmt_busy(&st->busy, busy, sizeof busy);
+    fmt_slack(run, st, slack, sizeof slack);
+    fprintf(f, "%sSend lag (pacer's own): p50 %s p99 %s max %s; threads busy %s%s\n", indent,
+            p50, p99, max, busy[0] ? busy : "?", slack);
+    if (!report_client_limited(res))
+        return;
+    if (st->busy.total_count && hdr_max(&st->busy) > 500)
+        fprintf(f,
+                "%sThe client, not the server, limited this run: a thread was busy %.0f%% of "
+                "the time and sent late (lag p99 %s, latency p50 %s); use more threads (-t), "
+                "--slack, or more machines (pacer report merges their results)\n",
+                indent, (double)hdr_max(&st->busy) / 10, p99, lat);
+    else
+        fprintf(f,
+                "%sThe client, not the server, limited this run: its threads were not busy but "
+                "woke late (lag p99 %s, latency p50 %s): a loaded or virtual machine; give "
+                "pacer CPUs of its own (taskset), or more machines\n",
+                indent, p99, lat);
+}

@@ -54,6 +54,16 @@ void report_notes(FILE *f, const pc_rundesc *run, const pc_results *res, const c
  * (+ N interrupted), without the newline: every outcome accounted for. */
 void report_outcomes(FILE *f, const pc_stats *st, const char *label);
 
+/* Send lag under this much is scheduling noise, whatever the latency. */
+#define REPORT_LAG_FLOOR_NS 20000.0
+/* The run was limited by the client: its send lag p99 (less the largest
+ * slack in force) over 1 ms, or over 10% of the corrected p50 (and over
+ * REPORT_LAG_FLOOR_NS), or a thread busy over 90% of the time. */
+bool report_client_limited(const pc_results *res);
+/* "Send lag (pacer's own): ..." and, when report_client_limited(), what
+ * to do (the wrk layout, after Transfer/sec). */
+void report_send_lag(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent);
+
 /* Responses per second of the measured period (wrk's Requests/sec). */
 double report_rate(const pc_results *res);
 

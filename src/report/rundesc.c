@@ -27,6 +27,8 @@ void rundesc_of(pc_rundesc *d, const pc_config *cfg)
     d->shard_count = cfg->shard.count;
     d->warmup_ns = cfg->warmup_ns;
     d->shape = cfg->shape;
+    d->slack_ns = cfg->slack_ns;
+    d->slack_set = cfg->slack_set;
     d->timeout_ns = cfg->timeout_ns;
     d->connect_timeout_ns = cfg->connect_timeout_ns;
     d->interval_ns = cfg->interval_ns;

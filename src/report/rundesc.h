@@ -54,6 +54,8 @@ typedef struct pc_rundesc {
     double rate;             /* -R; 0: closed loop (`pacer report`: the rates added) */
     uint64_t warmup_ns;
     pc_shape shape;          /* --stages, -R A..B, --arrival, --seed (n = 0: none) */
+    uint64_t slack_ns;       /* --slack */
+    bool slack_set;          /* --slack given; otherwise the slack adapted */
     uint64_t timeout_ns;
     uint64_t connect_timeout_ns;
     uint64_t interval_ns;    /* the time series' interval */

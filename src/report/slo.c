@@ -89,6 +89,9 @@ static int parse_one(const char *s, pc_objective *o, char *err, size_t errlen)
         if (m[0] == 'u' && m[1]) {
             o->uncorrected = true;
             m++;
+        } else if (strncmp(m, "lag_", 4) == 0) {
+            o->lag = true;
+            m += 4;
         }
         if (strcmp(m, "mean") == 0) {
             o->metric = SLO_MEAN;
@@ -105,12 +108,12 @@ static int parse_one(const char *s, pc_objective *o, char *err, size_t errlen)
             }
         } else {
             snprintf(err, errlen,
-                     "unknown --slo metric '%s' (p99, p99.9, mean, max, up99/umean/umax, errors, rate)",
+                     "unknown --slo metric '%s' (p99, p99.9, mean, max, up99/umean/umax, lag_p99/lag_max, errors, rate)",
                      metric);
             return -EINVAL;
         }
     }
-    if (o->stage && (o->metric == SLO_RATE || o->uncorrected)) {
+    if (o->stage && (o->metric == SLO_RATE || o->uncorrected || o->lag)) {
         snprintf(err, errlen,
                  "invalid --slo objective '%s': a stage has corrected latency and errors "
                  "objectives (p99, mean, max, errors)",
@@ -235,7 +238,7 @@ static bool holds(enum slo_op op, double measured, double limit)
 static void eval_one(const pc_objective *o, double rate, const pc_results *res, pc_verdict *v)
 {
     const pc_stats *st = &res->st;
-    const hdr_hist *h = o->uncorrected ? &st->latency_u : &st->latency;
+    const hdr_hist *h = o->lag ? &st->send_lag : o->uncorrected ? &st->latency_u : &st->latency;
     const pc_stage_stats *g = NULL;
     double achieved = report_rate(res);
     char num[48];

@@ -4,6 +4,7 @@
  * EXPR is a comma-separated list of objectives METRIC OP VALUE:
  *   p50, p99, p99.9, ... (any percentile), mean, max   corrected latency,
  *   up99, umax, ...                                    uncorrected latency,
+ *   lag_p99, lag_max, lag_mean, ...                    pacer's own send lag,
  *       VALUE with a time unit: 250us, 100ms, 1.5s;
  *   errors   requests that did not end in a 2xx/3xx response (errors,
  *            timeouts, never sent, other statuses): a count, or with % a
@@ -33,6 +34,7 @@ typedef struct pc_objective {
     enum slo_metric metric;
     enum slo_op op;
     bool uncorrected; /* latency: the uncorrected histogram */
+    bool lag;         /* latency: the send lag histogram (lag_p99) */
     double pct;       /* SLO_PCT: the percentile, 0 < pct <= 100 */
     double value;     /* latency in ns; errors/rate: a count or req/s, or a fraction if percent */
     bool percent;

@@ -237,6 +237,8 @@ static void print_shortfall(FILE *f, const pc_rundesc *run, const pc_results *re
             100.0 * achieved / rate);
     if (st->completed == 0) {
         fprintf(f, "no response was received\n");
+    } else if (report_client_limited(res)) {
+        fprintf(f, "the client could not keep up (see Send lag above)\n");
     } else if (need > (double)slots * 0.9) {
         /* Responses faster than W/2: sent while fewer than half the
          * slots were waiting. */
@@ -313,6 +315,7 @@ void report_wrk(FILE *f, const pc_rundesc *run, const pc_results *res)
     fprintf(f, "Requests/sec: %9.2f\n", rps);
     units_fmt_binary(secs > 0 ? (double)st->bytes_read / secs : 0, buf, sizeof buf);
     fprintf(f, "Transfer/sec: %10sB\n", buf);
+    report_send_lag(f, run, res, "");
 
     /* pacer's additions: below the lines scripts grep for. */
     print_status_codes(f, st);

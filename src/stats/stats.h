@@ -67,6 +67,9 @@ typedef struct pc_stats {
     hdr_hist conn_req;  /* per request: connect (+TLS) time if it opened its connection, else 0 */
     hdr_hist processing; /* per request: first byte of the response -> last byte */
     hdr_hist total_req; /* per request: its connect time + first byte written -> last byte (ab's Total) */
+    hdr_hist send_lag;  /* per request: first byte written - when it became sendable (pacer's own lag) */
+    hdr_hist busy;      /* per thread: its CPU time / wall time over the run, in per mille */
+    hdr_hist slack;     /* -R: the slack in force (pace.c), one sample per thread per tick */
     pc_url_stats *urls; /* per distinct request, when there are several */
     uint32_t nurls;
     bool url_latency;   /* urls[].latency kept (at most STATS_URL_LATENCY_MAX URLs) */
@@ -75,6 +78,7 @@ typedef struct pc_stats {
     pc_reqrec *recs;    /* per completed request (-g), preallocated */
     size_t nrecs, caprecs;
 
+    uint64_t sent_early;  /* first byte written before the intended time: never (a check) */
     uint64_t scheduled;   /* requests created in the measured period */
     uint64_t completed;   /* responses received (any status) */
     uint64_t never_sent;  /* still waiting for a connection when the run stopped */
@@ -153,7 +157,11 @@ typedef struct pc_stats {
     X(HIST_NS, processing, TABLE, "latency.processing")                                      \
     X(HIST_NS, conn_req, TABLE, "latency.connect_per_request")                               \
     X(HIST_NS, total_req, TABLE, "latency.total")                                            \
+    X(HIST_NS, send_lag, TABLE, "latency.send_lag")                                          \
     X(HIST_NS, batch, NONE, NULL)                                                            \
+    X(HIST_RATE, busy, TABLE, "client.threads_busy")                                         \
+    X(HIST_NS, slack, TABLE, "client.slack")                                                 \
+    X(SUM, sent_early, TABLE, "client.sent_early")                                           \
     X(HIST_RATE, rps, HAND, "thread_rate (mean, stdev, max, histogram)")                     \
     X(HIST_RATE, conn_rps, NONE, NULL)                                                       \
     X(KEEP, urls, OUT, "urls[] (requests, errors, latency)")                                 \

@@ -94,6 +94,14 @@ for shape in "-c4" "-c4 -R2000"; do
         grep -qE '^  Outcomes: 200 scheduled = 0 completed \+ 0 timed out \+ 200 errors \+ 0 never sent' '$R' &&
         outcomes_add_up '$R'"
 done
+# -n below -t: a thread with no share of -n had no count to stop at (it ran
+# until killed); the threads are lowered to -n instead.
+start=$SECONDS
+timeout 20 "$PACER" -n 1 "http://127.0.0.1:$P/" >"$R" 2>&1
+rc=$?
+ok refused_n_below_threads "exit $rc in $((SECONDS - start)) s: $(grep -E 'note|Outcomes' "$R")" "
+    [ $rc -eq 3 ] && grep -q '^pacer: note: 1 request: using 1 thread, not 2' '$R' &&
+    grep -qE '^  Outcomes: 1 scheduled = 0 completed \+ 0 timed out \+ 1 errors' '$R'"
 # --- huge rates: the never-sent backlog is counted in bulk; every run ends --
 start_serve --delay 100ms
 start=$SECONDS

@@ -101,7 +101,7 @@ printf 'GET %sa.txt\nGET http://no-such-host.invalid/ 1\n' "$U" >"$T_DIR/two.txt
 "$PACER" -n1 -c2 -t1 --urls "$T_DIR/two.txt" >/dev/null 2>"$T_DIR/err"; rc=$?
 ok urls_unresolvable_origin "exit $rc: $(cat "$T_DIR/err")" "[ $rc -eq 1 ] && grep -q \"cannot resolve 'no-such-host.invalid'\" '$T_DIR/err'"
 printf 'GET %sa.txt\nGET https://127.0.0.1:%s/b.txt\n' "$U" "$NGX_TLS_PORT" >"$T_DIR/two.txt"
-"$PACER" -n1 -c2 -t2 --urls "$T_DIR/two.txt" >/dev/null 2>"$T_DIR/err"; rc=$?
+"$PACER" -n4 -c2 -t2 --urls "$T_DIR/two.txt" >/dev/null 2>"$T_DIR/err"; rc=$?
 ok urls_origins_need_connections "exit $rc: $(cat "$T_DIR/err")" "[ $rc -eq 1 ] && grep -q 'need -c of at least 4' '$T_DIR/err'"
 
 # --- several origins: a connection pool each --------------------------------

@@ -341,7 +341,7 @@ static void test_err_missing_value(void)
 }
 
 #define UNKNOWN(m) \
-    "unknown --slo metric '" m "' (p99, p99.9, mean, max, up99/umean/umax, errors, rate)"
+    "unknown --slo metric '" m "' (p99, p99.9, mean, max, up99/umean/umax, lag_p99/lag_max, errors, rate)"
 
 static void test_err_unknown_metric(void)
 {
@@ -356,6 +356,9 @@ static void test_err_unknown_metric(void)
     /* 'p' not followed by a digit is not taken for a percentile. */
     PARSE_ERR("pabc<=5ms", UNKNOWN("pabc"));
     PARSE_ERR("p.5<=5ms", UNKNOWN("p.5"));
+    PARSE_ERR("lag_<=5ms", UNKNOWN("lag_"));
+    PARSE_ERR("lag_errors<=5", UNKNOWN("lag_errors"));
+    PARSE_ERR("ulag_p99<=5ms", UNKNOWN("ulag_p99"));
 }
 
 #define BADPCT(m) "invalid --slo percentile '" m "' (above p0, up to p100, e.g. p99.9)"
@@ -753,6 +756,28 @@ static void test_eval_no_samples(void)
     stats_free(&r.st);
 }
 
+/* lag_*: pacer's own send lag, its own histogram (not the latency's). */
+static void test_eval_send_lag(void)
+{
+    pc_results r;
+    pc_slo s;
+
+    CHECK(make_results(&r) == 0);
+    PARSE_OK("lag_p99<=1ms", &s);
+    CHECK(s.v[0].lag && !s.v[0].uncorrected && s.v[0].metric == SLO_PCT);
+    EXPECT("lag_p99<=1s", 0, &r, false, "no responses");
+    for (int64_t i = 1; i <= 100; i++)
+        CHECK(hdr_record(&r.st.send_lag, i * 1000));
+    /* 99 us as the report has it: the top of its histogram slot. */
+    EXPECT("lag_p99<=100us", 0, &r, true, "99.01us");
+    EXPECT("lag_p99<98us", 0, &r, false, "99.01us");
+    EXPECT("lag_max>=100us", 0, &r, true, "100.03us");
+    EXPECT("lag_mean<=50us", 0, &r, false, "50.50us");
+    /* The latency objectives still read the latency. */
+    EXPECT("p99<=1us", 0, &r, true, "0.99us");
+    stats_free(&r.st);
+}
+
 static void test_eval_all_and_verdicts(void)
 {
     pc_results r;
@@ -1003,6 +1028,7 @@ int main(void)
     RUN(test_eval_no_samples);
     RUN(test_eval_all_and_verdicts);
     RUN(test_eval_shown_units);
+    RUN(test_eval_send_lag);
     RUN(test_format_value);
     RUN(test_print_mixed);
     RUN(test_print_passed_with_who);

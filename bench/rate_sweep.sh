@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# bench/rate_sweep.sh - constant rate from one thread, side by side: pacer
+# (adaptive slack), pacer --slack 0 and wrk2, against one local nginx.
+#
+#   bench/rate_sweep.sh [RATES...]     (default: 2000 8000 20000 40000 60000)
+#
+#   WRK2=PATH     the wrk2 binary (default: wrk2 on PATH; build one with
+#                 ../shared/peers/build-wrk2.sh DEST)
+#   ROUNDS=N      rounds (default 3); DUR=S seconds per run (default 5)
+#
+# nginx: 1 worker pinned to CPU 0, a 4096-byte page; every client on CPU 1,
+# -t1 -c50 -d${DUR}s -R R. Within a round the tools run alternately (pacer,
+# pacer --slack 0, wrk2) at each rate; each cell is the median over the
+# rounds. Per run: CPU time (user + system, /usr/bin/time) / responses,
+# achieved rate, p50 and p99 (corrected), context switches (voluntary +
+# involuntary) / response. Markdown on stdout.
+set -u
+export LC_ALL=C
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PACER=$ROOT/pacer
+WRK2=${WRK2:-$(command -v wrk2 || true)}
+ROUNDS=${ROUNDS:-3}
+DUR=${DUR:-5}
+RATES=("$@")
+[ ${#RATES[@]} -gt 0 ] || RATES=(2000 8000 20000 40000 60000)
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+[ -x "$PACER" ] || { echo "rate_sweep: build pacer first (make)" >&2; exit 1; }
+[ -x "$NGINX" ] || { echo "rate_sweep: nginx not found (apt-get install nginx-light)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "rate_sweep: /usr/bin/time not found (apt-get install time)" >&2; exit 1; }
+[ -n "$WRK2" ] && [ -x "$WRK2" ] || { echo "rate_sweep: no wrk2 (WRK2=PATH)" >&2; WRK2=""; }
+
+W=$(mktemp -d /tmp/rate-sweep.XXXXXX)
+chmod 755 "$W"
+NPID=""
+cleanup() { [ -n "$NPID" ] && kill "$NPID" 2>/dev/null; wait 2>/dev/null; rm -rf "$W"; }
+trap cleanup EXIT
+mkdir -p "$W/www" "$W/tmp"
+head -c 4096 /dev/zero | tr '\0' 'x' >"$W/www/4k.html"
+PORT=$((20000 + RANDOM % 9000))
+cat >"$W/nginx.conf" <<NG
+worker_processes 1;
+daemon off;
+pid $W/nginx.pid;
+error_log $W/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    client_body_temp_path $W/tmp;
+    server { listen 127.0.0.1:$PORT backlog=4096; root $W/www; location / { } }
+}
+NG
+taskset -c 0 "$NGINX" -p "$W/" -c "$W/nginx.conf" -e "$W/error.log" </dev/null >"$W/nginx.out" 2>&1 &
+NPID=$!
+for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.1; done
+URL=http://127.0.0.1:$PORT/4k.html
+
+# run TOOL R ROUND: one run; appends "tool R cpu_s responses rate p50_ms p99_ms csw" to $W/rows
+run() {
+    local tool=$1 r=$2 n=$3 out=$W/$1.$2.$3 t=$W/$1.$2.$3.time
+    case $tool in
+    pacer) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$PACER" -t1 -c50 -d"${DUR}s" -R"$r" \
+        --json "$out.json" "$URL" >"$out" 2>&1 ;;
+    pacer0) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$PACER" -t1 -c50 -d"${DUR}s" -R"$r" \
+        --slack 0 --json "$out.json" "$URL" >"$out" 2>&1 ;;
+    wrk2) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$WRK2" -t1 -c50 -d"${DUR}s" -R"$r" \
+        --latency "$URL" >"$out" 2>&1 ;;
+    esac
+    python3 - "$tool" "$r" "$out" "$t" >>"$W/rows" <<'PY'
+import json, re, sys
+tool, r, out, t = sys.argv[1:5]
+u, s, w, c = open(t).read().split()[-4:]
+cpu = float(u) + float(s); csw = int(w) + int(c)
+def ms(v, unit): return float(v) * {"us": 1e-3, "ms": 1, "s": 1e3, "m": 6e4}[unit]
+if tool.startswith("pacer"):
+    d = json.load(open(out + ".json"))
+    n = d["requests"]["completed"]; rate = d["rate"]["achieved"]
+    p50 = d["latency"]["corrected"]["percentiles"]["50"] / 1e3
+    p99 = d["latency"]["corrected"]["percentiles"]["99"] / 1e3
+else:
+    txt = open(out).read()
+    n = int(re.search(r"(\d+) requests in", txt).group(1))
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", txt).group(1))
+    p50 = ms(*re.search(r"^\s*50\.000%\s+([\d.]+)(us|ms|s|m)\b", txt, re.M).groups())
+    p99 = ms(*re.search(r"^\s*99\.000%\s+([\d.]+)(us|ms|s|m)\b", txt, re.M).groups())
+print(tool, r, cpu, n, rate, p50, p99, csw)
+PY
+}
+
+for round in $(seq 1 "$ROUNDS"); do
+    for r in "${RATES[@]}"; do
+        for tool in pacer pacer0 ${WRK2:+wrk2}; do
+            run "$tool" "$r" "$round" || echo "rate_sweep: $tool at $r failed (round $round)" >&2
+        done
+    done
+done
+
+python3 - "$W/rows" "${RATES[@]}" <<'PY'
+import sys, statistics as st
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+rates = sys.argv[2:]
+tools = [("pacer", "pacer (adaptive)"), ("pacer0", "pacer --slack 0"), ("wrk2", "wrk2")]
+print("| R (req/s) | tool | CPU/request | achieved (req/s) | p50 (ms) | p99 (ms) | ctx switches/request | runs |")
+print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+for r in rates:
+    for key, name in tools:
+        rs = [x for x in rows if x[0] == key and x[1] == r]
+        if not rs: continue
+        med = lambda f: st.median(f(x) for x in rs)
+        cpu = med(lambda x: float(x[2]) / max(1, int(x[3])) * 1e6)
+        print(f"| {int(r):,} | {name} | {cpu:.1f} µs | {med(lambda x: float(x[4])):,.0f} | "
+              f"{med(lambda x: float(x[5])):.3f} | {med(lambda x: float(x[6])):.3f} | "
+              f"{med(lambda x: int(x[7]) / max(1, int(x[3]))):.2f} | {len(rs)} |")
+PY

@@ -1,0 +1,161 @@
+/*
+ * pace.c - the worker's own pacing: how long it waits, how late it lets a
+ * due request go to send several in one wake-up (the slack), and how busy
+ * its thread is (CPU time of the thread / wall time), the figure that
+ * certifies, with the send lag (recorder.c), that the client kept up.
+ *
+ * The slack: never early; a due request may be sent up to the slack late,
+ * and while it is in force a pass over the events is followed by a sleep
+ * that sockets cannot cut short, so that the next pass, at most the slack
+ * later, reads every response that came meanwhile and sends every request
+ * that fell due. --slack D fixes it; by default it adapts: 0 while the
+ * thread is idle (each request sent at its time, each response read as it
+ * comes, as without slack), grown in steps of half the gap between this
+ * thread's deadlines while the thread is busy over SLACK_BUSY_HI of the
+ * time (and only while each step up makes it less busy: see adapt()),
+ * halved while it is under SLACK_BUSY_LO, up to SLACK_MAX_NS.
+ * Latency still counts from the intended time, so the lateness is in the
+ * numbers; the slack in force is sampled each tick into the statistics.
+ */
+#include "engine/worker_int.h"
+
+#include <time.h>
+
+#define SLACK_MAX_NS 200000ull
+#define SLACK_BUSY_HI 0.30
+#define SLACK_BUSY_LO 0.15
+#define SLACK_HOLD 20 /* ticks (100 ms each) */
+
+/* CPU time this thread has used, ns. */
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void pace_start(pc_worker *w, uint64_t now)
+{
+    w->tick_cpu = thread_cpu_ns();
+    w->tick_wall = now;
+    w->slack = w->cfg->slack_set && w->open_loop ? w->cfg->slack_ns : 0;
+}
+
+void pace_begin(pc_worker *w, uint64_t now)
+{
+    w->cpu0 = thread_cpu_ns();
+    w->wall0 = now;
+}
+
+void pace_end(pc_worker *w, uint64_t now)
+{
+    uint64_t cpu = thread_cpu_ns() - w->cpu0;
+
+    if (now <= w->wall0)
+        return;
+    /* In per mille: 3 significant digits keep it exact. */
+    hdr_record(&w->st.busy, (int64_t)llround((double)cpu * 1000.0 / (double)(now - w->wall0)));
+}
+
+/* The adaptive slack's next value, from the thread's busy fraction and
+ * its CPU time per response over the last tick. A step up that did not
+ * cut the CPU time per response by a tenth (the time goes into the
+ * requests, e.g. a script's request(), not into wake-ups) is taken back,
+ * and no step up is tried for SLACK_HOLD ticks. */
+static uint64_t adapt(pc_worker *w, double busy, double cost)
+{
+    uint64_t s = w->slack, step = 2 * (uint64_t)w->sc.period_ns;
+
+    if (step < 50000)
+        step = 50000; /* a first step the CPU time can tell from noise */
+    if (w->slack_prev < s && !(cost < w->cost_prev * 0.9)) {
+        s = w->slack_prev;
+        w->slack_hold = SLACK_HOLD;
+    } else if (busy > SLACK_BUSY_HI && w->slack_hold == 0 && s < SLACK_MAX_NS) {
+        w->slack_prev = s;
+        w->cost_prev = cost;
+        s = s + (s > step ? s : step);
+        return s < SLACK_MAX_NS ? s : SLACK_MAX_NS;
+    } else if (busy < SLACK_BUSY_LO) {
+        s = s / 2 < 1000 ? 0 : s / 2;
+    }
+    if (w->slack_hold)
+        w->slack_hold--;
+    w->slack_prev = s;
+    return s;
+}
+
+void pace_tick(pc_worker *w, uint64_t now)
+{
+    uint64_t cpu, done = w->st.completed;
+
+    if (w->phase != P_RUN || !w->open_loop || now <= w->tick_wall)
+        return;
+    cpu = thread_cpu_ns();
+    /* The warm-up's end resets the count. */
+    if (done < w->tick_done)
+        w->tick_done = 0;
+    if (!w->cfg->slack_set && done > w->tick_done)
+        w->slack = adapt(w, (double)(cpu - w->tick_cpu) / (double)(now - w->tick_wall),
+                         (double)(cpu - w->tick_cpu) / (double)(done - w->tick_done));
+    w->tick_cpu = cpu;
+    w->tick_wall = now;
+    w->tick_done = done;
+    if (w->warm_reset && now > w->measure_start)
+        hdr_record(&w->st.slack, (int64_t)w->slack);
+}
+
+/* Wait for events until `deadline` (absolute, ns). epoll_pwait2 takes a
+ * nanosecond timeout; on kernels without it a timerfd does the same. */
+static int wait_events(pc_worker *w, struct epoll_event *ev, uint64_t deadline, uint64_t now)
+{
+    uint64_t d = deadline > now ? deadline - now : 0;
+    int n;
+
+    if (w->use_pwait2) {
+        struct timespec ts = {.tv_sec = (time_t)(d / 1000000000u),
+                              .tv_nsec = (long)(d % 1000000000u)};
+
+        n = epoll_pwait2(w->epfd, ev, MAX_EVENTS, &ts, NULL);
+        if (n >= 0 || errno != ENOSYS)
+            return n;
+        w->use_pwait2 = false;
+    }
+    if (d == 0)
+        return epoll_wait(w->epfd, ev, MAX_EVENTS, 0);
+    if (w->tfd_armed != deadline) {
+        struct itimerspec its = {.it_value = {.tv_sec = (time_t)(deadline / 1000000000u),
+                                              .tv_nsec = (long)(deadline % 1000000000u)}};
+
+        timerfd_settime(w->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+        w->tfd_armed = deadline;
+    }
+    return epoll_wait(w->epfd, ev, MAX_EVENTS, -1);
+}
+
+int pace_wait(pc_worker *w, struct epoll_event *ev, uint64_t deadline, uint64_t pass)
+{
+    uint64_t until = pass + w->slack;
+    int n;
+
+    if (!w->slack || w->phase != P_RUN)
+        return wait_events(w, ev, deadline, pc_now_ns());
+    /* At most the slack after this pass began (never past the deadline):
+     * no socket wakes the thread before then. */
+    if (until > deadline)
+        until = deadline;
+    if (until > pc_now_ns()) {
+        struct timespec ts = {.tv_sec = (time_t)(until / 1000000000u),
+                              .tv_nsec = (long)(until % 1000000000u)};
+
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+        }
+    }
+    n = epoll_wait(w->epfd, ev, MAX_EVENTS, 0);
+    if (n != 0)
+        return n;
+    /* Nothing came: wait as without slack, woken by the first event. */
+    return wait_events(w, ev, deadline, pc_now_ns());
+}
