@@ -565,6 +565,20 @@ static int fail_before_start(mrun *r, const char *why)
     return PC_EXIT_RUNTIME;
 }
 
+/* Join the MPI job: this rank, the job's size, room for each rank's host
+ * and clock (NULL when out of memory: the caller says so). -1 with err set
+ * when MPI cannot start. */
+static int mrun_open(mrun *r, char *err, size_t errlen)
+{
+    if (mpi_start(&r->m, err, errlen) < 0)
+        return -1;
+    r->rank = mpi_rank(r->m);
+    r->size = mpi_size(r->m);
+    r->hosts = calloc((size_t)r->size, sizeof *r->hosts);
+    r->clock_us = calloc((size_t)r->size, sizeof *r->clock_us);
+    return 0;
+}
+
 int mpi_run_main(pc_config *cfg)
 {
     mrun r = {.cfg = cfg};
@@ -574,14 +588,10 @@ int mpi_run_main(pc_config *cfg)
     pc_results res;
     int code;
 
-    if (mpi_start(&r.m, err, sizeof err) < 0) {
+    if (mrun_open(&r, err, sizeof err) < 0) {
         fprintf(stderr, "pacer: %s\n", err);
         return PC_EXIT_USAGE;
     }
-    r.rank = mpi_rank(r.m);
-    r.size = mpi_size(r.m);
-    r.hosts = calloc((size_t)r.size, sizeof *r.hosts);
-    r.clock_us = calloc((size_t)r.size, sizeof *r.clock_us);
     r.text = cli_text_stream(cfg);
     if (!r.hosts || !r.clock_us) {
         code = fail_before_start(&r, "out of memory");
@@ -714,14 +724,10 @@ int mpi_workflow_main(int (*fn)(int argc, char **argv), int argc, char **argv)
     char err[512];
     int code;
 
-    if (mpi_start(&r.m, err, sizeof err) < 0) {
+    if (mrun_open(&r, err, sizeof err) < 0) {
         fprintf(stderr, "pacer: %s\n", err);
         return PC_EXIT_USAGE;
     }
-    r.rank = mpi_rank(r.m);
-    r.size = mpi_size(r.m);
-    r.hosts = calloc((size_t)r.size, sizeof *r.hosts);
-    r.clock_us = calloc((size_t)r.size, sizeof *r.clock_us);
     if (!r.hosts || !r.clock_us || (r.rank != 0 && !freopen("/dev/null", "w", stdout))) {
         fprintf(stderr, "pacer: rank %d: out of memory\n", r.rank);
         code = PC_EXIT_RUNTIME;

@@ -88,7 +88,7 @@ ok live_resized "$n copies of the first lines, widest $w of 30: $(cat "$D/count.
 wait_done count
 cap count >"$D/count.final"
 # The report's first lines may have scrolled off 12 rows: look for them in
-# the scrollback too (which also holds the view copies the resize left).
+# the scrollback too (that also holds the view copies the resize left).
 TM capture-pane -p -J -S - -t count >"$D/count.all"
 ok live_count_gone "$(cat "$D/count.final")" \
     "! grep -qE '^req/s |^latency  p50|^  <= ' '$D/count.final' && grep -q '3000 requests in' '$D/count.all'"

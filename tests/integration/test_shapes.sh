@@ -6,7 +6,7 @@
 # in that stage's corrected p99 only; pacer report merges the stages.
 . "$(dirname "$0")/lib.sh"
 
-need_cmd nginx nginx || finish
+need_cmd nginx nginx-light || finish
 start_nginx || { fail nginx_start "nginx did not start"; finish; }
 URL="http://127.0.0.1:$NGX_PORT/"
 LOG="$NGX_DIR/access.log"
