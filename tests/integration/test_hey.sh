@@ -77,8 +77,9 @@ ok defaults_requests "hey: $hey_headers; pacer: $(awk '{print $3, $6, $7}' "$LOG
     "[ '$(awk '{print $3, $6, $7}' "$LOG" | sort | uniq -c)' = '$hey_headers' ] &&
      [ $(log_requests) -eq 200 ]"
 # hey's 50 workers share Go's connection pool, which now and then dials one
-# more while a finished response has not yet returned its connection.
-ok defaults_connections "hey $hey_conns, pacer $(log_conns)" "[ $(log_conns) -eq 50 ] && [ $hey_conns -ge 50 ]"
+# more (a finished response had not yet returned its connection) or one
+# fewer (a worker took a returned one): hey's count is shown, pacer's checked.
+ok defaults_connections "hey $hey_conns, pacer $(log_conns)" "[ $(log_conns) -eq 50 ]"
 
 # --- hey -m POST -d '{"a":1}' -n 200: the body arrives, as hey's does -----
 log_reset
