@@ -25,7 +25,7 @@ step() {
 
 step make test
 step make SAN=1 test
-step make fuzz-smoke FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
+step make fuzz-smoke FUZZ_SECONDS="${FUZZ_SECONDS:-10}"
 
 totals='^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$'
 passed=$(grep -E "$totals" "$log" | awk '{s += $1} END {print s + 0}')

@@ -143,7 +143,8 @@ int report_ab_gnuplot(FILE *f, const pc_results *res)
     size_t n = res->st.nrecs;
 
     /* ab writes its rows ordered by total time. */
-    qsort(r, n, sizeof *r, cmp_total);
+    if (n > 1)
+        qsort(r, n, sizeof *r, cmp_total);
     fprintf(f, "starttime\tseconds\tctime\tdtime\tttime\twait\n");
     for (size_t i = 0; i < n; i++) {
         double wall = (double)res->start_wall_ns / 1e9 +

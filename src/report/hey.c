@@ -240,7 +240,8 @@ int report_hey_csv(FILE *f, FILE *note, const pc_rundesc *run, const pc_results 
     pc_reqrec *r = res->st.recs;
     size_t n = res->st.nrecs;
 
-    qsort(r, n, sizeof *r, cmp_done);
+    if (n > 1)
+        qsort(r, n, sizeof *r, cmp_done);
     fputs("response-time,DNS+dialup,DNS,Request-write,Response-delay,Response-read,status-code,"
           "offset",
           f);

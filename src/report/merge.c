@@ -674,7 +674,8 @@ int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen)
         if (match ? merge_points(match, p) < 0 : series_add_point(&dst->series, p) < 0)
             return fail(err, errlen, -EINVAL, "cannot merge the time series%s%s", "", "");
     }
-    qsort(dst->series.v, dst->series.n, sizeof *dst->series.v, cmp_point);
+    if (dst->series.n > 1) /* an empty series has no array (qsort wants one) */
+        qsort(dst->series.v, dst->series.n, sizeof *dst->series.v, cmp_point);
     return 0;
 }
 

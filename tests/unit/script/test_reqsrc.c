@@ -115,7 +115,8 @@ static void test_static_request(void)
     b = t.ops->next(t.self, 3);
     CHECK(a && a == b && !a->transient && a->head);
     CHECK(strncmp(a->h1, "HEAD /s HTTP/1.1\r\n", 18) == 0);
-    CHECK_EQ_U64(a->h1_len, strlen(a->h1));
+    /* h1 is h1_len bytes, not a C string: the request ends there. */
+    CHECK(a->h1_len >= 22 && memcmp(a->h1 + a->h1_len - 4, "\r\n\r\n", 4) == 0);
     CHECK_EQ_I64(t.ops->response(t.self, 200, "a\0b\0", 4, "x", 1), 0);
     unload(&l);
 }
