@@ -96,7 +96,10 @@ ok live_count_gone "$(cat "$D/count.final")" \
 # --- Ctrl-C: the engine's "stopping" line below the view is taken into
 # account; no stale view line is left above the report.
 live intr 100 30 -t2 -c4 -d10s -R500 "$SERVE_URL"
-sleep 1.2
+# Ctrl-C once the view is up (before pacer runs it would end the shell, and
+# the session with it: a slow first start on a fresh machine did that).
+for _ in $(seq 1 100); do cap intr | grep -q '^req/s ' && break; sleep 0.1; done
+sleep 0.5
 TM send-keys -t intr C-c
 wait_done intr
 cap intr >"$D/intr.final"
