@@ -230,7 +230,10 @@ static void print_shortfall(FILE *f, const pc_rundesc *run, const pc_results *re
     bool h2 = st->h2_conns && !st->h1_conns;
     uint32_t depth = h2 ? run->streams : run->pipeline;
     uint64_t slots = (uint64_t)run->connections * depth;
+    uint64_t errs = 0;
 
+    for (int k = 0; k < PC_ERR_KINDS; k++)
+        errs += st->err[k];
     if (rate <= 0 || run->rate <= 0 || achieved >= rate * 0.99)
         return;
     fprintf(f, "  Requested rate %.2f req/s but achieved %.2f (%.1f%%): ", rate, achieved,
@@ -239,6 +242,12 @@ static void print_shortfall(FILE *f, const pc_rundesc *run, const pc_results *re
         fprintf(f, "no response was received\n");
     } else if (report_client_limited(res)) {
         fprintf(f, "the client could not keep up (see Send lag above)\n");
+    } else if (errs * 20 >= stats_outcomes(st)) {
+        /* A twentieth or more failed: the connections were tied up waiting
+         * on answers that never came, so the Little's-law rule below would
+         * blame -c for what the errors did. */
+        fprintf(f, "%" PRIu64 " of %" PRIu64 " requests failed or timed out (see Errors)\n",
+                errs, stats_outcomes(st));
     } else if (need > (double)slots * 0.9) {
         /* Responses faster than W/2: sent while fewer than half the
          * slots were waiting. */
@@ -270,8 +279,9 @@ static void print_shortfall(FILE *f, const pc_rundesc *run, const pc_results *re
                         ? ", unless the server is saturated: --warmup discarded the start of "
                           "the run, which tells the two apart"
                         : "");
-    } else if (stats_outcomes(st) - st->completed > 0) {
-        fprintf(f, "requests failed or timed out (see Errors)\n");
+    } else if (errs > 0) {
+        fprintf(f, "%" PRIu64 " of %" PRIu64 " requests failed or timed out (see Errors)\n",
+                errs, stats_outcomes(st));
     } else {
         fprintf(f, "the client could not keep up (CPU-bound? try more -t)\n");
     }

@@ -131,6 +131,13 @@ start_serve --delay 50ms || fail serve_start "pacer serve did not start"
 "$PACER" -t1 -c10 -d1s -R2000 "$SERVE_URL" >"$R" 2>&1
 ok shortfall_slow_server_raise_c "$(grep -E 'Requested' "$R")" "grep -qE '^  Requested rate 2000.00 req/s but achieved [0-9.]+ \([0-9.]+%\): at the observed mean latency of 5[0-9].[0-9]+ms, 2000 req/s needs about 1[01][0-9] requests in flight, but -c 10 allows 10 \(raise -c\)\$' '$R'"
 
+# A server that answers a third of the rate, with a timeout shorter than its
+# queue: the connections wait on answers that never come, and the note blames
+# the timeouts, not -c (the Little's-law rule would say "raise -c").
+start_serve --threads 1 --capacity 300 || fail serve_start "pacer serve did not start"
+"$PACER" -t1 -c50 -d2s -R1000 --timeout 100ms "$SERVE_URL" >"$R" 2>&1
+ok shortfall_timeouts_first "$(grep -E 'Requested|Outcomes' "$R")" "grep -qE '^  Requested rate 1000.00 req/s but achieved [0-9.]+ \([0-9.]+%\): [0-9]+ of [0-9]+ requests failed or timed out \(see Errors\)\$' '$R' && outcomes_add_up '$R'"
+
 # --- timeouts --------------------------------------------------------------------
 start_serve --delay 3s || fail serve_start "pacer serve did not start"
 start=$SECONDS
