@@ -377,8 +377,9 @@ int cli_parse_as(const cli_persona *p, int mode, int argc, char **argv, pc_confi
         return rc;
     if ((rc = check_shard(cfg, err)) < 0)
         return rc;
-    if (cfg->batch_latency && cfg->pipeline < 2)
-        fprintf(err, "pacer: note: -B/--batch_latency has no effect without --pipeline N > 1\n");
+    if (cfg->batch_latency && cfg->pipeline < 2 && !(cfg->h2 && cfg->streams > 1))
+        fprintf(err, "pacer: note: -B/--batch_latency has no effect without --pipeline N > 1 "
+                     "(or --h2 with -m N > 1)\n");
     return CLI_RUN;
 }
 

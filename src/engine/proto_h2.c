@@ -145,8 +145,11 @@ static int on_frame_send(nghttp2_session *s, const nghttp2_frame *f, void *ud)
     h2state *h = ud;
     slot *sl;
 
-    if (f->hd.type == NGHTTP2_HEADERS && (sl = stream_slot(s, f->hd.stream_id)) && !sl->sent)
+    if (f->hd.type == NGHTTP2_HEADERS && (sl = stream_slot(s, f->hd.stream_id)) && !sl->sent) {
         sl->sent = h->now;
+        if (!h->c->batch_sent) /* --batch-latency: the batch went out with its first */
+            h->c->batch_sent = h->now;
+    }
     if (f->hd.type == NGHTTP2_GOAWAY && f->goaway.error_code != NGHTTP2_NO_ERROR) {
         /* nghttp2 puts its reason, when it has one, in the GOAWAY's debug data. */
         const char *why = h->lib_why;

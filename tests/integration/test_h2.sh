@@ -68,4 +68,11 @@ ok tls_handshake_timed "$(json_get "$T_DIR/h2.json" "d['latency']['tls_handshake
 ok h2_report_from_json "$(grep -A1 'Application protocol' "$T_DIR/h2.report")" \
     "grep -q '^  Application protocol: h2\$' '$T_DIR/h2.report' && grep -q '^  HTTP/2: headers ' '$T_DIR/h2.report'"
 
+# --batch-latency over HTTP/2: one sample per group of streams in flight, and
+# its uncorrected latency measured from the group's first HEADERS (it used to
+# be 0: the batch's send time was only set by HTTP/1.1).
+"$PACER" -t1 -c2 -m4 -d500ms --h2 -B -U --json "$T_DIR/h2b.json" "$H2C" >"$R" 2>&1
+ok h2_batch_latency "$(grep -A3 'Uncorrected' "$R" | head -4; cat "$R" | grep note)" \
+    "! grep -q 'has no effect' '$R' && [ \"\$(json_get '$T_DIR/h2b.json' \"d['latency']['uncorrected']['min'] > 0 and d['latency']['uncorrected']['count'] > 0\")\" = True ]"
+
 finish
