@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "mpi/glue.h"
+#include "mpi/live.h"
 #include "report/outputs.h"
 #include "report/rundesc.h"
 
@@ -31,6 +32,8 @@ typedef struct mrun {
     pc_outputs *outs;
     pc_rundesc local;      /* this rank's share, as its own files say */
     pc_rundesc whole;      /* the whole run, as rank 0 reports it */
+    pc_config whole_cfg;   /* ... and as the live progress shows it (rank 0) */
+    mlive *live;           /* the live progress (live.h), or NULL */
     FILE *text;
     char (*hosts)[64];
     double *clock_us;      /* rank 0: each rank's clock minus rank 0's */

@@ -50,6 +50,7 @@
 
 typedef struct rank_status {
     int32_t ready;
+    int32_t live; /* rank 0 shows the live progress: the others send it theirs */
     uint32_t opened, total;
     char host[64];
     char why[192];
@@ -60,6 +61,7 @@ typedef struct rank_end {
     uint64_t len; /* its JSON document's length */
     uint64_t nrecs; /* its per-request records (-g, hey's CSV) */
     uint64_t start_wall_ns, start_mono_ns; /* their time base */
+    uint64_t live_sent; /* intervals sent for the live progress (live.h) */
     char stopped_by[16];
 } rank_end;
 
@@ -172,6 +174,7 @@ static int start_exchange(mrun *r, bool ready, uint32_t opened, uint32_t total, 
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
+    me.live = r->live && mlive_wanted(r->live);
     snprintf(me.host, sizeof me.host, "%s", mpi_host(r->m));
     snprintf(me.why, sizeof me.why, "%s", why ? why : "");
     if ((rc = mpi_allgather(r->m, &me, sizeof me, all)) < 0) {
@@ -180,6 +183,8 @@ static int start_exchange(mrun *r, bool ready, uint32_t opened, uint32_t total, 
     }
     for (int k = 0; k < r->size; k++)
         snprintf(r->hosts[k], sizeof r->hosts[k], "%s", all[k].host);
+    if (r->live)
+        mlive_set_on(r->live, all[0].live);
     for (int k = 0; k < r->size; k++)
         if (!all[k].ready) {
             /* Rank 0 says why; the others only that they stopped. */
@@ -239,6 +244,8 @@ static int m_prepared(void *ud, pc_engine *eng, pc_results *res, char *err, size
     outputs_bind(r->outs, res);
     if (outputs_want_intervals(r->outs))
         engine_add_interval_sink(eng, r->cfg->interval_ns, outputs_on_interval, r->outs);
+    if (r->live)
+        engine_add_interval_sink(eng, r->cfg->interval_ns, mlive_on_interval, r->live);
     engine_set_start_hook(eng, mrun_on_connected, r);
     return 0;
 }
@@ -500,6 +507,25 @@ out:
     return code;
 }
 
+/* The live progress's last messages, before the report (see live.h). */
+static int finish_live(mrun *r, const rank_end *ends)
+{
+    uint64_t *sent = NULL;
+    int rc;
+
+    if (!r->live)
+        return 0;
+    if (r->rank == 0) {
+        if (!(sent = calloc((size_t)r->size, sizeof *sent)))
+            return -ENOMEM;
+        for (int k = 0; k < r->size; k++)
+            sent[k] = ends[k].live_sent;
+    }
+    rc = mlive_finish(r->live, sent);
+    free(sent);
+    return rc;
+}
+
 /* END (see the top of the file). */
 static int end_exchange(mrun *r, int code, const pc_results *res)
 {
@@ -516,6 +542,7 @@ static int end_exchange(mrun *r, int code, const pc_results *res)
         snprintf(me.stopped_by, sizeof me.stopped_by, "%s", res->stopped_by ? res->stopped_by : "");
     }
     me.len = len;
+    me.live_sent = mlive_sent(r->live);
     if (res) {
         me.nrecs = res->st.nrecs;
         me.start_wall_ns = res->start_wall_ns;
@@ -535,6 +562,11 @@ static int end_exchange(mrun *r, int code, const pc_results *res)
     }
     if (mpi_gather(r->m, &me, sizeof me, ends) < 0) {
         fprintf(stderr, "pacer: MPI_Gather failed\n");
+        rc = PC_EXIT_RUNTIME;
+        goto out;
+    }
+    if (finish_live(r, ends) < 0) {
+        fprintf(stderr, "pacer: rank %d: MPI: the live progress's messages did not come\n", r->rank);
         rc = PC_EXIT_RUNTIME;
         goto out;
     }
@@ -597,6 +629,13 @@ static void whole_desc(mrun *r)
     r->whole.rate = cfg->shard.total_rate;
     r->whole.shard_count = 0;
     r->whole.shard_index = 0;
+    r->whole_cfg = *cfg;
+    r->whole_cfg.threads = shard_workers(cfg);
+    r->whole_cfg.connections = cfg->shard.total_connections;
+    r->whole_cfg.requests = cfg->shard.total_requests;
+    r->whole_cfg.rate = cfg->shard.total_rate;
+    if (r->rank != 0)
+        r->whole_cfg.progress = PC_PROGRESS_OFF;
 }
 
 /* A failure on this rank before the run: said on its stderr, and passed
@@ -656,9 +695,10 @@ int mpi_run_main(pc_config *cfg)
         goto out;
     }
     own_outputs(&r, pool);
-    if (r.rank != 0)
-        cfg->progress = PC_PROGRESS_OFF;
     whole_desc(&r);
+    /* The live progress is rank 0's merged one (live.h), not the engine's. */
+    r.live = mlive_new(r.m, r.rank, r.size, &r.whole_cfg, &res);
+    cfg->progress = PC_PROGRESS_OFF;
     code = wf_run_seq(cfg, &st, &res);
     results_free(&res);
     if (!r.started) {
@@ -670,6 +710,7 @@ out:
     if (r.json_tmp)
         unlink(r.json_path);
     outputs_free(r.outs);
+    mlive_free(r.live);
     free(r.hosts);
     free(r.clock_us);
     mpi_end(r.m);

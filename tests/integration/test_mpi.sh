@@ -56,7 +56,7 @@ ok mpi_hey_csv_merged "rc $rc: $(wc -l <"$T_DIR/hey.csv") lines, offsets $(awk -
 # --- -R over the ranks: 2,700 scheduled, histograms merged bucket for bucket ------
 : >"$LOG"
 "${MPI[@]}" "$PACER" -t1 -c6 -R900 -d3s --per-rank --json "$T_DIR/r.json" --hlog "$T_DIR/r.hlog" \
-    --csv "$T_DIR/r.csv" "${U}?mpi-r" >"$R" 2>&1; rc=$?
+    --csv "$T_DIR/r.csv" --progress "${U}?mpi-r" >"$R" 2>"$T_DIR/r.progress"; rc=$?
 sleep 0.3
 ok mpi_rate_scheduled "rc $rc: $(grep Outcomes "$R")" "[ $rc -eq 0 ] && grep -qE '^  Outcomes: 2700 scheduled = 2700 completed' '$R'"
 ok mpi_rate_access_log "$(lines mpi-r) lines" "[ \$(lines mpi-r) -eq 2700 ]"
@@ -93,6 +93,14 @@ ok mpi_start_within_1ms "$(json_get "$T_DIR/r.json" "d['distributed']") $(for i 
 "$PY" -c "import json,jsonschema,sys; s=json.load(open(sys.argv[1])); [jsonschema.validate(json.load(open(f)), s) for f in sys.argv[2:]]" \
     "$(dirname "$0")/../../docs/pacer-result.schema.json" "$T_DIR/r.json" "$T_DIR/r.rank-1.json" >"$T_DIR/schema" 2>&1
 ok mpi_json_schema "$(tail -3 "$T_DIR/schema")" "[ ! -s '$T_DIR/schema' ]"
+
+# The live progress on rank 0 is every rank's interval added up: 900 req/s
+# a line, not rank 0's 300 (a line may leave out a rank that came late: it says so).
+live_ok() {
+    awk '/^3\/3 ranks \[/ { for (i = 1; i < NF; i++) if ($(i + 1) == "req/s" && $i >= 850 && $i <= 950) n++ }
+         END { exit !(n >= 2) }' "$T_DIR/r.progress"
+}
+ok mpi_live_progress_merged "$(grep -E 'ranks|pacer:' "$T_DIR/r.progress" | head -4)" live_ok
 
 # --- the same run by hand: --shard and --start-at, merged by pacer report ----------
 : >"$LOG"
