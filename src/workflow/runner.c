@@ -33,6 +33,13 @@ int wf_parse(int mode, int argc, char **argv, pc_config *cfg)
         cli_free(cfg);
         return rc == CLI_EXIT ? PC_EXIT_OK : PC_EXIT_USAGE;
     }
+    if (cfg->shard.per_rank) {
+        /* Under mpirun, src/mpi/ takes it out of compare's command line. */
+        fprintf(stderr, "pacer: --per-rank is for a run, pacer compare or pacer suite started by "
+                        "mpirun (docs/distributed.md)\n");
+        cli_free(cfg);
+        return PC_EXIT_USAGE;
+    }
     if ((bad = wf_no_run_files(cfg))) {
         fprintf(stderr, "pacer: %s cannot be used with pacer %s (it writes --json/--html)\n", bad,
                 mode == PC_MODE_COMPARE ? "compare" : "capacity");

@@ -216,6 +216,8 @@ ok mpi_cannot_load "rc $rc: $(grep pacer: "$R" | head -2)" "[ $rc -eq 2 ] && gre
 ok mpi_shard_refused "rc $rc: $(grep pacer: "$R" | head -2)" "[ $rc -ne 0 ] && grep -q \"mpirun's to give\" '$R'"
 "$PACER" --per-rank -n 10 "$U" >"$R" 2>&1; rc=$?
 ok per_rank_needs_mpirun "rc $rc: $(cat "$R")" "[ $rc -eq 2 ] && grep -q 'started by mpirun' '$R'"
+"${MPI[@]}" "$PACER" capacity --per-rank --slo 'p99<=1s' -d1s "$U" >"$R" 2>&1; rc=$?
+ok mpi_capacity_per_rank_refused "rc $rc: $(grep pacer: "$R" | head -2)" "[ $rc -ne 0 ] && grep -q 'per-rank is for a run, pacer compare or pacer suite' '$R'"
 
 # --- a plain run never loads libmpi ------------------------------------------------
 "$PACER" -t1 -c1 -d2s "$U" >/dev/null 2>&1 &
