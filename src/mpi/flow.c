@@ -183,8 +183,8 @@ static int wf_replay(void *ud, pc_results *res, char *err, size_t errlen)
  * goes nowhere. */
 static int replay_own(mrun *r, int (*fn)(int argc, char **argv), int argc, char **argv)
 {
-    /* size 1: each file describes this rank's share alone. */
-    wf_dist d = {.ud = r, .replay = wf_replay, .rank = r->rank, .size = 1,
+    /* WF_FILES_RANK: each file describes this rank's share alone. */
+    wf_dist d = {.ud = r, .replay = wf_replay, .rank = r->rank, .size = r->size,
                  .files = WF_FILES_RANK};
     int out = dup(STDOUT_FILENO), errfd = dup(STDERR_FILENO);
     int null = open("/dev/null", O_WRONLY), code;

@@ -86,7 +86,10 @@ bool wf_leader(void)
 
 unsigned wf_processes(void)
 {
-    return dist && dist->size > 1 ? (unsigned)dist->size : 1;
+    /* A rank's own files (the replay) describe its share alone. */
+    if (!dist || dist->files == WF_FILES_RANK || dist->size < 1)
+        return 1;
+    return (unsigned)dist->size;
 }
 
 int wf_agree(void *buf, size_t len, uint64_t wait_ns)
@@ -243,6 +246,15 @@ void wf_target_free(pc_config *c)
 
 void wf_rundesc(pc_rundesc *d, const pc_config *cfg)
 {
+    pc_config share;
+    char err[256];
+
+    if (dist && dist->files == WF_FILES_RANK && dist->size > 1) {
+        /* As the rank's own run said it (its -c, -n, -R share). */
+        share = *cfg;
+        if (shard_apply(&share, (uint32_t)dist->rank, (uint32_t)dist->size, err, sizeof err) == 0)
+            cfg = &share;
+    }
     rundesc_of(d, cfg);
     d->threads *= wf_processes();
 }

@@ -126,7 +126,8 @@ int wf_target_config(const pc_config *base, const char *url, pc_config *out, cha
 void wf_target_free(pc_config *c);
 
 /* rundesc_of for a workflow's run: under mpirun the threads of every
- * process (wf_processes), as one machine's run would say. */
+ * process (wf_processes), as one machine's run would say; in a rank's own
+ * files (WF_FILES_RANK) that rank's share, as its own run said it. */
 struct pc_rundesc;
 void wf_rundesc(struct pc_rundesc *d, const pc_config *cfg);
 

@@ -183,7 +183,7 @@ ok mpi_compare_files_rank0 "A: $(ls "$T_DIR/A" | tr '\n' ' ') B: $(ls "$T_DIR/B"
     "[ \"\$(creq '$T_DIR/A/cmp.json')\" = 1200 ] && [ ! -e '$T_DIR/B/cmp.json' ]"
 ok mpi_compare_per_rank_files "$(for f in A/cmp.rank-0 B/cmp.rank-1 B/cmp.rank-2; do echo "$f: $(creq "$T_DIR/$f.json")"; done)" \
     "[ \$((\$(creq '$T_DIR/A/cmp.rank-0.json') + \$(creq '$T_DIR/B/cmp.rank-1.json') + \$(creq '$T_DIR/B/cmp.rank-2.json'))) -eq 1200 ] &&
-     [ \$(creq '$T_DIR/B/cmp.rank-1.json') -lt 1200 ]"
+     [ \"\$(json_get '$T_DIR/B/cmp.rank-1.json' \"[d['targets'][0]['result']['config'][k] for k in ('connections', 'threads', 'request_count')]\")\" = '[2, 1, 200]' ]"
 printf 'target a %s\ntarget b %s\nprofile n -t1 -c6 -n 300\nprofile r -t1 -c6 -R600 -d1s\n' \
     "${U}?suite-a" "${U}?suite-b" >"$T_DIR/suite.txt"
 : >"$LOG"
