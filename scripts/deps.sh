@@ -40,6 +40,7 @@ mount                 # mount --bind in a private namespace (test_labels.sh)
 util-linux            # unshare, taskset (test_labels.sh, bench/)
 python3               # echo server, JSON checks, raw-socket clients
 python3-jsonschema    # result files against docs/*.schema.json (test_outputs.sh)
+python3-yaml          # reads deploy/kubernetes/ to run its shard commands (test_shard.sh)
 default-jre-headless  # java, to run ...
 libhdrhistogram-java  # ... HdrHistogram's HistogramLogProcessor on --hlog files
 valgrind              # test_valgrind.sh

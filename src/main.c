@@ -156,13 +156,8 @@ int main(int argc, char **argv)
         return mpi_workflow_main(compare_main, argc - 1, argv + 1);
     if (argc > 1 && mpi_launched() && strcmp(argv[1], "suite") == 0)
         return mpi_workflow_main(suite_main, argc - 1, argv + 1);
-    if (argc > 1 && mpi_launched() && strcmp(argv[1], "capacity") == 0) {
-        /* Its steps depend on its time budget, which the ranks would not
-         * judge alike: refused rather than run N searches. */
-        fprintf(stderr, "pacer: pacer capacity does not run under mpirun yet: run it on one "
-                        "machine, or each rate as a distributed run\n");
-        return PC_EXIT_USAGE;
-    }
+    if (argc > 1 && mpi_launched() && strcmp(argv[1], "capacity") == 0)
+        return mpi_workflow_main(capacity_main, argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "compare") == 0)
         return compare_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "capacity") == 0)

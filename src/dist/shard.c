@@ -167,3 +167,15 @@ int shard_check_start(uint64_t start_ns, uint64_t now_ns, uint64_t connect_ns, c
     }
     return 0;
 }
+
+void shard_rank_path(char *dst, size_t cap, const char *path, int rank)
+{
+    const char *base = strrchr(path, '/'), *dot;
+
+    base = base ? base + 1 : path;
+    dot = strrchr(base, '.');
+    if (!dot || dot == base)
+        snprintf(dst, cap, "%s.rank-%d", path, rank);
+    else
+        snprintf(dst, cap, "%.*s.rank-%d%s", (int)(dot - path), path, rank, dot);
+}

@@ -95,4 +95,8 @@ int shard_parse_time(const char *arg, uint64_t *ns);
 int shard_check_start(uint64_t start_ns, uint64_t now_ns, uint64_t connect_ns, char *err,
                       size_t errlen);
 
+/* Where a rank's own copy of an output file goes, beside the merged one:
+ * "dir/run.json" -> "dir/run.rank-1.json" (no extension: "run.rank-1"). */
+void shard_rank_path(char *dst, size_t cap, const char *path, int rank);
+
 #endif

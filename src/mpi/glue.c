@@ -40,6 +40,10 @@ int mpi_bcast(pc_mpi *m, void *b, size_t n, int r) { (void)m; (void)b; (void)n; 
 int mpi_gather(pc_mpi *m, const void *a, size_t n, void *b) { (void)m; (void)a; (void)n; (void)b; return -EPROTO; }
 int mpi_gatherv(pc_mpi *m, const void *a, size_t n, void *b, const size_t *l) { (void)m; (void)a; (void)n; (void)b; (void)l; return -EPROTO; }
 int mpi_allgatherv(pc_mpi *m, const void *a, size_t n, void *b, const size_t *l) { (void)m; (void)a; (void)n; (void)b; (void)l; return -EPROTO; }
+int mpi_send_start(pc_mpi *m, const void *b, size_t n, int d, int t, void **r) { (void)m; (void)b; (void)n; (void)d; (void)t; *r = NULL; return -EPROTO; }
+int mpi_send_done(pc_mpi *m, void **r, bool w) { (void)m; (void)r; (void)w; return -EPROTO; }
+int mpi_probe(pc_mpi *m, int t, int *s, size_t *n) { (void)m; (void)t; *s = 0; *n = 0; return -EPROTO; }
+int mpi_recv(pc_mpi *m, void *b, size_t n, int s, int t) { (void)m; (void)b; (void)n; (void)s; (void)t; return -EPROTO; }
 void mpi_end(pc_mpi *m) { (void)m; }
 
 #else
@@ -81,6 +85,10 @@ struct pc_mpi {
     int (*allgatherv)(const void *, int, MPI_Datatype, void *, const int *, const int *,
                       MPI_Datatype, MPI_Comm, MPI_Request *);
     int (*test)(MPI_Request *, int *, MPI_Status *);
+    int (*isend)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+    int (*irecv)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+    int (*iprobe)(int, int, MPI_Comm, int *, MPI_Status *);
+    int (*get_count)(const MPI_Status *, MPI_Datatype, int *);
     int (*abort_job)(MPI_Comm, int);
     int (*finalize)(void);
     uint64_t deadline; /* monotonic ns; 0: none */
@@ -122,7 +130,9 @@ int mpi_start(pc_mpi **out, char *err, size_t errlen)
         !sym(m, "MPI_Ibarrier", &m->barrier) || !sym(m, "MPI_Iallgather", &m->allgather) ||
         !sym(m, "MPI_Ibcast", &m->bcast) || !sym(m, "MPI_Igather", &m->gather) ||
         !sym(m, "MPI_Igatherv", &m->gatherv) || !sym(m, "MPI_Iallgatherv", &m->allgatherv) ||
-        !sym(m, "MPI_Test", &m->test) ||
+        !sym(m, "MPI_Test", &m->test) || !sym(m, "MPI_Isend", &m->isend) ||
+        !sym(m, "MPI_Irecv", &m->irecv) || !sym(m, "MPI_Iprobe", &m->iprobe) ||
+        !sym(m, "MPI_Get_count", &m->get_count) ||
         !sym(m, "MPI_Abort", &m->abort_job) || !sym(m, "MPI_Finalize", &m->finalize) ||
         !sym(m, "ompi_mpi_comm_world", &world) || !sym(m, "ompi_mpi_byte", &byte)) {
         snprintf(err, errlen, "%s is not the Open MPI pacer was built for (a symbol is missing)",
@@ -279,6 +289,64 @@ int mpi_allgatherv(pc_mpi *m, const void *mine, size_t len, void *all, const siz
     free(counts);
     free(displs);
     return rc;
+}
+
+int mpi_send_start(pc_mpi *m, const void *buf, size_t len, int dest, int tag, void **req)
+{
+    MPI_Request *r = malloc(sizeof *r);
+
+    *req = NULL;
+    if (!r)
+        return -ENOMEM;
+    if (m->isend(buf, (int)len, m->byte, dest, tag, m->world, r) != MPI_SUCCESS) {
+        free(r);
+        return -EPROTO;
+    }
+    *req = r;
+    return 0;
+}
+
+int mpi_send_done(pc_mpi *m, void **req, bool wait)
+{
+    MPI_Request *r = *req;
+    int done = 0, rc = 0;
+
+    if (!r)
+        return 1;
+    if (wait)
+        rc = wait_for(m, MPI_SUCCESS, r);
+    else if (m->test(r, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        rc = -EPROTO;
+    if (rc < 0)
+        return rc;
+    if (!wait && !done)
+        return 0;
+    free(r);
+    *req = NULL;
+    return 1;
+}
+
+int mpi_probe(pc_mpi *m, int tag, int *source, size_t *len)
+{
+    MPI_Status st;
+    int flag = 0, n = 0;
+
+    if (m->iprobe(MPI_ANY_SOURCE, tag, m->world, &flag, &st) != MPI_SUCCESS)
+        return -EPROTO;
+    if (!flag)
+        return 0;
+    if (m->get_count(&st, m->byte, &n) != MPI_SUCCESS || n < 0)
+        return -EPROTO;
+    *source = st.MPI_SOURCE;
+    *len = (size_t)n;
+    return 1;
+}
+
+int mpi_recv(pc_mpi *m, void *buf, size_t len, int source, int tag)
+{
+    MPI_Request r;
+
+    return wait_for(m, m->irecv(buf, (int)len, m->byte, source, tag, m->world, &r), &r);
 }
 
 void mpi_end(pc_mpi *m)

@@ -55,6 +55,19 @@ int mpi_gatherv(pc_mpi *m, const void *mine, size_t len, void *all, const size_t
  * the other into all on every rank */
 int mpi_allgatherv(pc_mpi *m, const void *mine, size_t len, void *all, const size_t *lens);
 
+/* Point to point, for the live progress (messages in order per sender
+ * and tag). mpi_send_start: a copy of nothing: buf must stay until the
+ * send is done; *req is this send's handle. mpi_send_done: 1 when the send
+ * is complete (*req freed and NULL), 0 while it is not; with wait, waits
+ * for it until the deadline (see mpi_set_deadline). mpi_probe: 1 with the
+ * sender and length of a message with tag that has come, 0 when none has.
+ * mpi_recv: that message into buf (len bytes), waited for until the
+ * deadline. Each returns a negative errno on failure. */
+int mpi_send_start(pc_mpi *m, const void *buf, size_t len, int dest, int tag, void **req);
+int mpi_send_done(pc_mpi *m, void **req, bool wait);
+int mpi_probe(pc_mpi *m, int tag, int *source, size_t *len);
+int mpi_recv(pc_mpi *m, void *buf, size_t len, int source, int tag);
+
 /* MPI_Finalize and unload; m is freed. */
 void mpi_end(pc_mpi *m);
 

@@ -32,6 +32,7 @@
 #include "dist/shard.h"
 #include "engine/engine.h"
 #include "mpi/glue.h"
+#include "mpi/mrun.h"
 #include "report/html.h"
 #include "report/merge.h"
 #include "report/outputs.h"
@@ -43,12 +44,13 @@
 #include "workflow/workflow.h"
 
 #define CLOCK_ROUNDS 5
+#define RECS_BASE_NS (1ull << 62) /* merge_recs: far from 0 both ways */
+#define OWN_FILES 7 /* --hlog --hgrm --json --csv --html -g -e */
 #define START_MARGIN_NS 100000000ull /* from rank 0's decision to the start */
-#define SLACK_NS 10000000000ull      /* what a rank may be late to an exchange, beyond the run's
-                                        own bounds, before the job is aborted */
 
 typedef struct rank_status {
     int32_t ready;
+    int32_t live; /* rank 0 shows the live progress: the others send it theirs */
     uint32_t opened, total;
     char host[64];
     char why[192];
@@ -57,26 +59,12 @@ typedef struct rank_status {
 typedef struct rank_end {
     int32_t code, signal;
     uint64_t len; /* its JSON document's length */
+    uint64_t nrecs; /* its per-request records (-g, hey's CSV) */
+    uint64_t start_wall_ns, start_mono_ns; /* their time base */
+    uint64_t live_sent; /* intervals sent for the live progress (live.h) */
     char stopped_by[16];
 } rank_end;
 
-typedef struct mrun {
-    pc_mpi *m;
-    pc_config *cfg;
-    int rank, size;
-    bool started;          /* START done (whatever it said) */
-    pc_output_opts user;   /* the files asked for: rank 0 writes them merged */
-    char json_path[4096];  /* this rank's own JSON (per-rank file or a temporary) */
-    bool json_tmp;         /* ... removed at the end */
-    pc_outputs *outs;
-    pc_rundesc local;      /* this rank's share, as its own files say */
-    pc_rundesc whole;      /* the whole run, as rank 0 reports it */
-    FILE *text;
-    char (*hosts)[64];
-    double *clock_us;      /* rank 0: each rank's clock minus rank 0's */
-    int code;              /* rank 0: the merged run's exit code */
-    uint64_t start_mono;   /* the agreed start on this host's monotonic clock */
-} mrun;
 
 static uint64_t wall_ns(void)
 {
@@ -86,50 +74,39 @@ static uint64_t wall_ns(void)
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-/* "dir/run.json" -> "dir/run.rank-1.json" (no extension: "run.rank-1"). */
-static void rank_path(char *dst, size_t cap, const char *path, int rank)
-{
-    const char *base = strrchr(path, '/'), *dot;
-
-    base = base ? base + 1 : path;
-    dot = strrchr(base, '.');
-    if (!dot || dot == base)
-        snprintf(dst, cap, "%s.rank-%d", path, rank);
-    else
-        snprintf(dst, cap, "%.*s.rank-%d%s", (int)(dot - path), path, rank, dot);
-}
-
 /* The files this rank writes itself: none, or with --per-rank each file
  * asked for under its rank's name; always a JSON (a temporary when no
- * --json per rank), which END sends to rank 0. Paths are kept in pool. */
-static int own_outputs(mrun *r, char pool[5][4096], char *err, size_t errlen)
+ * --json per rank), which END sends to rank 0. Paths are kept in pool.
+ * -g keeps its path here without --per-rank too (the engine keeps the
+ * per-request records for it, which END sends), but m_prepared opens it
+ * only as a rank's own file. */
+static void own_outputs(mrun *r, char pool[OWN_FILES][4096])
 {
     pc_output_opts *o = &r->cfg->out;
-    const char **mine[] = {&o->hlog_path, &o->hgrm_path, &o->json_path, &o->csv_path,
-                           &o->html_path};
+    const char **mine[OWN_FILES] = {&o->hlog_path, &o->hgrm_path,    &o->json_path,
+                                    &o->csv_path,  &o->html_path,    &o->gnuplot_path,
+                                    &o->csv_pct_path};
+    const pc_output_opts *u = &r->user;
+    const char *asked[OWN_FILES];
 
     r->user = *o;
     memset(o, 0, sizeof *o);
-    if (r->cfg->format == PC_FORMAT_HEY_CSV) {
-        snprintf(err, errlen, "under mpirun, hey's per-request CSV is not merged over the ranks "
-                              "(yet): use --json");
-        return -EINVAL;
-    }
-    if (r->user.gnuplot_path || r->user.csv_pct_path || r->user.csv_path) {
-        snprintf(err, errlen, "under mpirun, %s is not merged over the ranks (yet): use --json, "
-                              "--hlog, --hgrm or --html",
-                 r->user.csv_path ? "--csv" : "ab's -g/-e");
-        return -EINVAL;
-    }
-    if (r->cfg->shard.per_rank) {
-        const char *const asked[] = {r->user.hlog_path, r->user.hgrm_path, r->user.json_path,
-                                     r->user.csv_path, r->user.html_path};
-
-        for (int i = 0; i < 5; i++)
+    asked[0] = u->hlog_path;
+    asked[1] = u->hgrm_path;
+    asked[2] = u->json_path;
+    asked[3] = u->csv_path;
+    asked[4] = u->html_path;
+    asked[5] = u->gnuplot_path;
+    asked[6] = u->csv_pct_path;
+    if (r->cfg->shard.per_rank)
+        for (int i = 0; i < OWN_FILES; i++)
             if (asked[i] && strcmp(asked[i], "-") != 0) {
-                rank_path(pool[i], sizeof pool[i], asked[i], r->rank);
+                shard_rank_path(pool[i], sizeof pool[i], asked[i], r->rank);
                 *mine[i] = pool[i];
             }
+    if (r->user.gnuplot_path && !o->gnuplot_path) {
+        o->gnuplot_path = r->user.gnuplot_path;
+        r->recs_only = true;
     }
     if (!o->json_path) {
         const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -140,7 +117,6 @@ static int own_outputs(mrun *r, char pool[5][4096], char *err, size_t errlen)
         r->json_tmp = true;
     }
     snprintf(r->json_path, sizeof r->json_path, "%s", o->json_path);
-    return 0;
 }
 
 /* Each rank's wall clock against rank 0's: a barrier, everyone reads its
@@ -198,6 +174,7 @@ static int start_exchange(mrun *r, bool ready, uint32_t opened, uint32_t total, 
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
+    me.live = r->live && mlive_wanted(r->live);
     snprintf(me.host, sizeof me.host, "%s", mpi_host(r->m));
     snprintf(me.why, sizeof me.why, "%s", why ? why : "");
     if ((rc = mpi_allgather(r->m, &me, sizeof me, all)) < 0) {
@@ -206,6 +183,8 @@ static int start_exchange(mrun *r, bool ready, uint32_t opened, uint32_t total, 
     }
     for (int k = 0; k < r->size; k++)
         snprintf(r->hosts[k], sizeof r->hosts[k], "%s", all[k].host);
+    if (r->live)
+        mlive_set_on(r->live, all[0].live);
     for (int k = 0; k < r->size; k++)
         if (!all[k].ready) {
             /* Rank 0 says why; the others only that they stopped. */
@@ -241,8 +220,8 @@ out:
 }
 
 /* The engine's start hook: every connection opened or given up on. */
-static int on_connected(void *ud, uint32_t opened, uint32_t total, const char *why,
-                        uint64_t *at, char *err, size_t errlen)
+int mrun_on_connected(void *ud, uint32_t opened, uint32_t total, const char *why,
+                      uint64_t *at, char *err, size_t errlen)
 {
     mrun *r = ud;
     char buf[192];
@@ -256,12 +235,18 @@ static int m_prepared(void *ud, pc_engine *eng, pc_results *res, char *err, size
 {
     mrun *r = ud;
 
-    if (outputs_open(&r->outs, &r->cfg->out, r->cfg->interval_ns, err, errlen) < 0)
+    pc_output_opts own = r->cfg->out;
+
+    if (r->recs_only)
+        own.gnuplot_path = NULL;
+    if (outputs_open(&r->outs, &own, r->cfg->interval_ns, err, errlen) < 0)
         return -1;
     outputs_bind(r->outs, res);
     if (outputs_want_intervals(r->outs))
         engine_add_interval_sink(eng, r->cfg->interval_ns, outputs_on_interval, r->outs);
-    engine_set_start_hook(eng, on_connected, r);
+    if (r->live)
+        engine_add_interval_sink(eng, r->cfg->interval_ns, mlive_on_interval, r->live);
+    engine_set_start_hook(eng, mrun_on_connected, r);
     return 0;
 }
 
@@ -328,7 +313,7 @@ static int report_hlog(FILE *f, const pc_loaded *m)
     return rc;
 }
 
-enum { W_JSON, W_HGRM, W_HTML, W_HLOG };
+enum { W_JSON, W_HGRM, W_HTML, W_HLOG, W_CSV, W_GNUPLOT, W_PCT };
 
 static int write_merged(const char *path, int kind, const pc_rundesc *d, const pc_loaded *m)
 {
@@ -340,10 +325,17 @@ static int write_merged(const char *path, int kind, const pc_rundesc *d, const p
         fprintf(stderr, "pacer: %s\n", err);
         return -1;
     }
-    rc = kind == W_JSON   ? report_json(f, d, &m->res, &m->series)
-         : kind == W_HGRM ? report_hgrm(f, &m->res)
-         : kind == W_HTML ? report_html(f, d, &m->res, &m->series)
-                          : report_hlog(f, m);
+    switch (kind) {
+    case W_JSON: rc = report_json(f, d, &m->res, &m->series); break;
+    case W_HGRM: rc = report_hgrm(f, &m->res); break;
+    case W_HTML: rc = report_html(f, d, &m->res, &m->series); break;
+    case W_HLOG: rc = report_hlog(f, m); break;
+    case W_GNUPLOT: rc = report_ab_gnuplot(f, &m->res); break;
+    case W_PCT: rc = report_ab_csv(f, &m->res); break;
+    default:
+        outputs_write_csv(f, &m->series, &m->res);
+        rc = ferror(f) ? -EIO : 0;
+    }
     if (rc < 0) {
         outputs_tmp_abort(f, tmp);
         fprintf(stderr, "pacer: cannot write '%s'\n", path);
@@ -357,24 +349,71 @@ static int write_merged(const char *path, int kind, const pc_rundesc *d, const p
 }
 
 /* --per-rank: one line per rank after the report. */
-static void per_rank_lines(mrun *r, const pc_loaded *ls)
+static void per_rank_lines(mrun *r, FILE *f, const pc_loaded *ls)
 {
-    fprintf(r->text, "Per rank:\n");
+    fprintf(f, "Per rank:\n");
     for (int k = 0; k < r->size; k++) {
         const pc_results *x = &ls[k].res;
         double secs = (double)x->duration_ns / 1e9;
 
-        fprintf(r->text,
-                "  rank %d %-20s %10llu requests %10.2f req/s  p99 %9.3fms  started %+.0fus\n", k,
-                r->hosts[k], (unsigned long long)x->st.completed,
+        fprintf(f,
+                "  rank %d %-20s %10llu requests %10.2f req/s  p99 %9.3fms  send lag p99 "
+                "%9.3fms  started %+.0fus\n",
+                k, r->hosts[k], (unsigned long long)x->st.completed,
                 secs > 0 ? (double)x->st.completed / secs : 0,
                 (double)hdr_value_at_percentile(&x->st.latency, 99) / 1e6,
+                (double)hdr_value_at_percentile(&x->st.send_lag, 99) / 1e6,
                 (double)x->start_late_ns / 1e3 + r->clock_us[k]);
     }
 }
 
+/* Every rank's per-request records to rank 0 (*all, malloc'ed there),
+ * each on one time base: rank 0's start instant on the wall clock, read
+ * as RECS_BASE_NS on a monotonic clock (merge_recs). 0 or -1. */
+static int gather_recs(mrun *r, const pc_results *res, const rank_end *ends, pc_reqrec **all)
+{
+    size_t *lens = NULL, total = 0;
+    int rc;
+
+    *all = NULL;
+    if (r->rank == 0) {
+        if (!(lens = calloc((size_t)r->size, sizeof *lens)))
+            return -1;
+        for (int k = 0; k < r->size; k++)
+            total += (lens[k] = (size_t)ends[k].nrecs * sizeof **all);
+        if (!(*all = malloc(total ? total : 1))) {
+            free(lens);
+            return -1;
+        }
+    }
+    rc = mpi_gatherv(r->m, res && res->st.recs ? (const void *)res->st.recs : "",
+                     res ? res->st.nrecs * sizeof **all : 0, *all, lens);
+    free(lens);
+    return rc;
+}
+
+/* The gathered records (rank k's ends[k].nrecs after rank k-1's) moved
+ * onto one time base: start_wall_ns on the wall clock is RECS_BASE_NS on
+ * the merged results' monotonic clock. */
+static void merge_recs(mrun *r, const rank_end *ends, pc_reqrec *recs, pc_results *m)
+{
+    size_t at = 0;
+
+    for (int k = 0; k < r->size; k++)
+        for (uint64_t i = 0; i < ends[k].nrecs; i++, at++) {
+            /* The rank's monotonic instant on the wall clock, less the start. */
+            int64_t off = (int64_t)(recs[at].start - ends[k].start_mono_ns) +
+                          (int64_t)(ends[k].start_wall_ns - m->start_wall_ns);
+
+            recs[at].start = (uint64_t)((int64_t)RECS_BASE_NS + off);
+        }
+    m->start_mono_ns = RECS_BASE_NS;
+    m->st.recs = recs;
+    m->st.nrecs = m->st.caprecs = at;
+}
+
 /* Rank 0: the ranks' documents merged into one report and its files. */
-static int report_merged(mrun *r, const rank_end *ends, const char *texts)
+static int report_merged(mrun *r, const rank_end *ends, const char *texts, pc_reqrec **recs)
 {
     pc_loaded *ls = calloc((size_t)r->size, sizeof *ls), m;
     char (*names)[32] = calloc((size_t)r->size, sizeof *names), err[512];
@@ -386,6 +425,7 @@ static int report_merged(mrun *r, const rank_end *ends, const char *texts)
     int code = PC_EXIT_OK, sig = 0;
     double lo = 0, hi = 0;
     bool slo_ok = true, loaded = false;
+    FILE *note;
 
     memset(&m, 0, sizeof m);
     if (!ls || !names || !late || !hosts) {
@@ -425,6 +465,8 @@ static int report_merged(mrun *r, const rank_end *ends, const char *texts)
     m.res.stopped_by = sig ? pc_signal_name(sig) : ends[0].stopped_by;
     m.res.signal = sig;
     m.res.start_late_ns = (uint64_t)(hi > 0 ? hi * 1e3 : 0);
+    merge_recs(r, ends, *recs, &m.res);
+    *recs = NULL; /* m's now */
 
     if (d.format == PC_FORMAT_H2LOAD)
         report_h2load(r->text, &d, &m.res);
@@ -432,18 +474,25 @@ static int report_merged(mrun *r, const rank_end *ends, const char *texts)
         report_ab(r->text, &d, &m.res);
     else if (d.format == PC_FORMAT_HEY)
         report_hey(r->text, &d, &m.res);
+    else if (d.format == PC_FORMAT_HEY_CSV)
+        report_hey_csv(r->text, stderr, &d, &m.res);
     else
         report_wrk(r->text, &d, &m.res);
-    fprintf(r->text, "  %d MPI ranks on %s%s; start skew %.0fus (docs/distributed.md)\n", r->size,
+    /* hey's CSV is the whole of stdout: what pacer adds goes to stderr. */
+    note = d.format == PC_FORMAT_HEY_CSV ? stderr : r->text;
+    fprintf(note, "  %d MPI ranks on %s%s; start skew %.0fus (docs/distributed.md)\n", r->size,
             r->hosts[0], r->size > 1 ? " ..." : "", dd.start_skew_us);
     slo_ok = !r->cfg->slo || slo_print(r->text, r->cfg->slo, d.rate, &m.res, NULL);
     if (r->cfg->shard.per_rank)
-        per_rank_lines(r, ls);
+        per_rank_lines(r, note, ls);
     fflush(r->text);
     if ((r->user.json_path && write_merged(r->user.json_path, W_JSON, &d, &m) < 0) ||
         (r->user.hgrm_path && write_merged(r->user.hgrm_path, W_HGRM, &d, &m) < 0) ||
         (r->user.html_path && write_merged(r->user.html_path, W_HTML, &d, &m) < 0) ||
-        (r->user.hlog_path && write_merged(r->user.hlog_path, W_HLOG, &d, &m) < 0))
+        (r->user.hlog_path && write_merged(r->user.hlog_path, W_HLOG, &d, &m) < 0) ||
+        (r->user.csv_path && write_merged(r->user.csv_path, W_CSV, &d, &m) < 0) ||
+        (r->user.gnuplot_path && write_merged(r->user.gnuplot_path, W_GNUPLOT, &d, &m) < 0) ||
+        (r->user.csv_pct_path && write_merged(r->user.csv_pct_path, W_PCT, &d, &m) < 0))
         code = code == PC_EXIT_OK ? PC_EXIT_RUNTIME : code;
     code = pc_exit_code(code, sig, m.res.st.completed == 0, !slo_ok);
 out:
@@ -458,12 +507,32 @@ out:
     return code;
 }
 
+/* The live progress's last messages, before the report (see live.h). */
+static int finish_live(mrun *r, const rank_end *ends)
+{
+    uint64_t *sent = NULL;
+    int rc;
+
+    if (!r->live)
+        return 0;
+    if (r->rank == 0) {
+        if (!(sent = calloc((size_t)r->size, sizeof *sent)))
+            return -ENOMEM;
+        for (int k = 0; k < r->size; k++)
+            sent[k] = ends[k].live_sent;
+    }
+    rc = mlive_finish(r->live, sent);
+    free(sent);
+    return rc;
+}
+
 /* END (see the top of the file). */
 static int end_exchange(mrun *r, int code, const pc_results *res)
 {
     rank_end me = {.code = code, .signal = res ? res->signal : 0}, *ends = NULL;
     char *text = NULL, *all = NULL;
     size_t len = 0, *lens = NULL, total = 0;
+    pc_reqrec *recs = NULL;
     int rc;
 
     if (res) {
@@ -473,6 +542,12 @@ static int end_exchange(mrun *r, int code, const pc_results *res)
         snprintf(me.stopped_by, sizeof me.stopped_by, "%s", res->stopped_by ? res->stopped_by : "");
     }
     me.len = len;
+    me.live_sent = mlive_sent(r->live);
+    if (res) {
+        me.nrecs = res->st.nrecs;
+        me.start_wall_ns = res->start_wall_ns;
+        me.start_mono_ns = res->start_mono_ns;
+    }
     {
         /* The others come when their run ends: the schedule's end, then
          * --timeout for what is in flight. */
@@ -490,13 +565,19 @@ static int end_exchange(mrun *r, int code, const pc_results *res)
         rc = PC_EXIT_RUNTIME;
         goto out;
     }
+    if (finish_live(r, ends) < 0) {
+        fprintf(stderr, "pacer: rank %d: MPI: the live progress's messages did not come\n", r->rank);
+        rc = PC_EXIT_RUNTIME;
+        goto out;
+    }
     if (r->rank == 0) {
         lens = calloc((size_t)r->size, sizeof *lens);
         for (int k = 0; lens && k < r->size; k++)
             total += (lens[k] = ends[k].len);
         all = lens ? malloc(total + 1) : NULL;
     }
-    if (mpi_gatherv(r->m, text ? text : "", len, all, lens) < 0) {
+    if (mpi_gatherv(r->m, text ? text : "", len, all, lens) < 0 ||
+        gather_recs(r, res, ends, &recs) < 0) {
         fprintf(stderr, "pacer: MPI_Gatherv failed\n");
         rc = PC_EXIT_RUNTIME;
         goto out;
@@ -510,9 +591,10 @@ static int end_exchange(mrun *r, int code, const pc_results *res)
                 rc = PC_EXIT_RUNTIME;
             }
         if (rc == PC_EXIT_OK || total)
-            rc = total && rc == PC_EXIT_OK ? report_merged(r, ends, all) : rc;
+            rc = total && rc == PC_EXIT_OK ? report_merged(r, ends, all, &recs) : rc;
     }
 out:
+    free(recs);
     free(text);
     free(all);
     free(lens);
@@ -547,11 +629,18 @@ static void whole_desc(mrun *r)
     r->whole.rate = cfg->shard.total_rate;
     r->whole.shard_count = 0;
     r->whole.shard_index = 0;
+    r->whole_cfg = *cfg;
+    r->whole_cfg.threads = shard_workers(cfg);
+    r->whole_cfg.connections = cfg->shard.total_connections;
+    r->whole_cfg.requests = cfg->shard.total_requests;
+    r->whole_cfg.rate = cfg->shard.total_rate;
+    if (r->rank != 0)
+        r->whole_cfg.progress = PC_PROGRESS_OFF;
 }
 
 /* A failure on this rank before the run: said on its stderr, and passed
  * to the others through START so that none waits for it. */
-static int fail_before_start(mrun *r, const char *why)
+int mrun_fail_before_start(mrun *r, const char *why)
 {
     char err[512];
     uint64_t at = 0;
@@ -568,7 +657,7 @@ static int fail_before_start(mrun *r, const char *why)
 /* Join the MPI job: this rank, the job's size, room for each rank's host
  * and clock (NULL when out of memory: the caller says so). -1 with err set
  * when MPI cannot start. */
-static int mrun_open(mrun *r, char *err, size_t errlen)
+int mrun_open(mrun *r, char *err, size_t errlen)
 {
     if (mpi_start(&r->m, err, errlen) < 0)
         return -1;
@@ -582,7 +671,7 @@ static int mrun_open(mrun *r, char *err, size_t errlen)
 int mpi_run_main(pc_config *cfg)
 {
     mrun r = {.cfg = cfg};
-    char err[512], pool[5][4096];
+    char err[512], pool[OWN_FILES][4096];
     wf_steps st = {.ud = &r, .prepared = m_prepared, .starting = m_starting,
                    .finished = m_finished};
     pc_results res;
@@ -594,153 +683,36 @@ int mpi_run_main(pc_config *cfg)
     }
     r.text = cli_text_stream(cfg);
     if (!r.hosts || !r.clock_us) {
-        code = fail_before_start(&r, "out of memory");
+        code = mrun_fail_before_start(&r, "out of memory");
         goto out;
     }
     if (cfg->shard.count) {
-        code = fail_before_start(&r, "--shard is mpirun's to give (rank/size): drop it");
+        code = mrun_fail_before_start(&r, "--shard is mpirun's to give (rank/size): drop it");
         goto out;
     }
-    if (shard_apply(cfg, (uint32_t)r.rank, (uint32_t)r.size, err, sizeof err) < 0 ||
-        own_outputs(&r, pool, err, sizeof err) < 0) {
-        code = fail_before_start(&r, err);
+    if (shard_apply(cfg, (uint32_t)r.rank, (uint32_t)r.size, err, sizeof err) < 0) {
+        code = mrun_fail_before_start(&r, err);
         goto out;
     }
-    if (r.rank != 0)
-        cfg->progress = PC_PROGRESS_OFF;
+    own_outputs(&r, pool);
     whole_desc(&r);
+    /* The live progress is rank 0's merged one (live.h), not the engine's. */
+    r.live = mlive_new(r.m, r.rank, r.size, &r.whole_cfg, &res);
+    cfg->progress = PC_PROGRESS_OFF;
     code = wf_run_seq(cfg, &st, &res);
     results_free(&res);
     if (!r.started) {
         /* It failed before its connections opened (its stderr says why). */
-        code = fail_before_start(&r, "(failed before the start: see its error above)");
+        code = mrun_fail_before_start(&r, "(failed before the start: see its error above)");
         goto out;
     }
 out:
     if (r.json_tmp)
         unlink(r.json_path);
     outputs_free(r.outs);
+    mlive_free(r.live);
     free(r.hosts);
     free(r.clock_us);
     mpi_end(r.m);
-    return code;
-}
-
-/* ---- pacer compare and suite under mpirun ---------------------------- */
-
-static int wf_shard(void *ud, pc_config *cfg, char *err, size_t errlen)
-{
-    mrun *r = ud;
-
-    r->cfg = cfg;
-    r->started = false;
-    return shard_apply(cfg, (uint32_t)r->rank, (uint32_t)r->size, err, errlen) < 0 ? -1 : 0;
-}
-
-static void wf_prepared(void *ud, pc_engine *eng)
-{
-    engine_set_start_hook(eng, on_connected, ud);
-}
-
-/* Every rank's results (as JSON, the lossless writer) to every rank, merged
- * there: each rank then takes the same next step. */
-static int wf_merge(void *ud, const pc_config *cfg, pc_results *res, char *err, size_t errlen)
-{
-    mrun *r = ud;
-    pc_rundesc d;
-    pc_loaded m;
-    char *text = NULL, *all = NULL, name[32];
-    size_t len = 0, total = 0, at = 0, *lens = calloc((size_t)r->size, sizeof *lens);
-    uint64_t mine, *lens64 = calloc((size_t)r->size, sizeof *lens64);
-    FILE *f = open_memstream(&text, &len);
-    const char *stopped_by = res->stopped_by;
-    int sig = res->signal, rc = -1;
-
-    memset(&m, 0, sizeof m);
-    rundesc_of(&d, cfg);
-    if (!lens || !lens64 || !f || report_json(f, &d, res, NULL) < 0 || fclose(f) != 0) {
-        f = NULL;
-        snprintf(err, errlen, "out of memory");
-        goto out;
-    }
-    f = NULL;
-    mine = len;
-    mpi_set_deadline(r->m, pc_now_ns() + cfg->timeout_ns + SLACK_NS);
-    if (mpi_allgather(r->m, &mine, sizeof mine, lens64) < 0)
-        goto mpi_failed;
-    for (int k = 0; k < r->size; k++)
-        total += (lens[k] = (size_t)lens64[k]);
-    if (!(all = malloc(total + 1)) || mpi_allgatherv(r->m, text, len, all, lens) < 0)
-        goto mpi_failed;
-    for (int k = 0; k < r->size; k++) {
-        pc_loaded one;
-
-        snprintf(name, sizeof name, "rank %d", k);
-        if (k == 0 ? merge_load_text(name, all, lens[0], &m, err, errlen) < 0
-                   : merge_load_text(name, all + at, lens[k], &one, err, errlen) < 0 ||
-                         merge_add(&m, &one, err, errlen) < 0) {
-            if (k)
-                merge_free(&one);
-            goto out;
-        }
-        if (k)
-            merge_free(&one);
-        at += lens[k];
-    }
-    results_free(res);
-    *res = m.res;
-    memset(&m.res, 0, sizeof m.res);
-    res->stopped_by = stopped_by;
-    res->signal = sig;
-    rc = 0;
-    goto out;
-mpi_failed:
-    snprintf(err, errlen, "MPI: cannot exchange the ranks' results");
-out:
-    if (f)
-        fclose(f);
-    merge_free(&m);
-    free(text);
-    free(all);
-    free(lens);
-    free(lens64);
-    return rc;
-}
-
-static void wf_ended(void *ud)
-{
-    mrun *r = ud;
-
-    if (!r->started)
-        fail_before_start(r, "(failed before the start: see its error above)");
-    r->started = false;
-}
-
-int mpi_workflow_main(int (*fn)(int argc, char **argv), int argc, char **argv)
-{
-    mrun r = {.rank = 0};
-    wf_dist d = {.ud = &r, .shard = wf_shard, .prepared = wf_prepared, .merge = wf_merge,
-                 .ended = wf_ended};
-    char err[512];
-    int code;
-
-    if (mrun_open(&r, err, sizeof err) < 0) {
-        fprintf(stderr, "pacer: %s\n", err);
-        return PC_EXIT_USAGE;
-    }
-    if (!r.hosts || !r.clock_us || (r.rank != 0 && !freopen("/dev/null", "w", stdout))) {
-        fprintf(stderr, "pacer: rank %d: out of memory\n", r.rank);
-        code = PC_EXIT_RUNTIME;
-    } else {
-        wf_set_dist(&d);
-        code = fn(argc, argv);
-        wf_set_dist(NULL);
-    }
-    free(r.hosts);
-    free(r.clock_us);
-    mpi_end(r.m);
-    /* Rank 0 decides the verdict; the others report only their own failures. */
-    if (r.rank != 0 && (code == PC_EXIT_SLO || code == PC_EXIT_NO_RESPONSE))
-        code = PC_EXIT_OK;
     return code;
 }

@@ -16,11 +16,15 @@
  * rank 0 names it. Returns 2 when MPI cannot be used (built without it). */
 int mpi_run_main(pc_config *cfg);
 
-/* A workflow (compare_main, suite_main) under mpirun: each of its runs is
- * one distributed run (every rank its share, started together), and every
- * rank gets the merged results, so that every rank takes the same next
- * step; only rank 0's standard output is kept. Returns fn's exit code
- * (rank 0: the workflow's). */
+/* A workflow (compare_main, capacity_main, suite_main) under mpirun
+ * (flow.c): each of its runs is one distributed run (every rank its share,
+ * started together), and every rank gets the merged results, so that every
+ * rank takes the same next step (capacity: rank 0 decides each step and
+ * the others run what it orders); only rank 0's standard output is kept
+ * and only rank 0 writes the workflow's files. "--per-rank" in argv
+ * (compare, suite) is taken out here: each rank then also writes its own
+ * files from its own results beside them (all.json -> all.rank-1.json).
+ * Returns fn's exit code (rank 0: the workflow's). */
 int mpi_workflow_main(int (*fn)(int argc, char **argv), int argc, char **argv);
 
 #endif

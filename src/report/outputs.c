@@ -130,7 +130,7 @@ bool outputs_want_intervals(const pc_outputs *o)
 
 /* The --csv file, from the series: written when the run is over, as the
  * never-sent requests are placed in their intervals only then. */
-static void write_csv(FILE *f, const pc_series *s, const pc_results *res)
+void outputs_write_csv(FILE *f, const pc_series *s, const pc_results *res)
 {
     double t0 = (double)res->start_wall_ns / 1e9;
 
@@ -209,7 +209,7 @@ int outputs_finish(pc_outputs *o, const pc_rundesc *run, const pc_results *res, 
     }
     series_place_never_sent(&o->series, res);
     if (o->csv.f)
-        write_csv(o->csv.f, &o->series, res);
+        outputs_write_csv(o->csv.f, &o->series, res);
     if (o->hgrm.f && report_hgrm(o->hgrm.f, res) < 0)
         o->write_err = -EIO;
     if (o->json.f && report_json(o->json.f, run, res, &o->series) < 0)

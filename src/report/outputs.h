@@ -37,6 +37,11 @@ bool outputs_want_intervals(const pc_outputs *o);
 int outputs_finish(pc_outputs *o, const pc_rundesc *run, const pc_results *res, char *err,
                    size_t errlen);
 
+/* The --csv document from a time series (one row an interval) and the
+ * results it belongs to (its start), e.g. a merged one. */
+struct pc_series;
+void outputs_write_csv(FILE *f, const struct pc_series *s, const pc_results *res);
+
 /* Remove unfinished files and free (NULL is fine). */
 void outputs_free(pc_outputs *o);
 

@@ -407,6 +407,11 @@ pc_progress *progress_new(const pc_config *cfg, const pc_results *res, const cha
     return p;
 }
 
+void progress_set_label(pc_progress *p, const char *label)
+{
+    snprintf(p->label, sizeof p->label, "%s%s", label ? label : "", label ? " " : "");
+}
+
 void progress_on_interval(void *ud, const pc_interval *iv)
 {
     pc_progress *p = ud;

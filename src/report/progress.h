@@ -55,6 +55,10 @@ pc_progress *progress_new(const pc_config *cfg, const pc_results *res, const cha
  * otherwise. */
 uint64_t progress_period_ns(const pc_progress *p);
 
+/* The label the next lines start with (NULL: none), e.g. under mpirun
+ * how many ranks' figures a line holds. */
+void progress_set_label(pc_progress *p, const char *label);
+
 /* The engine's interval sink (ud = the pc_progress). */
 void progress_on_interval(void *ud, const pc_interval *iv);
 

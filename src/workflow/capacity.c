@@ -126,6 +126,49 @@ static void print_head(FILE *f)
             "p50(ms)", "p99(ms)", "p99.9(ms)", "Max(ms)", "Errors", "SLO");
 }
 
+/* Under mpirun, rank 0 searches and the other ranks run each step it
+ * orders (their share of it, merged as every run is): its time budget,
+ * its signals and its view of each step decide for all. */
+typedef struct order {
+    int32_t run; /* 0: the search is over */
+    double rate;
+    uint64_t duration_ns;
+} order;
+
+/* Rank 0's order to the others (alone: nothing); -1 when it cannot be given. */
+static int give_order(bool run, double rate, uint64_t duration_ns)
+{
+    order o = {.run = run, .rate = rate, .duration_ns = duration_ns};
+
+    return wf_agree(&o, sizeof o, 0);
+}
+
+/* A rank other than 0: each step rank 0 orders, until it says the search
+ * is over. Returns the exit code of this rank's own failure, if any. */
+static int follow(const pc_config *cfg)
+{
+    int code = PC_EXIT_OK;
+
+    for (;;) {
+        order o = {0};
+        pc_config c = *cfg;
+        pc_results res;
+        int rc;
+
+        /* Rank 0 pauses between steps and prints the row first. */
+        if (wf_agree(&o, sizeof o, cfg->wf.pause_ns) < 0)
+            return PC_EXIT_RUNTIME;
+        if (!o.run)
+            return code;
+        c.rate = o.rate;
+        c.duration_ns = o.duration_ns;
+        if ((rc = wf_run_once(&c, NULL, &res)) == PC_EXIT_OK)
+            results_free(&res);
+        else if (code == PC_EXIT_OK)
+            code = rc;
+    }
+}
+
 /* Run one step at rate; -1 when the search must stop (error or signal). */
 static int run_step(search *S, double rate, int *code)
 {
@@ -143,6 +186,10 @@ static int run_step(search *S, double rate, int *code)
     memset(s, 0, sizeof *s);
     s->duration_ns = c.duration_ns;
     snprintf(label, sizeof label, "step %zu, %.2f req/s", S->n + 1, rate);
+    if (give_order(true, rate, c.duration_ns) < 0) {
+        *code = PC_EXIT_RUNTIME;
+        return -1;
+    }
     *code = wf_run_once(&c, label, &res);
     if (*code != PC_EXIT_OK)
         return -1;
@@ -180,7 +227,7 @@ static int run_step(search *S, double rate, int *code)
     if ((mem = open_memstream(&buf, &len))) {
         pc_rundesc desc;
 
-        rundesc_of(&desc, &c);
+        wf_rundesc(&desc, &c);
         report_json(mem, &desc, &res, NULL);
         fclose(mem);
         s->json = buf;
@@ -241,6 +288,7 @@ static void step_shape(const pc_config *cfg, char *buf, size_t cap)
     char d[32], longer[160] = "";
     size_t w = 0;
     uint64_t need = slo_samples(cfg->slo, &w);
+    unsigned threads = cfg->threads * wf_processes();
 
     units_fmt_time_us((double)cfg->duration_ns / 1e3, d, sizeof d);
     if (need)
@@ -250,7 +298,7 @@ static void step_shape(const pc_config *cfg, char *buf, size_t cap)
     snprintf(buf, cap,
              "steps of %s%s, %u thread%s, %u connection%s, from %.2f req/s (max %.2f), "
              "x2 then bisect to %.3g%%",
-             d, longer, cfg->threads, cfg->threads == 1 ? "" : "s", cfg->connections,
+             d, longer, threads, threads == 1 ? "" : "s", cfg->connections,
              cfg->connections == 1 ? "" : "s", cfg->wf.start_rate, cfg->wf.max_rate,
              cfg->wf.precision * 100);
 }
@@ -392,6 +440,12 @@ int capacity_main(int argc, char **argv)
         cli_free(&cfg);
         return PC_EXIT_USAGE;
     }
+    if (!wf_leader()) {
+        wf_hold_signals();
+        code = follow(&cfg);
+        cli_free(&cfg);
+        return code;
+    }
     memset(&S, 0, sizeof S);
     S.cfg = &cfg;
     S.text = cli_text_stream(&cfg);
@@ -454,6 +508,8 @@ int capacity_main(int argc, char **argv)
             break;
         rate = midpoint(lo, hi);
     }
+    if (give_order(false, 0, 0) < 0 && code == PC_EXIT_OK)
+        code = PC_EXIT_RUNTIME;
     if (code != PC_EXIT_OK && !S.signal)
         goto out;
     /* The lowest failing rate explains the answer. */

@@ -165,7 +165,7 @@ static int write_json(const char *path, const pc_config *cfg, target *ts, size_t
     for (size_t i = 0; i < n; i++) {
         pc_rundesc desc;
 
-        rundesc_of(&desc, &ts[i].cfg);
+        wf_rundesc(&desc, &ts[i].cfg);
         json_w_obj_begin(&o.w);
         json_w_kstr(&o.w, "label", ts[i].label);
         json_w_kstr(&o.w, "url", ts[i].url);
@@ -268,10 +268,11 @@ int compare_main(int argc, char **argv)
             if (res.st.latency.total_count)
                 units_fmt_time_us((double)hdr_value_at_percentile(&res.st.latency, 99) / 1e3, p99,
                                   sizeof p99);
-            fprintf(stderr, "pacer: %s: %.2f req/s, p99 %s, %" PRIu64 " errors, %" PRIu64
-                            " connect errors\n",
-                    label, ts[i].rps[r], p99, stats_outcomes(&res.st) - res.st.completed,
-                    res.st.connect_errors);
+            if (wf_leader())
+                fprintf(stderr, "pacer: %s: %.2f req/s, p99 %s, %" PRIu64 " errors, %" PRIu64
+                                " connect errors\n",
+                        label, ts[i].rps[r], p99, stats_outcomes(&res.st) - res.st.completed,
+                        res.st.connect_errors);
             if (wf_results_add(&ts[i].total, &res) < 0) {
                 results_free(&res);
                 code = PC_EXIT_RUNTIME;

@@ -12,13 +12,17 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "dist/shard.h"
 #include "util/units.h"
 #include "cli/url.h"
 #include "cli/urls.h"
 #include "report/html.h"
 #include "report/outputs.h"
+#include "report/rundesc.h"
 #include "report/progress.h"
 #include "script/script.h"
+
+static const wf_dist *dist; /* wf_set_dist */
 
 int wf_parse(int mode, int argc, char **argv, pc_config *cfg)
 {
@@ -28,6 +32,13 @@ int wf_parse(int mode, int argc, char **argv, pc_config *cfg)
     if (rc != CLI_RUN) {
         cli_free(cfg);
         return rc == CLI_EXIT ? PC_EXIT_OK : PC_EXIT_USAGE;
+    }
+    if (cfg->shard.per_rank) {
+        /* Under mpirun, src/mpi/ takes it out of compare's command line. */
+        fprintf(stderr, "pacer: --per-rank is for a run, pacer compare or pacer suite started by "
+                        "mpirun (docs/distributed.md)\n");
+        cli_free(cfg);
+        return PC_EXIT_USAGE;
     }
     if ((bad = wf_no_run_files(cfg))) {
         fprintf(stderr, "pacer: %s cannot be used with pacer %s (it writes --json/--html)\n", bad,
@@ -54,6 +65,8 @@ int wf_pause(uint64_t ns)
     struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull)};
     int sig;
 
+    if (dist && dist->replay)
+        return 0;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
@@ -61,11 +74,51 @@ int wf_pause(uint64_t ns)
     return sig == SIGINT || sig == SIGTERM ? sig : 0;
 }
 
-static const wf_dist *dist;
-
 void wf_set_dist(const wf_dist *d)
 {
     dist = d;
+}
+
+bool wf_leader(void)
+{
+    return !dist || dist->rank == 0;
+}
+
+unsigned wf_processes(void)
+{
+    /* A rank's own files (the replay) describe its share alone. */
+    if (!dist || dist->files == WF_FILES_RANK || dist->size < 1)
+        return 1;
+    return (unsigned)dist->size;
+}
+
+int wf_agree(void *buf, size_t len, uint64_t wait_ns)
+{
+    return dist && dist->agree ? dist->agree(dist->ud, buf, len, wait_ns) : 0;
+}
+
+/* A workflow's file as this process writes it (see wf_dist.files): path,
+ * NULL for none, or the rank's name for it in buf. */
+static const char *own_path(const char *path, char *buf, size_t cap)
+{
+    if (!dist || dist->files == WF_FILES_NAMED)
+        return path;
+    if (dist->files == WF_FILES_NONE || strcmp(path, "-") == 0)
+        return NULL;
+    shard_rank_path(buf, cap, path, dist->rank);
+    return buf;
+}
+
+/* The results a replay gives instead of a run (see wf_dist.replay). */
+static int replay_seq(const wf_steps *st, pc_results *res)
+{
+    char err[512] = "";
+
+    if (dist->replay(dist->ud, res, err, sizeof err) < 0) {
+        fprintf(stderr, "pacer: %s\n", err);
+        return PC_EXIT_RUNTIME;
+    }
+    return st->finished ? st->finished(st->ud, res) : PC_EXIT_OK;
 }
 
 int wf_run_seq(const pc_config *cfg, const wf_steps *st, pc_results *res)
@@ -78,6 +131,8 @@ int wf_run_seq(const pc_config *cfg, const wf_steps *st, pc_results *res)
     int code = PC_EXIT_OK;
 
     memset(res, 0, sizeof *res);
+    if (dist && dist->replay)
+        return replay_seq(st, res);
     if (dist) {
         share = *cfg;
         cfg = &share;
@@ -189,9 +244,25 @@ void wf_target_free(pc_config *c)
     url_free(&c->url);
 }
 
+void wf_rundesc(pc_rundesc *d, const pc_config *cfg)
+{
+    pc_config share;
+    char err[256];
+
+    if (dist && dist->files == WF_FILES_RANK && dist->size > 1) {
+        /* As the rank's own run said it (its -c, -n, -R share). */
+        share = *cfg;
+        if (shard_apply(&share, (uint32_t)dist->rank, (uint32_t)dist->size, err, sizeof err) == 0)
+            cfg = &share;
+    }
+    rundesc_of(d, cfg);
+    d->threads *= wf_processes();
+}
+
 void wf_describe(const pc_config *cfg, char *buf, size_t cap)
 {
     char d[32], r[48];
+    unsigned threads = cfg->threads * wf_processes();
 
     if (cfg->requests)
         snprintf(d, sizeof d, "%" PRIu64 " requests", cfg->requests);
@@ -201,8 +272,8 @@ void wf_describe(const pc_config *cfg, char *buf, size_t cap)
         snprintf(r, sizeof r, "at %.2f req/s", cfg->rate);
     else
         snprintf(r, sizeof r, "closed loop");
-    snprintf(buf, cap, "%s %s, %u thread%s, %u connection%s%s", d, r, cfg->threads,
-             cfg->threads == 1 ? "" : "s", cfg->connections, cfg->connections == 1 ? "" : "s",
+    snprintf(buf, cap, "%s %s, %u thread%s, %u connection%s%s", d, r, threads,
+             threads == 1 ? "" : "s", cfg->connections, cfg->connections == 1 ? "" : "s",
              cfg->h2 ? " (HTTP/2)" : "");
 }
 
@@ -240,7 +311,20 @@ int wf_json_begin(wf_json *o, const char *path, const char *schema)
 {
     char err[256];
 
-    o->path = path;
+    o->path = own_path(path, o->own, sizeof o->own);
+    if (!o->path) {
+        /* Not this process's to write: the members go nowhere. */
+        o->tmp = NULL;
+        o->f = fopen("/dev/null", "w");
+        if (!o->f) {
+            fprintf(stderr, "pacer: /dev/null: %s\n", strerror(errno));
+            return -1;
+        }
+        json_w_init(&o->w, o->f, 2);
+        json_w_obj_begin(&o->w);
+        return 0;
+    }
+    path = o->path;
     o->f = outputs_tmp_open(path, &o->tmp, err, sizeof err);
     if (!o->f) {
         fprintf(stderr, "pacer: %s\n", err);
@@ -257,6 +341,11 @@ int wf_json_end(wf_json *o)
     char err[256] = "";
 
     json_w_obj_end(&o->w);
+    if (!o->path) {
+        json_w_finish(&o->w);
+        fclose(o->f);
+        return 0;
+    }
     if (json_w_finish(&o->w) < 0) {
         snprintf(err, sizeof err, "cannot write '%s'", o->path);
         outputs_tmp_abort(o->f, o->tmp);
@@ -269,13 +358,17 @@ int wf_json_end(wf_json *o)
 
 int wf_html_write(const char *path, html_doc *d)
 {
-    char *tmp, err[256];
+    char *tmp, err[256], own[4096];
     FILE *f;
     int rc;
 
     if (!d) {
         fprintf(stderr, "pacer: out of memory\n");
         return -1;
+    }
+    if (!(path = own_path(path, own, sizeof own))) {
+        html_doc_free(d);
+        return 0;
     }
     f = outputs_tmp_open(path, &tmp, err, sizeof err);
     if (!f) {

@@ -192,7 +192,7 @@ static int write_json(const char *path, const char *file, const suite *S)
 
         if (!r->done)
             continue;
-        rundesc_of(&desc, &r->cfg);
+        wf_rundesc(&desc, &r->cfg);
         json_w_obj_begin(&o.w);
         json_w_kstr(&o.w, "target", r->target->name);
         json_w_kstr(&o.w, "profile", r->profile->name);

@@ -69,8 +69,33 @@ typedef struct wf_dist {
     int (*merge)(void *ud, const pc_config *cfg, pc_results *res, char *err, size_t errlen);
     /* After every run, whatever happened to it. */
     void (*ended)(void *ud);
+    /* rank 0's len bytes at buf on every process; the others wait for them
+     * up to wait_ns (plus a margin for rank 0's own work). 0, or -1 when
+     * the processes cannot exchange them (the reason printed). */
+    int (*agree)(void *ud, void *buf, size_t len, uint64_t wait_ns);
+    /* Non-NULL: no run at all, wf_run_seq gives the results this returns
+     * (this process's own share of the run in that place, recorded), so
+     * that the workflow writes its files again from them. 0, or -1 with
+     * the reason in err. */
+    int (*replay)(void *ud, pc_results *res, char *err, size_t errlen);
+    int rank;  /* this process's: 0 decides and writes the files */
+    int size;  /* how many processes share each run */
+    int files; /* the workflow's own --json/--html: WF_FILES_* */
 } wf_dist;
+enum { WF_FILES_NAMED, WF_FILES_NONE, WF_FILES_RANK };
 void wf_set_dist(const wf_dist *d);
+
+/* Whether this process takes the workflow's decisions and writes its
+ * report: alone, or rank 0 under mpirun. */
+bool wf_leader(void);
+/* How many processes share each run (1 alone): the threads a description
+ * gives are each process's -t times this. */
+unsigned wf_processes(void);
+
+/* Rank 0's len bytes at buf on every process, the others waiting up to
+ * wait_ns for them (see wf_dist.agree); alone, buf is left as it is.
+ * 0 or -1 (the reason printed). */
+int wf_agree(void *buf, size_t len, uint64_t wait_ns);
 
 /* One run of cfg, the sequence `pacer URL` and every workflow run share:
  * engine_prepare, st->prepared, the script (-s), the progress line,
@@ -100,6 +125,12 @@ int wf_target_config(const pc_config *base, const char *url, pc_config *out, cha
                      size_t errlen);
 void wf_target_free(pc_config *c);
 
+/* rundesc_of for a workflow's run: under mpirun the threads of every
+ * process (wf_processes), as one machine's run would say; in a rank's own
+ * files (WF_FILES_RANK) that rank's share, as its own run said it. */
+struct pc_rundesc;
+void wf_rundesc(struct pc_rundesc *d, const pc_config *cfg);
+
 /* "10.00s closed loop, 2 threads, 10 connections" / "1.00s at 500.00 req/s, ..." */
 void wf_describe(const pc_config *cfg, char *buf, size_t cap);
 
@@ -115,7 +146,8 @@ void wf_table(FILE *f, size_t ncols, size_t nleft, size_t nrows, char **cells);
  * reason printed on stderr. */
 #include "util/json.h"
 typedef struct wf_json {
-    const char *path;
+    const char *path; /* NULL: not this process's to write (a rank but 0) */
+    char own[4096];
     char *tmp;
     FILE *f;
     json_w w;

@@ -33,19 +33,47 @@ ok mpi_n_one_report "$(grep -E 'Outcomes|threads and' "$R")" \
     "[ \$(grep -c '^  Outcomes:' '$R') -eq 1 ] && grep -qE '^  Outcomes: 3000 scheduled = 3000 completed' '$R' &&
      grep -q '  3 threads and 6 connections' '$R' && grep -q '3 MPI ranks' '$R'"
 
-# --slo is judged once, on the merged figures, and decides mpirun's exit status.
-"${MPI[@]}" "$PACER" -t1 -c6 -n 600 --format ab --slo 'p99<=1us' "${U}?mpi-slo" >"$R" 2>&1; rc=$?
-ok mpi_slo_exit_5 "rc $rc: $(grep -E 'FAIL|Complete requests' "$R")" \
+# --slo is judged once, on the merged figures, and decides mpirun's exit status;
+# ab's -g (a row per request: every rank's records) and -e (percentiles of the
+# merged histogram) come from rank 0 alone, as one machine's.
+"${MPI[@]}" "$PACER" -t1 -c6 -n 600 --format ab --slo 'p99<=1us' -g "$T_DIR/g.tsv" -e "$T_DIR/e.csv" \
+    "${U}?mpi-slo" >"$R" 2>&1; rc=$?
+ok mpi_slo_exit_5 "rc $rc: $(grep -E 'pacer:|FAIL|Complete requests' "$R")" \
     "[ $rc -eq 5 ] && [ \$(grep -c '^  FAIL  p99<=1us' '$R') -eq 1 ] && grep -qE '^Complete requests: +600\$' '$R'"
+# 600 rows after the header, their epoch seconds within the run (one time base).
+ok mpi_ab_gnuplot_merged "$(wc -l <"$T_DIR/g.tsv" 2>&1) lines, seconds $(awk -F'\t' 'NR > 1 { print $2 }' "$T_DIR/g.tsv" 2>/dev/null | sort -u | tr '\n' ' ')" \
+    "[ \$(wc -l <'$T_DIR/g.tsv') -eq 601 ] && awk -F'\\t' -v now=\$(date +%s) 'NR > 1 && (\$2 < now - 60 || \$2 > now) { bad = 1 } END { exit bad }' '$T_DIR/g.tsv'"
+ok mpi_ab_percentiles_merged "$(head -2 "$T_DIR/e.csv" 2>&1; tail -1 "$T_DIR/e.csv" 2>&1)" \
+    "[ \$(wc -l <'$T_DIR/e.csv') -eq 102 ] && grep -q '^Percentage served,Time in ms\$' '$T_DIR/e.csv' && grep -qE '^100,[0-9.]+\$' '$T_DIR/e.csv'"
+
+# hey's -o csv: a row per request, every rank's, offsets on one time base.
+"${MPI[@]}" "$PACER" hey -c 6 -n 300 -o csv "${U}?mpi-hey" >"$T_DIR/hey.csv" 2>"$R"; rc=$?
+ok mpi_hey_csv_merged "rc $rc: $(wc -l <"$T_DIR/hey.csv") lines, offsets $(awk -F, 'NR > 1 { print $8 }' "$T_DIR/hey.csv" | sort -n | sed -n '1p;$p' | tr '\n' ' ')$(grep pacer: "$R" | head -2)" \
+    "[ $rc -eq 0 ] && [ \$(grep -cE '^[0-9.]+,[0-9.]+,,,[0-9.]+,[0-9.]+,200,-?[0-9.]+\$' '$T_DIR/hey.csv') -eq 300 ] &&
+     [ \$(wc -l <'$T_DIR/hey.csv') -eq 301 ] &&
+     awk -F, 'NR > 1 && (\$8 < -2 || \$8 > 10) { bad = 1 } END { exit bad }' '$T_DIR/hey.csv'"
 
 # --- -R over the ranks: 2,700 scheduled, histograms merged bucket for bucket ------
 : >"$LOG"
 "${MPI[@]}" "$PACER" -t1 -c6 -R900 -d3s --per-rank --json "$T_DIR/r.json" --hlog "$T_DIR/r.hlog" \
-    "${U}?mpi-r" >"$R" 2>&1; rc=$?
+    --csv "$T_DIR/r.csv" --progress "${U}?mpi-r" >"$R" 2>"$T_DIR/r.progress"; rc=$?
 sleep 0.3
 ok mpi_rate_scheduled "rc $rc: $(grep Outcomes "$R")" "[ $rc -eq 0 ] && grep -qE '^  Outcomes: 2700 scheduled = 2700 completed' '$R'"
 ok mpi_rate_access_log "$(lines mpi-r) lines" "[ \$(lines mpi-r) -eq 2700 ]"
 ok mpi_per_rank_lines "$(grep -A3 '^Per rank' "$R")" "[ \$(grep -cE '^  rank [0-2] .* 900 requests +300\\.[0-9]+ req/s' '$R') -eq 3 ]"
+# Each rank's line gives its p99 send lag, as its own JSON has it.
+lag_ok() {
+    local i got want
+    for i in 0 1 2; do
+        got=$(grep -E "^  rank $i " "$R" | sed -nE 's/.*send lag p99 +([0-9.]+)ms.*/\1/p')
+        want=$(json_get "$T_DIR/r.rank-$i.json" "'%.3f' % (d['latency']['send_lag']['percentiles']['99'] / 1e3)")
+        [ -n "$got" ] && [ "$got" = "$want" ] || return 1
+    done
+}
+ok mpi_per_rank_send_lag "$(grep -E '^  rank ' "$R" | grep -oE 'send lag p99 +[0-9.]+ms' | tr '\n' ' ')" lag_ok
+# --csv: the merged time series, a row an interval, adding up to the run.
+ok mpi_csv_merged "$(head -2 "$T_DIR/r.csv" 2>&1)" \
+    "[ \$(awk -F, 'NR > 1 { s += \$4 } END { print s }' '$T_DIR/r.csv') -eq 2700 ] && [ \$(wc -l <'$T_DIR/r.csv') -ge 4 ] && [ -s '$T_DIR/r.rank-2.csv' ]"
 ok mpi_per_rank_files "$(ls "$T_DIR")" "[ -s '$T_DIR/r.rank-0.json' ] && [ -s '$T_DIR/r.rank-1.json' ] && [ -s '$T_DIR/r.rank-2.json' ] && [ -s '$T_DIR/r.rank-1.hlog' ]"
 P=latency.corrected.histogram
 "$PY" "$HC" "$T_DIR/r.json" $P >"$T_DIR/merged.counts" 2>&1
@@ -65,6 +93,14 @@ ok mpi_start_within_1ms "$(json_get "$T_DIR/r.json" "d['distributed']") $(for i 
 "$PY" -c "import json,jsonschema,sys; s=json.load(open(sys.argv[1])); [jsonschema.validate(json.load(open(f)), s) for f in sys.argv[2:]]" \
     "$(dirname "$0")/../../docs/pacer-result.schema.json" "$T_DIR/r.json" "$T_DIR/r.rank-1.json" >"$T_DIR/schema" 2>&1
 ok mpi_json_schema "$(tail -3 "$T_DIR/schema")" "[ ! -s '$T_DIR/schema' ]"
+
+# The live progress on rank 0 is every rank's interval added up: 900 req/s
+# a line, not rank 0's 300 (a line may leave out a rank that came late: it says so).
+live_ok() {
+    awk '/^3\/3 ranks \[/ { for (i = 1; i < NF; i++) if ($(i + 1) == "req/s" && $i >= 850 && $i <= 950) n++ }
+         END { exit !(n >= 2) }' "$T_DIR/r.progress"
+}
+ok mpi_live_progress_merged "$(grep -E 'ranks|pacer:' "$T_DIR/r.progress" | head -4)" live_ok
 
 # --- the same run by hand: --shard and --start-at, merged by pacer report ----------
 : >"$LOG"
@@ -119,41 +155,69 @@ ok mpi_killed_rank_ends_job "rc $rc after $((SECONDS - start))s (victim ${victim
 # --- the corrected p99 of a 1 s stall over 3 ranks, as for one process ------------
 # 4 s at -R1000 with nginx stopped for 1 s: a quarter of the requests wait
 # from 1 s down to 0, so p99 is 1 s x (1 - 0.01/0.25) = 960 ms.
-"${MPI[@]}" "$PACER" -t1 -c9 -R1000 -d4s --latency "${U}?mpi-stall" >"$R" 2>&1 &
-mp=$!
-sleep 1.7
-w=$(nginx_worker)
-kill -STOP "$w"; sleep 1; kill -CONT "$w"
-wait "$mp"
-p99=$(pct "$R" 1 99.000)
-ok mpi_stall_p99 "corrected p99 = ${p99:-?} ms (960 expected), $(grep -c '^  Outcomes:' "$R") report(s)" \
-    "[ \$(grep -c '^  Outcomes:' '$R') -eq 1 ] && fcmp '${p99:-0}' '>=' 864 && fcmp '${p99:-0}' '<=' 1056"
+STALL_RUN=("${MPI[@]}")
+STALL_AFTER=1.7 STALL_P99=960 stall_check mpi_stall -t1 -c9 -R1000 "${U}?mpi-stall"
+STALL_RUN=()
+ok mpi_stall_one_report "$(grep -c '^  Outcomes:' "$T_DIR/stall.mpi_stall") report(s)" \
+    "[ \$(grep -c '^  Outcomes:' '$T_DIR/stall.mpi_stall') -eq 1 ]"
 
-# --- pacer compare and suite: each run is one distributed run --------------------
+# --- pacer compare, suite and capacity: each run is one distributed run ---------
+# Rank 0 runs in A, ranks 1 and 2 in B (as if on other hosts): the workflow's
+# files are rank 0's alone, in A; with --per-rank each rank's own beside them.
+mkdir -p "$T_DIR/A" "$T_DIR/B"
+# split ARGS...: pacer ARGS on 3 ranks, rank 0 in A and the others in B.
+split() {
+    timeout -k 5 90 mpirun --oversubscribe "${ROOT[@]}" -np 1 -wdir "$T_DIR/A" "$PACER" "$@" : \
+        -np 2 -wdir "$T_DIR/B" "$PACER" "$@"
+}
 : >"$LOG"
-"${MPI[@]}" "$PACER" compare -t1 -c6 -n 600 --rounds 2 "${U}?cmp-a" "${U}?cmp-b" >"$R" 2>&1; rc=$?
+split compare -t1 -c6 -n 600 --rounds 2 --per-rank --json cmp.json "${U}?cmp-a" "${U}?cmp-b" >"$R" 2>&1; rc=$?
 sleep 0.3
 ok mpi_compare "rc $rc, a $(lines 'cmp-a ') b $(lines 'cmp-b '): $(grep -E '^Requests ' "$R")" \
     "[ $rc -eq 0 ] && [ \$(lines 'cmp-a ') -eq 1200 ] && [ \$(lines 'cmp-b ') -eq 1200 ] &&
-     [ \$(grep -cE '^Requests +1200 +1200 \\(1\\.00x\\)\$' '$R') -eq 1 ]"
+     [ \$(grep -cE '^Requests +1200 +1200 \\(1\\.00x\\)\$' '$R') -eq 1 ] && [ \$(grep -c 'round 2/2 B:' '$R') -eq 1 ] &&
+     grep -q '3 threads, 6 connections' '$R'"
+# requests of target A in a compare JSON: the sum over its rounds' result.
+creq() { json_get "$1" "d['targets'][0]['result']['requests']['completed']" 2>/dev/null; }
+ok mpi_compare_files_rank0 "A: $(ls "$T_DIR/A" | tr '\n' ' ') B: $(ls "$T_DIR/B" | tr '\n' ' ')" \
+    "[ \"\$(creq '$T_DIR/A/cmp.json')\" = 1200 ] && [ ! -e '$T_DIR/B/cmp.json' ]"
+ok mpi_compare_per_rank_files "$(for f in A/cmp.rank-0 B/cmp.rank-1 B/cmp.rank-2; do echo "$f: $(creq "$T_DIR/$f.json")"; done)" \
+    "[ \$((\$(creq '$T_DIR/A/cmp.rank-0.json') + \$(creq '$T_DIR/B/cmp.rank-1.json') + \$(creq '$T_DIR/B/cmp.rank-2.json'))) -eq 1200 ] &&
+     [ \"\$(json_get '$T_DIR/B/cmp.rank-1.json' \"[d['targets'][0]['result']['config'][k] for k in ('connections', 'threads', 'request_count')]\")\" = '[2, 1, 200]' ]"
 printf 'target a %s\ntarget b %s\nprofile n -t1 -c6 -n 300\nprofile r -t1 -c6 -R600 -d1s\n' \
     "${U}?suite-a" "${U}?suite-b" >"$T_DIR/suite.txt"
 : >"$LOG"
-"${MPI[@]}" "$PACER" suite "$T_DIR/suite.txt" >"$R" 2>&1; rc=$?
+split suite --json suite.json "$T_DIR/suite.txt" >"$R" 2>&1; rc=$?
 sleep 0.3
 ok mpi_suite "rc $rc, a $(lines 'suite-a ') b $(lines 'suite-b '): $(grep -E '^(a|b) ' "$R" | tr '\n' ' ')" \
     "[ $rc -eq 0 ] && [ \$(lines 'suite-a ') -eq 900 ] && [ \$(lines 'suite-b ') -eq 900 ] &&
      [ \$(grep -cE '^(a|b) +r +1\\.00s +600\\.00 ' '$R') -eq 2 ] && [ \$(grep -c '^target  profile' '$R') -eq 1 ]"
+ok mpi_suite_files_rank0 "A: $(ls "$T_DIR/A" | tr '\n' ' ') B: $(ls "$T_DIR/B" | tr '\n' ' ')" \
+    "[ -s '$T_DIR/A/suite.json' ] && [ ! -e '$T_DIR/B/suite.json' ]"
+# capacity: rank 0 decides each step (x2 from 1000 to --max-rate 2000) and
+# the answer; the others run their share of each step it orders.
+: >"$LOG"
+split capacity --slo 'p99<=1s' -t1 -c6 -d1s --start-rate 1000 --max-rate 2000 --pause 0 --json cap.json \
+    "${U}?mpi-cap" >"$R" 2>&1; rc=$?
+sleep 0.3
+capsum() { json_get "$T_DIR/A/cap.json" "sum(s['result']['requests']['${1:-completed}'] for s in d['steps'])" 2>/dev/null; }
+ok mpi_capacity "rc $rc, $(lines mpi-cap) lines, steps $(capsum) completed of $(capsum scheduled): $(grep -E '^ +[0-9]+ +[0-9.]+ |^Capacity|pacer:' "$R" | head -4)" \
+    "[ $rc -eq 0 ] && [ \$(grep -c '^Capacity:' '$R') -eq 1 ] && grep -q '^Capacity: sustains at least 2000.00 req/s' '$R' &&
+     [ \$(grep -cE '^ +[12] +[12]000\\.00 ' '$R') -eq 2 ] && grep -q '3 threads, 6 connections' '$R' &&
+     [ \"\$(capsum)\" = \$(lines mpi-cap) ] && [ \"\$(capsum scheduled)\" = 3000 ]"
+ok mpi_capacity_files_rank0 "A: $(ls "$T_DIR/A" | tr '\n' ' ') B: $(ls "$T_DIR/B" | tr '\n' ' ')" \
+    "[ -s '$T_DIR/A/cap.json' ] && [ ! -e '$T_DIR/B/cap.json' ] &&
+     [ \"\$(json_get '$T_DIR/A/cap.json' \"[s['result']['config']['threads'] for s in d['steps']]\")\" = '[3, 3]' ]"
 
 # --- what is refused -----------------------------------------------------------------
 PACER_LIBMPI=/nonexistent/libmpi.so "${MPI[@]}" "$PACER" -n 10 "$U" >"$R" 2>&1; rc=$?
 ok mpi_cannot_load "rc $rc: $(grep pacer: "$R" | head -2)" "[ $rc -eq 2 ] && grep -q 'Open MPI cannot be loaded' '$R'"
 "${MPI[@]}" "$PACER" --shard 0/3 -n 30 "$U" >"$R" 2>&1; rc=$?
 ok mpi_shard_refused "rc $rc: $(grep pacer: "$R" | head -2)" "[ $rc -ne 0 ] && grep -q \"mpirun's to give\" '$R'"
-"${MPI[@]}" "$PACER" capacity --slo 'p99<=1s' -d1s "$U" >"$R" 2>&1; rc=$?
-ok mpi_capacity_refused "rc $rc: $(grep pacer: "$R" | head -2)" "[ $rc -eq 2 ] && grep -q 'does not run under mpirun' '$R'"
 "$PACER" --per-rank -n 10 "$U" >"$R" 2>&1; rc=$?
 ok per_rank_needs_mpirun "rc $rc: $(cat "$R")" "[ $rc -eq 2 ] && grep -q 'started by mpirun' '$R'"
+"${MPI[@]}" "$PACER" capacity --per-rank --slo 'p99<=1s' -d1s "$U" >"$R" 2>&1; rc=$?
+ok mpi_capacity_per_rank_refused "rc $rc: $(grep pacer: "$R" | head -2)" "[ $rc -ne 0 ] && grep -q 'per-rank is for a run, pacer compare or pacer suite' '$R'"
 
 # --- a plain run never loads libmpi ------------------------------------------------
 "$PACER" -t1 -c1 -d2s "$U" >/dev/null 2>&1 &

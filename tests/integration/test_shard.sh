@@ -65,6 +65,51 @@ sleep 0.3
 ok shard_urls_round_robin "u0 $(lines '?u0 ') u1 $(lines '?u1 ') u2 $(lines '?u2 ')" \
     "[ \$(lines '?u0 ') -eq 1000 ] && [ \$(lines '?u1 ') -eq 1000 ] && [ \$(lines '?u2 ') -eq 1000 ]"
 
+# --- deploy/kubernetes/: its shard and merge commands, run here ------------------
+# The manifest is what is tested: its own sed for the start instant, each
+# completion index's command line as written (pacer from PATH: this one;
+# the target: nginx; the shared volume: a directory; the load scaled down
+# from 5 min at 40k req/s), all indexes at once, then the merge Job's line.
+need_cmd /usr/bin/python3 python3 && "$PY" -c 'import yaml' 2>/dev/null ||
+    fail need_python3_yaml "python3's yaml is missing: install the Debian package python3-yaml (scripts/deps.sh does)"
+K8S="$(dirname "$0")/../../deploy/kubernetes/pacer-indexed-job.yaml"
+KJ="$(dirname "$0")/../tools/kjob.py"
+KD="$T_DIR/k8s" && mkdir -p "$KD/bin" "$KD/results"
+ln -sf "$PACER" "$KD/bin/pacer"
+cp "$K8S" "$KD/job.yaml"
+# The manifest's step 1, its own sed line, on the copy (90 s ahead -> 3 s).
+sedline=$(grep -oE 'sed -i "[^"]*"' "$K8S" | head -n1 | sed -e 's/^sed -i //' -e 's/+ 90/+ 3/')
+eval "sed -i $sedline '$KD/job.yaml'"
+read -r n par claim mnt < <("$PY" "$KJ" "$KD/job.yaml" pacer-shards info)
+read -r _ _ mclaim mmnt < <("$PY" "$KJ" "$KD/job.yaml" pacer-merge info)
+: >"$LOG"
+kpids=()
+for ((i = 0; i < ${n:-0}; i++)); do
+    (
+        export JOB_COMPLETION_INDEX=$i PATH="$KD/bin:$PATH"
+        while IFS= read -r kv; do export "${kv?}"; done < <("$PY" "$KJ" "$KD/job.yaml" pacer-shards env)
+        mapfile -d '' -t cmd < <("$PY" "$KJ" "$KD/job.yaml" pacer-shards argv \
+            --sub "-t4 -c400 -R40k -d5m=-t1 -c8 -R800 -d2s" --sub "https://target.example/=${U}?k8s" \
+            --sub "$mnt/=$KD/results/")
+        exec timeout 60 "${cmd[@]}"
+    ) >"$KD/shard.$i.out" 2>&1 &
+    kpids+=($!)
+done
+krc=0
+for p in "${kpids[@]}"; do wait "$p" || krc=$?; done
+sleep 0.3
+mapfile -d '' -t mcmd < <("$PY" "$KJ" "$KD/job.yaml" pacer-merge argv --sub "$mmnt/=$KD/results/")
+PATH="$KD/bin:$PATH" timeout 60 "${mcmd[@]}" >"$R" 2>&1; mrc=$?
+ok k8s_manifest_coherent "$n completions, $par parallel, claims $claim/$mclaim; sed: $sedline; $(grep -c 'start-at: "[0-9]*"' "$KD/job.yaml") start instants" \
+    "[ '${n:-0}' -ge 2 ] && [ '$n' = '$par' ] && [ '$claim' = '$mclaim' ] && [ \$(grep -cE 'start-at: \"[0-9]+\"' '$KD/job.yaml') -eq 2 ] &&
+     grep -q -- '--shard \"\$JOB_COMPLETION_INDEX/$n\"' '$KD/job.yaml'"
+ok k8s_shards_ran "rc $krc: $(ls "$KD/results" | tr '\n' ' ') $(cat "$KD"/shard.*.out | head -3)" \
+    "[ $krc -eq 0 ] && [ \$(ls '$KD/results' | grep -cE '^run\\.[0-9]+\\.json\$') -eq $n ]"
+ok k8s_merge_totals "merge rc $mrc, $(lines '?k8s ') lines: $(grep -E 'Outcomes|pacer:' "$R" | head -3)" \
+    "[ $mrc -eq 0 ] || [ $mrc -eq 5 ]; [ \$? -eq 0 ] && grep -qE '^  Outcomes: 1600 scheduled = 1600 completed' '$R' &&
+     [ \$(lines '?k8s ') -eq 1600 ] && [ -s '$KD/results/run.json' ] && [ -s '$KD/results/run.html' ] &&
+     [ \"\$(json_get '$KD/results/run.json' \"d['config']['rate'] == 800 and d['config']['threads'] == $n\")\" = True ]"
+
 # --- refusals ----------------------------------------------------------------
 "$PACER" --shard 3/3 "$U" >"$R" 2>&1; rc=$?
 ok shard_one_based_refused "rc $rc: $(cat "$R")" "[ $rc -eq 2 ] && grep -q 'counts from 0' '$R' && grep -q '2/3' '$R'"

@@ -212,6 +212,24 @@ static void test_check_start(void)
     CHECK_EQ_I64(shard_check_start(now + 2 * 86400 * NS, now, 10 * NS, err, sizeof err), -EINVAL);
 }
 
+/* A rank's file beside the merged one: the rank before the extension,
+ * which is the last dot of the file's own name, not of a directory. */
+static void test_rank_path(void)
+{
+    char p[64];
+
+    shard_rank_path(p, sizeof p, "dir/run.json", 1);
+    CHECK_EQ_STR(p, "dir/run.rank-1.json");
+    shard_rank_path(p, sizeof p, "run", 2);
+    CHECK_EQ_STR(p, "run.rank-2");
+    shard_rank_path(p, sizeof p, "a.d/run", 0);
+    CHECK_EQ_STR(p, "a.d/run.rank-0");
+    shard_rank_path(p, sizeof p, "a.d/.hidden", 3);
+    CHECK_EQ_STR(p, "a.d/.hidden.rank-3");
+    shard_rank_path(p, sizeof p, "x.tar.gz", 10);
+    CHECK_EQ_STR(p, "x.tar.rank-10.gz");
+}
+
 int main(void)
 {
     RUN(test_parts_add_up);
@@ -222,5 +240,6 @@ int main(void)
     RUN(test_parse_zero_based);
     RUN(test_parse_time);
     RUN(test_check_start);
+    RUN(test_rank_path);
     return unit_done();
 }
