@@ -21,6 +21,8 @@ BUILD=${BUILD:-build}
 export PACER=${PACER:-$PWD/pacer}
 export BUILD_DIR=$PWD/$BUILD
 export TOOLS=$PWD/$BUILD/tools
+JOBS=${JOBS:-2}
+case "$JOBS" in '' | *[!0-9]* | 0) echo "run.sh: JOBS must be a positive number, not '$JOBS'" >&2; exit 2 ;; esac
 out=$(mktemp -d /tmp/pacer-tests.XXXXXX)
 # On the way out, files still running (an interrupted run) are stopped.
 stop_running() {
@@ -34,8 +36,9 @@ trap 'stop_running; rm -rf "$out"' EXIT
 passed=0 failed=0 skipped=0
 touch "$out/start"
 
-# base NAME: where a test's files go ($out/NAME with / as _).
-base() { echo "$out/$(echo "$1" | tr '/' '_')"; }
+# base NAME: sets b, where a test's files go ($out/NAME with / as _); no
+# fork, as the waiting loop below looks often.
+base() { b="$out/${1//\//_}"; }
 
 # exec_one NAME COMMAND...: run it (at most 600 s), its output into
 # BASE.log, then "RC SECONDS" into BASE.done. BASE.pid is the timeout's
@@ -43,7 +46,7 @@ base() { echo "$out/$(echo "$1" | tr '/' '_')"; }
 # the test keeps this shell's stdin (0<&0: not /dev/null, as for "&").
 exec_one() {
     local b start=$SECONDS rc
-    b=$(base "$1")
+    base "$1"
     shift
     timeout --kill-after=10 600 "$@" 0<&0 >"$b.log" 2>&1 &
     echo $! >"$b.pid"
@@ -55,7 +58,7 @@ exec_one() {
 # report_one NAME: count its PASS / FAIL / SKIP lines, print them and its line.
 report_one() {
     local name=$1 b
-    b=$(base "$name")
+    base "$name"
     local log="$b.log" rc secs
     read -r rc secs <"$b.done"
     local p f s
@@ -87,20 +90,22 @@ run_one() { # name, command...
 files=() started=()
 # flush: report the files at the head of the list that have ended.
 flush() {
-    while [ ${#files[@]} -gt 0 ] && [ -e "$(base "${files[0]}").done" ]; do
+    local b
+    while [ ${#files[@]} -gt 0 ] && base "${files[0]}" && [ -e "$b.done" ]; do
         report_one "${files[0]}"
         files=("${files[@]:1}")
     done
 }
-# running: how many started files have not ended.
+# running: sets n, how many started files have not ended.
 running() {
-    local n=0 q
-    for q in "${started[@]}"; do [ -e "$(base "$q").done" ] || n=$((n + 1)); done
-    echo "$n"
+    local q b
+    n=0
+    for q in "${started[@]}"; do base "$q"; [ -e "$b.done" ] || n=$((n + 1)); done
 }
 # wait_below N: report what has ended until fewer than N files run.
 wait_below() {
-    while flush; [ "$(running)" -ge "$1" ]; do sleep 0.2; done
+    local n
+    while flush; running; [ "$n" -ge "$1" ]; do sleep 0.2; done
     flush # what ended after the last look
 }
 
@@ -109,8 +114,6 @@ for t in $(find "$BUILD/tests" -type f -perm -u+x 2>/dev/null | sort); do
     case "unit/$name" in *"${ONLY:-}"*) ;; *) continue ;; esac
     run_one "unit/$name" "$t"
 done
-JOBS=${JOBS:-2}
-case "$JOBS" in '' | *[!0-9]* | 0) echo "run.sh: JOBS must be a positive number, not '$JOBS'" >&2; exit 2 ;; esac
 serial=()
 for t in tests/integration/test_*.sh; do
     name=${t#tests/}
