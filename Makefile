@@ -10,6 +10,7 @@
 #                   (each runs that tool's command line: docs/pacer.md, Personas)
 #   make SAN=1 ...  build with ASan + UBSan (into build-san/)
 #   make fuzz-smoke run every fuzz target for FUZZ_SECONDS (default 20) each
+#                   (-j2: two targets at once)
 #   make ci         what CI runs: test, SAN=1 test, fuzz-smoke
 #
 # CFLAGS (default -O2 -g; -O1 -g with SAN=1), LDFLAGS and LDLIBS are yours:

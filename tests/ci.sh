@@ -23,9 +23,12 @@ step() {
     fi
 }
 
-step make test
-step make SAN=1 test
-step make fuzz-smoke FUZZ_SECONDS="${FUZZ_SECONDS:-10}"
+# CI's machine has 2 cores: both compile (-j2), and fuzz-smoke runs two
+# targets at once, one a core (nothing else runs then). The test suites run
+# two integration files at once themselves (tests/run.sh, JOBS).
+step make -j2 test
+step make -j2 SAN=1 test
+step make -j2 fuzz-smoke FUZZ_SECONDS="${FUZZ_SECONDS:-10}"
 
 totals='^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$'
 passed=$(grep -E "$totals" "$log" | awk '{s += $1} END {print s + 0}')

@@ -8,7 +8,8 @@
 #                                            copy of tests/fuzz/corpus/<name>
 #   make -f tests/fuzz/fuzz.mk fuzz-clean    remove build-fuzz/
 #
-# fuzz-smoke prints one line per target, "PASS fuzz_<name>: N runs in S s"
+# fuzz-smoke prints one line per target (with -j2 two run at once, and
+# the lines come in the order they end), "PASS fuzz_<name>: N runs in S s"
 # or "FAIL fuzz_<name>: <why> (input: <file>, log: <file>)", and fails when
 # any target crashed, leaked, timed out or ran out of memory. The input
 # that did it is kept under build-fuzz/artifacts/, the log under
@@ -93,44 +94,54 @@ $(FUZZ_OBJ): $(FUZZ_OUT)/obj/%.o: $(FUZZ_R)%.c | fuzz-ensure-clang
 $(FUZZ_BIN): $(FUZZ_OUT)/fuzz_%: $(FUZZ_OUT)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ) $(FUZZ_EMBED_OBJ)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(FUZZ_LIBS)
 
-# One target after the other (each is one process); the corpus is copied
-# so the run never writes into the repository.
-fuzz-smoke: fuzz
+# Each target is one process and its own rule, fuzz-smoke-NAME, so that
+# `make -j2 fuzz-smoke` runs two at once (one a core); every one waits for
+# all the binaries, so no fuzzing time goes to the compiler. The corpus is
+# copied so the run never writes into the repository. A target's rule
+# prints its PASS/FAIL line as it ends (with -j, in the order they end) and
+# keeps it in logs/fuzz_NAME.result; it always succeeds, so that every
+# target runs, and fuzz-smoke fails if any of those lines is a FAIL.
+FUZZ_SMOKE := $(FUZZ_NAMES:%=fuzz-smoke-%)
+
+fuzz-smoke: $(FUZZ_SMOKE)
 	@out='$(FUZZ_OUT)'; fail=0; \
-	mkdir -p "$$out/logs" "$$out/artifacts"; \
 	for n in $(FUZZ_NAMES); do \
-	    corpus="$$out/corpus/$$n"; log="$$out/logs/fuzz_$$n.log"; \
-	    rm -rf "$$corpus" "$$out/artifacts/fuzz_$$n-"*; mkdir -p "$$corpus"; \
-	    if [ -d '$(FUZZ_R)'tests/fuzz/corpus/$$n ]; then \
-	        cp -R '$(FUZZ_R)'tests/fuzz/corpus/$$n/. "$$corpus"/; fi; \
-	    start=$$(date +%s); \
-	    UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1} \
-	    timeout -k 10 $$(( $(FUZZ_SECONDS) + 120 )) "$$out/fuzz_$$n" \
-	        -max_total_time=$(FUZZ_SECONDS) $(FUZZ_RUNFLAGS) \
-	        -artifact_prefix="$$out/artifacts/fuzz_$$n-" "$$corpus" >"$$log" 2>&1; \
-	    rc=$$?; secs=$$(( $$(date +%s) - start )); \
-	    runs=$$(sed -n 's/^Done \([0-9]*\) runs in.*/\1/p' "$$log" | tail -n 1); \
-	    if [ $$rc -eq 0 ] && [ -n "$$runs" ]; then \
-	        echo "PASS fuzz_$$n: $$runs runs in $$secs s"; \
-	    else \
-	        fail=1; \
-	        why=$$(grep -m 1 -E '^==[0-9]+== ?ERROR|^SUMMARY:|runtime error:' "$$log" \
-	              | sed -e 's/^==[0-9]*== *//' | cut -c 1-160); \
-	        at=$$(grep -m 1 -E '^ *#[0-9]+ 0x[0-9a-f]+ in [^ ]+ ([^ ]*/)?(src|tests/fuzz)/' "$$log" \
-	              | sed -e 's/^ *#[0-9]* 0x[0-9a-f]* in \([^ ]*\) \(.*\)$$/\1 \2/'); \
-	        [ -n "$$why" ] || why="exit status $$rc"; \
-	        [ -z "$$at" ] || why="$$why at $$at"; \
-	        [ $$rc -eq 124 ] || [ $$rc -eq 137 ] && why="killed after $$secs s (hung)"; \
-	        art=$$(sed -n 's/.*Test unit written to \(.*\)$$/\1/p' "$$log" | tail -n 1); \
-	        echo "FAIL fuzz_$$n: $$why (input: $${art:-none}, log: $$log)"; \
-	    fi; \
+	    grep -q '^PASS ' "$$out/logs/fuzz_$$n.result" 2>/dev/null || fail=1; \
 	done; \
 	exit $$fail
+
+$(FUZZ_SMOKE): fuzz-smoke-%: $(FUZZ_BIN)
+	@out='$(FUZZ_OUT)'; n='$*'; \
+	mkdir -p "$$out/logs" "$$out/artifacts"; \
+	corpus="$$out/corpus/$$n"; log="$$out/logs/fuzz_$$n.log"; res="$$out/logs/fuzz_$$n.result"; \
+	rm -rf "$$corpus" "$$res" "$$out/artifacts/fuzz_$$n-"*; mkdir -p "$$corpus"; \
+	if [ -d '$(FUZZ_R)'tests/fuzz/corpus/$$n ]; then \
+	    cp -R '$(FUZZ_R)'tests/fuzz/corpus/$$n/. "$$corpus"/; fi; \
+	start=$$(date +%s); \
+	UBSAN_OPTIONS=$${UBSAN_OPTIONS:-print_stacktrace=1} \
+	timeout -k 10 $$(( $(FUZZ_SECONDS) + 120 )) "$$out/fuzz_$$n" \
+	    -max_total_time=$(FUZZ_SECONDS) $(FUZZ_RUNFLAGS) \
+	    -artifact_prefix="$$out/artifacts/fuzz_$$n-" "$$corpus" >"$$log" 2>&1; \
+	rc=$$?; secs=$$(( $$(date +%s) - start )); \
+	runs=$$(sed -n 's/^Done \([0-9]*\) runs in.*/\1/p' "$$log" | tail -n 1); \
+	if [ $$rc -eq 0 ] && [ -n "$$runs" ]; then \
+	    echo "PASS fuzz_$$n: $$runs runs in $$secs s" | tee "$$res"; \
+	else \
+	    why=$$(grep -m 1 -E '^==[0-9]+== ?ERROR|^SUMMARY:|runtime error:' "$$log" \
+	          | sed -e 's/^==[0-9]*== *//' | cut -c 1-160); \
+	    at=$$(grep -m 1 -E '^ *#[0-9]+ 0x[0-9a-f]+ in [^ ]+ ([^ ]*/)?(src|tests/fuzz)/' "$$log" \
+	          | sed -e 's/^ *#[0-9]* 0x[0-9a-f]* in \([^ ]*\) \(.*\)$$/\1 \2/'); \
+	    [ -n "$$why" ] || why="exit status $$rc"; \
+	    [ -z "$$at" ] || why="$$why at $$at"; \
+	    [ $$rc -eq 124 ] || [ $$rc -eq 137 ] && why="killed after $$secs s (hung)"; \
+	    art=$$(sed -n 's/.*Test unit written to \(.*\)$$/\1/p' "$$log" | tail -n 1); \
+	    echo "FAIL fuzz_$$n: $$why (input: $${art:-none}, log: $$log)" | tee "$$res"; \
+	fi
 
 fuzz-clean:
 	rm -rf $(FUZZ_OUT)
 
-.PHONY: fuzz fuzz-smoke fuzz-clean fuzz-ensure-clang
+.PHONY: fuzz fuzz-smoke $(FUZZ_SMOKE) fuzz-clean fuzz-ensure-clang
 
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_EMBED_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d)
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# serial: a rate within 1%, a stall's p99, a saturated server's knee within 10%
 # The core engine against real servers: nginx (HTTP/1.1, HTTPS) and
 # `pacer serve`. Each check prints PASS/FAIL; see lib.sh.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# serial: a rate within 1% over HTTP/2, a stall's p99
 # HTTP/2 (h2 over TLS with ALPN, h2c with prior knowledge) against nginx.
 . "$(dirname "$0")/lib.sh"
 

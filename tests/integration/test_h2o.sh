@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# serial: a rate within 1%
 # HTTP/2 against a second implementation, h2o (Debian's h2o package):
 # h2c with prior knowledge and h2 over TLS, closed loop and constant rate.
 . "$(dirname "$0")/lib.sh"

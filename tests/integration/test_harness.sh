@@ -39,6 +39,34 @@ rc=$?
 ok run_pass_exit_zero "exit $rc: $(tail -1 "$T_DIR/run2.out")" \
     "[ $rc -eq 0 ] && [ \"\$(tail -1 '$T_DIR/run2.out')\" = '2 passed, 0 failed, 1 skipped' ]"
 
+# --- JOBS: files side by side, a "# serial" one alone, lines in file order ----
+# Each file marks itself running in $M while it runs. test_p1 passes only if
+# test_p2 runs at the same time (it waits up to 3 s for it) and ends last;
+# test_s (serial) must find nobody running and be found by nobody; the
+# lines come in file order all the same.
+P="$T_DIR/ptree" M="$T_DIR/marks"
+mkdir -p "$P/tests/integration" "$M"
+cp "$ROOT/tests/run.sh" "$P/tests/"
+printf '%s\n' "touch $M/p1" "for i in \$(seq 30); do [ -e $M/p2 ] && break; sleep 0.1; done" \
+    "[ -e $M/p2 ] && echo 'PASS p1_together' || echo 'FAIL p1_together: test_p2 did not run alongside'" \
+    "sleep 0.5; rm -f $M/p1" >"$P/tests/integration/test_p1.sh"
+printf '%s\n' "touch $M/p2" "sleep 0.2; echo 'PASS p2'; rm -f $M/p2" >"$P/tests/integration/test_p2.sh"
+printf '%s\n' '#!/usr/bin/env bash' '# serial' "[ -z \"\$(ls $M)\" ] && echo 'PASS s_alone' || echo \"FAIL s_alone: \$(ls $M) running\"" \
+    "touch $M/s; sleep 0.5; rm -f $M/s" >"$P/tests/integration/test_s.sh"
+printf '%s\n' "[ ! -e $M/s ] && echo 'PASS t_not_with_s' || echo 'FAIL t_not_with_s: test_s running'" \
+    "touch $M/t; sleep 0.3; rm -f $M/t" >"$P/tests/integration/test_t.sh"
+printf '%s\n' 'echo "PASS u1"' >"$P/tests/integration/test_u.sh"
+JOBS=2 ONLY= BUILD=nobuild bash "$P/tests/run.sh" >"$T_DIR/par.out" 2>&1
+rc=$?
+ok run_jobs_side_by_side "exit $rc: $(cat "$T_DIR/par.out")" \
+    "[ $rc -eq 0 ] && [ \"\$(tail -1 '$T_DIR/par.out')\" = '5 passed, 0 failed, 0 skipped' ]"
+ok run_jobs_file_order "$(cat "$T_DIR/par.out")" \
+    "[ \"\$(grep -oE '^integration/test_[a-z0-9]+' '$T_DIR/par.out' | tr '\n' ' ')\" = 'integration/test_p1 integration/test_p2 integration/test_s integration/test_t integration/test_u ' ]"
+rm -f "$M"/*
+JOBS=1 ONLY=test_p BUILD=nobuild bash "$P/tests/run.sh" >"$T_DIR/seq.out" 2>&1
+ok run_jobs_1_one_at_a_time "$(cat "$T_DIR/seq.out")" \
+    "[ \"\$(tail -1 '$T_DIR/seq.out')\" = '1 passed, 1 failed, 0 skipped' ] && grep -q 'FAIL p1_together' '$T_DIR/seq.out'"
+
 # --- need_cmd ------------------------------------------------------------------
 # In a subshell, with its own fail(), so its FAIL lines are not this file's.
 need_probe() {

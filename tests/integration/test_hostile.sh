@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# serial: Lua loops that spin both threads, runs that must end within 1 s
 # Hostile and broken servers (issue 13): every request has exactly one
 # outcome that matches what happened on the wire, every error is charged to
 # its cause, every run ends.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# serial: redraws counted 250 ms apart, connecting shown within 600 ms
 # The live view in a real terminal (tmux, a private server, fixed sizes):
 # `connecting N connections...` at once, several redraws a second, elapsed
 # or done/total, req/s against -R, p50/p99/max, status codes, errors, a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# serial: corrected percentiles within 10% of the analytic ones
 # The coordinated-omission check (docs/methodology.md): constant rate R for
 # D seconds against a server that stalls once for S seconds. Requests meant
 # for the stall wait until it ends, so the corrected latency above the base

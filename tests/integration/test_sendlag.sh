@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# serial: send lag under 1 ms at p99, a thread kept busy at 20000/s
 # The client's self-certification: the send lag (first byte written - when
 # the request became sendable) and the threads' busy fraction, in the wrk
 # report, the JSON result, `pacer report` merges, the HTML report and

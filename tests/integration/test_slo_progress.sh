@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# serial: errors<=0 at 200/s for 1 s (one request left unsent at the end fails it)
 # --slo (PASS/FAIL lines, exit 5, bad expressions) and the live progress
 # line (under a pseudo-terminal made by script(1), forced, silenced).
 . "$(dirname "$0")/lib.sh"

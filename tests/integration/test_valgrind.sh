@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# serial: valgrind's CPU time
 # Valgrind memcheck over short real runs: HTTP/1.1 at a rate with result
 # files, HTTP/2 closed loop, HTTPS. Zero errors and nothing lost.
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# serial: capacity searches whose steps pass or fail on p99 <= 50 ms
 # pacer capacity / compare / suite against `pacer serve` (a known knee with
 # --capacity) and nginx, with their JSON and HTML outputs.
 . "$(dirname "$0")/lib.sh"
