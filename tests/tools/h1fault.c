@@ -150,6 +150,13 @@ static uint64_t now_ms(void)
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* A deadline d ms from now that is never early: now_ms() truncates, so the
+ * extra millisecond covers the part of this one already gone. */
+static uint64_t after_ms(uint64_t d)
+{
+    return now_ms() + d + 1;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -518,14 +525,14 @@ static void send_begin(struct conn *c)
     c->phase = PH_SEND;
     c->deadline = 0;
     if (c->p.pace_ms && c->p.body_left)
-        c->deadline = now_ms() + c->p.pace_ms; /* the first byte after one tick */
+        c->deadline = after_ms(c->p.pace_ms); /* the first byte after one tick */
 }
 
 static void plan_begin(struct conn *c)
 {
     if (c->p.delay_ms) {
         c->phase = PH_STALL;
-        c->deadline = now_ms() + c->p.delay_ms;
+        c->deadline = after_ms(c->p.delay_ms);
         return;
     }
     send_begin(c);
