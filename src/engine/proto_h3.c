@@ -92,6 +92,8 @@ static void h3_state_free(void *st)
     free(h);
 }
 
+static int h3_new(h3state *h);
+
 static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
 {
     return ((h3state *)ref->user_data)->q;
@@ -161,26 +163,38 @@ static int h3_start(conn *c, uint64_t now)
         return -EPROTO;
     }
     ngtcp2_conn_set_tls_native_handle(h->q, h->tls);
+    if (h3_new(h) != 0) {
+        h3_drop(h);
+        return -ENOMEM;
+    }
     h3_flush(c, now);
     return 0;
 }
 
-/* Once the handshake is done: the HTTP/3 connection, its control and
- * QPACK streams. 0 or an nghttp3/ngtcp2 error. */
-static int h3_setup(h3state *h)
+/* The HTTP/3 connection, from the start: the server's control and QPACK
+ * streams may arrive in the packets that finish the handshake. 0 or an
+ * nghttp3 error. */
+static int h3_new(h3state *h)
 {
     nghttp3_settings s;
-    int64_t ctrl, enc, dec;
     int rc;
 
     nghttp3_settings_default(&s);
     s.qpack_max_dtable_capacity = 4096;
     s.qpack_blocked_streams = 100;
     rc = nghttp3_conn_client_new(&h->h3, &h3_http_callbacks, &s, NULL, h);
-    if (rc != 0) {
+    if (rc != 0)
         h->h3 = NULL;
-        return rc;
-    }
+    return rc;
+}
+
+/* Once the handshake is done (the server's stream limits are known): our
+ * control and QPACK streams. 0 or an nghttp3/ngtcp2 error. */
+static int h3_bind(h3state *h)
+{
+    int64_t ctrl, enc, dec;
+    int rc;
+
     if ((rc = ngtcp2_conn_open_uni_stream(h->q, &ctrl, NULL)) != 0 ||
         (rc = nghttp3_conn_bind_control_stream(h->h3, ctrl)) != 0 ||
         (rc = ngtcp2_conn_open_uni_stream(h->q, &enc, NULL)) != 0 ||
@@ -203,7 +217,7 @@ static void handshake_done(conn *c, h3state *h, uint64_t now)
     }
     net_quic_describe(h->tls, &version, &cipher);
     eng_tls_done(c, now, net_quic_resumed(h->tls), version, cipher);
-    if ((rc = h3_setup(h)) != 0) {
+    if ((rc = h3_bind(h)) != 0) {
         char why[STATS_WHY_LEN];
 
         snprintf(why, sizeof why, "HTTP/3 setup: %s",
@@ -218,7 +232,7 @@ static uint32_t h3_capacity(const conn *c)
     uint32_t m = conn_run(c)->cfg->streams;
     uint64_t room;
 
-    if (!h || !h->q || !h->h3 || h->closed || h->goaway_id >= 0)
+    if (!h || !h->q || !h->hs_done || h->closed || h->goaway_id >= 0)
         return 0;
     /* What is in flight, and the streams the peer still allows us to open. */
     room = c->count + ngtcp2_conn_get_streams_bidi_left(h->q);
@@ -358,7 +372,7 @@ void h3_flush(conn *c, uint64_t now)
         uint32_t flags = NGTCP2_WRITE_STREAM_FLAG_MORE;
         int r;
 
-        if (h->h3 && ngtcp2_conn_get_max_data_left(h->q)) {
+        if (h->hs_done && h->h3 && ngtcp2_conn_get_max_data_left(h->q)) {
             cnt = nghttp3_conn_writev_stream(h->h3, &sid, &fin, vec, 16);
             if (cnt < 0) {
                 h3_fail(c, h, PC_ERR_PROTOCOL, nghttp3_strerror((int)cnt), now);
