@@ -132,13 +132,15 @@ static void on_ready(conn *c, uint64_t now)
     c->fresh = true;
     c->conn_time = now - c->t_start;
     w->pref_addr = c->addr_idx;
-    w->st.connects++;
     if (!c->proto->multiplexed)
         w->st.h1_conns++;
     c->timer_at = 0;
-    /* A protocol with a handshake of its own settles once that is done. */
-    if (!c->proto->connecting)
+    /* A protocol with a handshake of its own is open, and settles, once
+     * that is done (eng_tls_done). */
+    if (!c->proto->connecting) {
+        w->st.connects++;
         settle(c);
+    }
     set_events(c, EPOLLIN);
     rc = c->proto->start(c, now);
     if (rc < 0) {
@@ -494,6 +496,7 @@ void eng_tls_done(conn *c, uint64_t now, bool resumed, const char *version, cons
         snprintf(w->st.tls_cipher, sizeof w->st.tls_cipher, "%s", cipher);
     }
     c->conn_time = now - c->t_start;
+    w->st.connects++;
     settle(c);
 }
 

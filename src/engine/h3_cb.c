@@ -410,13 +410,13 @@ void h3_report(conn *c, h3state *h)
     eng_quic_stat qs = {.sent = h->n_sent, .received = h->n_recv, .lost = h->n_lost};
 
     ngtcp2_conn_get_conn_stat(h->q, &cs);
-    qs.pto = cs.pto_count;
+    qs.pto = h->n_pto + (cs.pto_count > h->pto_seen ? cs.pto_count - h->pto_seen : 0);
     if (cs.first_rtt_sample_ts != UINT64_MAX) {
         qs.srtt_ns = cs.smoothed_rtt;
         qs.min_rtt_ns = cs.min_rtt;
     }
     eng_quic_stats(c, &qs);
-    h->n_sent = h->n_recv = h->n_lost = 0;
+    h->n_sent = h->n_recv = h->n_lost = h->n_pto = 0;
 }
 
 void h3_keep_session(h3state *h)

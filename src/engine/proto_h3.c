@@ -118,7 +118,8 @@ static int h3_start(conn *c, uint64_t now)
     h->held_len = 0;
     h->unsent = 0;
     h->goaway_id = -1;
-    h->n_sent = h->n_recv = h->n_lost = 0;
+    h->n_sent = h->n_recv = h->n_lost = h->n_pto = 0;
+    h->pto_seen = 0;
     h->why[0] = '\0';
     h->llen = sizeof h->local;
     h->rlen = sizeof h->remote;
@@ -482,6 +483,14 @@ static void h3_expire(conn *c, uint64_t now)
     if (rc != 0) {
         h3_fail(c, h, PC_ERR_PROTOCOL, ngtcp2_strerror(rc), now);
         return;
+    }
+    {
+        ngtcp2_conn_stat cs;
+
+        ngtcp2_conn_get_conn_stat(h->q, &cs);
+        if (cs.pto_count > h->pto_seen)
+            h->n_pto += cs.pto_count - h->pto_seen;
+        h->pto_seen = cs.pto_count;
     }
     h3_flush(c, now);
 }

@@ -36,6 +36,8 @@ typedef struct h3state {
     int64_t goaway_id;   /* the server's GOAWAY: streams from here were not processed; -1 */
     uint32_t unsent;     /* streams submitted whose first byte is not out yet */
     uint64_t n_sent, n_recv, n_lost; /* datagrams sent and received; packets lost */
+    uint64_t n_pto;      /* probe timeouts: ngtcp2's pto_count restarts at every ACK, */
+    size_t pto_seen;     /* so its rises are added up at each expiry */
     uint8_t *pkt;
     size_t pkt_cap;
     uint8_t held[H3_PKT_MAX]; /* a datagram the socket refused (EAGAIN) */
