@@ -481,6 +481,12 @@ static void h3_expire(conn *c, uint64_t now)
     }
     if (rc == NGTCP2_ERR_IDLE_CLOSE) {
         h->closed = true;
+        if (c->count == 0 && h->hs_done) {
+            /* Nothing asked, nothing heard: an idle connection, reopened. */
+            eng_idle_closed(c);
+            eng_conn_recycle(c, now);
+            return;
+        }
         eng_conn_fail(c, PC_ERR_TIMEOUT, "QUIC idle timeout: the server went silent", now);
         return;
     }
