@@ -99,43 +99,20 @@ static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
     return ((h3state *)ref->user_data)->q;
 }
 
-static int h3_start(conn *c, uint64_t now)
+/* The QUIC client connection over c's connected socket: its settings
+ * (the handshake bounded by --connect-timeout) and the transport
+ * parameters pacer offers (--h3-window, --h3-conn-window). 0 or -errno. */
+static int quic_new(conn *c, h3state *h, uint64_t now)
 {
-    const pc_run *run = conn_run(c);
-    const pc_config *cfg = run->cfg;
-    h3state *h = c->ps;
-    ngtcp2_cid dcid, scid;
+    const pc_config *cfg = conn_run(c)->cfg;
+    ngtcp2_cid dcid = {.datalen = 18}, scid = {.datalen = 16};
     ngtcp2_settings settings;
     ngtcp2_transport_params params;
-    ngtcp2_path path;
-    char err[STATS_WHY_LEN];
-    int rc;
+    ngtcp2_path path = {.local = {(ngtcp2_sockaddr *)&h->local, h->llen},
+                        .remote = {(ngtcp2_sockaddr *)&h->remote, h->rlen}};
 
-    h->c = c;
-    h->now = now;
-    h->t0 = now;
-    h->hs_flag = h->hs_done = h->closed = false;
-    h->held_len = 0;
-    h->unsent = 0;
-    h->goaway_id = -1;
-    h->n_sent = h->n_recv = h->n_lost = h->n_pto = 0;
-    h->pto_seen = 0;
-    h->why[0] = '\0';
-    h->llen = sizeof h->local;
-    h->rlen = sizeof h->remote;
-    if (getsockname(c->nc.fd, (struct sockaddr *)&h->local, &h->llen) < 0 ||
-        getpeername(c->nc.fd, (struct sockaddr *)&h->remote, &h->rlen) < 0)
-        return -errno;
-    dcid.datalen = 18;
     h3_random(dcid.data, dcid.datalen);
-    scid.datalen = 16;
     h3_random(scid.data, scid.datalen);
-    path.local.addr = (ngtcp2_sockaddr *)&h->local;
-    path.local.addrlen = h->llen;
-    path.remote.addr = (ngtcp2_sockaddr *)&h->remote;
-    path.remote.addrlen = h->rlen;
-    path.user_data = NULL;
-
     ngtcp2_settings_default(&settings);
     settings.initial_ts = now;
     /* A handshake that stalls is a connect timeout, as over TCP. */
@@ -148,20 +125,45 @@ static int h3_start(conn *c, uint64_t now)
     params.initial_max_streams_bidi = 0;
     params.initial_max_streams_uni = 3;
     params.max_idle_timeout = H3_IDLE_NS;
-
     h->ref.get_conn = get_conn;
     h->ref.user_data = h;
-    rc = ngtcp2_conn_client_new(&h->q, &dcid, &scid, &path, NGTCP2_PROTO_VER_V1, &h3_quic_callbacks,
-                                &settings, &params, NULL, h);
-    if (rc != 0) {
+    if (ngtcp2_conn_client_new(&h->q, &dcid, &scid, &path, NGTCP2_PROTO_VER_V1,
+                               &h3_quic_callbacks, &settings, &params, NULL, h) != 0) {
         h->q = NULL;
         return -ENOMEM;
     }
+    return 0;
+}
+
+static int h3_start(conn *c, uint64_t now)
+{
+    const pc_run *run = conn_run(c);
+    h3state *h = c->ps;
+    char err[STATS_WHY_LEN];
+    int rc;
+
+    h->c = c;
+    h->now = now;
+    h->hs_flag = h->hs_done = h->closed = false;
+    h->held_len = 0;
+    h->unsent = 0;
+    h->goaway_id = -1;
+    h->n_sent = h->n_recv = h->n_lost = h->n_pto = 0;
+    h->pto_seen = 0;
+    h->why[0] = '\0';
+    h->llen = sizeof h->local;
+    h->rlen = sizeof h->remote;
+    if (getsockname(c->nc.fd, (struct sockaddr *)&h->local, &h->llen) < 0 ||
+        getpeername(c->nc.fd, (struct sockaddr *)&h->remote, &h->rlen) < 0)
+        return -errno;
+    if ((rc = quic_new(c, h, now)) < 0)
+        return rc;
     h->tls = net_quic_session_new(run->quic_ctx, run->origins[c->origin].tls_name, &h->ref,
                                   h->resume, h->resume_len, err, sizeof err);
     if (!h->tls) {
-        h3_drop(h);
-        return -EPROTO;
+        h->closed = true;
+        eng_conn_fail(c, PC_ERR_CONNECT, err, now); /* a failed connect, with GnuTLS's reason */
+        return 0;
     }
     ngtcp2_conn_set_tls_native_handle(h->q, h->tls);
     if (h3_new(h) != 0) {

@@ -29,7 +29,7 @@ typedef struct h3state {
     ngtcp2_crypto_conn_ref ref;
     struct sockaddr_storage local, remote;
     socklen_t llen, rlen;
-    uint64_t now, t0;
+    uint64_t now;        /* time of the datagram or timer being handled */
     bool hs_flag;        /* ngtcp2 said the handshake completed */
     bool hs_done;        /* and it has been reported */
     bool closed;         /* ngtcp2 is done with the connection: nothing more to send */
