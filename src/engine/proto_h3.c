@@ -350,6 +350,51 @@ static int send_pkt(conn *c, h3state *h, const uint8_t *p, size_t n, uint64_t no
     return -1;
 }
 
+/* ngtcp2 took ndata bytes of stream sid into the packet (ndata < 0 or
+ * sid < 0: none): tell nghttp3, stamp a request whose first bytes they
+ * are. false: the connection failed. */
+static bool took(conn *c, h3state *h, int64_t sid, ngtcp2_ssize ndata, uint64_t now)
+{
+    if (ndata < 0 || sid < 0)
+        return true;
+    if (nghttp3_conn_add_write_offset(h->h3, sid, (size_t)ndata) != 0) {
+        h3_fail(c, h, PC_ERR_PROTOCOL, "HTTP/3: write offset", now);
+        return false;
+    }
+    if (ndata > 0)
+        stamp_sent(c, h, sid, now);
+    return true;
+}
+
+/* ngtcp2_conn_writev_stream said n < 0 for stream sid: true when writing
+ * goes on (the stream is blocked or shut; the packet has room for more),
+ * false when the connection failed. */
+static bool write_on(conn *c, h3state *h, ngtcp2_ssize n, int64_t sid, ngtcp2_ssize ndata,
+                     uint64_t now)
+{
+    switch (n) {
+    case NGTCP2_ERR_STREAM_DATA_BLOCKED:
+        nghttp3_conn_block_stream(h->h3, sid);
+        return true;
+    case NGTCP2_ERR_STREAM_SHUT_WR:
+        nghttp3_conn_shutdown_stream_write(h->h3, sid);
+        return true;
+    case NGTCP2_ERR_WRITE_MORE:
+        return took(c, h, sid, ndata, now);
+    default:
+        h3_fail(c, h, PC_ERR_WRITE, ngtcp2_strerror((int)n), now);
+        return false;
+    }
+}
+
+/* Write what nghttp3 and ngtcp2 have, a packet a datagram, until ngtcp2
+ * has nothing more (or the socket is full: the datagram is held for
+ * EPOLLOUT). No ngtcp2_conn_update_pkt_tx_time: that is what turns
+ * ngtcp2's pacing on, and its rate comes from an RTT whose first sample
+ * is the handshake's (the server's signature included): the first
+ * requests of a connection waited up to that RTT in pacer, a send lag of
+ * milliseconds on loopback. The congestion window still bounds what is in
+ * flight; a load generator sends when the schedule says. */
 void h3_flush(conn *c, uint64_t now)
 {
     h3state *h = c->ps;
@@ -359,21 +404,17 @@ void h3_flush(conn *c, uint64_t now)
         return;
     h->now = now;
     if (h->held_len) {
-        int r = send_pkt(c, h, h->held, h->held_len, now);
-
-        if (r <= 0)
+        if (send_pkt(c, h, h->held, h->held_len, now) <= 0)
             return;
         h->held_len = 0;
     }
     for (int round = 0; round < 4096; round++) {
         int64_t sid = -1;
-        int fin = 0;
+        int fin = 0, r;
         nghttp3_vec vec[16];
         nghttp3_ssize cnt = 0;
         ngtcp2_ssize ndata = -1, n;
         ngtcp2_pkt_info pi;
-        uint32_t flags = NGTCP2_WRITE_STREAM_FLAG_MORE;
-        int r;
 
         if (h->hs_done && h->h3 && ngtcp2_conn_get_max_data_left(h->q)) {
             cnt = nghttp3_conn_writev_stream(h->h3, &sid, &fin, vec, 16);
@@ -382,39 +423,17 @@ void h3_flush(conn *c, uint64_t now)
                 return;
             }
         }
-        if (fin)
-            flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
-        n = ngtcp2_conn_writev_stream(h->q, NULL, &pi, h->pkt, h->pkt_cap, &ndata, flags, sid,
-                                      (const ngtcp2_vec *)vec, (size_t)cnt, now);
+        n = ngtcp2_conn_writev_stream(
+            h->q, NULL, &pi, h->pkt, h->pkt_cap, &ndata,
+            NGTCP2_WRITE_STREAM_FLAG_MORE | (fin ? NGTCP2_WRITE_STREAM_FLAG_FIN : 0), sid,
+            (const ngtcp2_vec *)vec, (size_t)cnt, now);
         if (n < 0) {
-            if (n == NGTCP2_ERR_STREAM_DATA_BLOCKED) {
-                nghttp3_conn_block_stream(h->h3, sid);
-                continue;
-            }
-            if (n == NGTCP2_ERR_STREAM_SHUT_WR) {
-                nghttp3_conn_shutdown_stream_write(h->h3, sid);
-                continue;
-            }
-            if (n == NGTCP2_ERR_WRITE_MORE) {
-                if (nghttp3_conn_add_write_offset(h->h3, sid, (size_t)ndata) != 0) {
-                    h3_fail(c, h, PC_ERR_PROTOCOL, "HTTP/3: write offset", now);
-                    return;
-                }
-                if (ndata > 0)
-                    stamp_sent(c, h, sid, now);
-                continue;
-            }
-            h3_fail(c, h, PC_ERR_WRITE, ngtcp2_strerror((int)n), now);
-            return;
-        }
-        if (ndata >= 0 && sid >= 0) {
-            if (nghttp3_conn_add_write_offset(h->h3, sid, (size_t)ndata) != 0) {
-                h3_fail(c, h, PC_ERR_PROTOCOL, "HTTP/3: write offset", now);
+            if (!write_on(c, h, n, sid, ndata, now))
                 return;
-            }
-            if (ndata > 0)
-                stamp_sent(c, h, sid, now);
+            continue;
         }
+        if (!took(c, h, sid, ndata, now))
+            return;
         if (n == 0)
             break;
         r = send_pkt(c, h, h->pkt, (size_t)n, now);
@@ -425,12 +444,6 @@ void h3_flush(conn *c, uint64_t now)
             return;
         }
     }
-    /* No ngtcp2_conn_update_pkt_tx_time: that is what turns ngtcp2's
-     * pacing on, and its rate comes from an RTT whose first sample is the
-     * handshake's (the server's signature included): the first requests
-     * of a connection waited up to that RTT in pacer, a send lag of
-     * milliseconds on loopback. The congestion window still bounds what
-     * is in flight; a load generator sends when the schedule says. */
     eng_want_write(c, false);
     h3_arm(c, h);
 }
