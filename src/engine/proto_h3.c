@@ -509,14 +509,7 @@ static void h3_expire(conn *c, uint64_t now)
         h3_fail(c, h, PC_ERR_PROTOCOL, ngtcp2_strerror(rc), now);
         return;
     }
-    {
-        ngtcp2_conn_stat cs;
-
-        ngtcp2_conn_get_conn_stat(h->q, &cs);
-        if (cs.pto_count > h->pto_seen)
-            h->n_pto += cs.pto_count - h->pto_seen;
-        h->pto_seen = cs.pto_count;
-    }
+    h3_report(c, h, false);
     h3_flush(c, now);
 }
 
@@ -559,7 +552,7 @@ static void h3_reset(conn *c)
 
     if (!h->q)
         return;
-    h3_report(c, h);
+    h3_report(c, h, true);
     h3_keep_session(h);
     if (!h->closed && h->hs_done && !ngtcp2_conn_is_in_closing_period(h->q) &&
         !ngtcp2_conn_is_in_draining_period(h->q) && c->nc.fd >= 0) {
