@@ -19,6 +19,7 @@ list() { sed 's/#.*//' | tr -s ' \n' '  '; }
 build_pkgs=$(list <<'EOF'
 gcc make pkg-config libc6-dev
 libssl-dev zlib1g-dev libnghttp2-dev libluajit-5.1-dev libjansson-dev
+libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev libgnutls28-dev  # HTTP/3 (QUIC TLS is GnuTLS)
 libopenmpi-dev        # mpi.h: pacer under mpirun (libmpi is loaded only then)
 EOF
 )
@@ -31,6 +32,9 @@ openssl               # test certificates (lib.sh, test_h2o.sh)
 apache2-utils         # ab, side by side with --format ab (test_requests.sh)
 wrk                   # its example Lua scripts in /usr/share/doc/wrk (test_scripts.sh)
 nghttp2-client        # h2load, nghttp (test_h2.sh, test_h2fault_selftest.sh)
+caddy                 # an HTTP/3 server (test_h3*.sh)
+ngtcp2-server         # gtlsserver, a second HTTP/3 server (test_h3*.sh)
+ngtcp2-client         # gtlsclient, checks a relay without pacer (test_h3.sh)
 hey                   # hey, side by side with `pacer hey` (test_hey.sh)
 time                  # /usr/bin/time, peak RSS (test_faults.sh, test_h2_faults.sh)
 procps                # pgrep (lib.sh nginx_worker)

@@ -112,7 +112,7 @@ void report_h2load(FILE *f, const pc_rundesc *run, const pc_results *res)
         fprintf(f, "Cipher: %s\n", st->tls_cipher);
     }
     fprintf(f, "Application protocol: %s\n",
-            st->h2_conns ? (run->url.tls ? "h2" : "h2c") : "http/1.1");
+            st->quic_conns ? "h3" : st->h2_conns ? (run->url.tls ? "h2" : "h2c") : "http/1.1");
     fprintf(f, "\n");
     fmt_dur((double)res->duration_ns / 1e3, dur, sizeof dur);
     fmt_bytes(secs > 0 ? (double)st->bytes_read / secs : 0, rate, sizeof rate);
@@ -132,6 +132,9 @@ void report_h2load(FILE *f, const pc_rundesc *run, const pc_results *res)
             "traffic: %sB (%" PRIu64 ") total, %sB (%" PRIu64 ") headers (space savings %.2f%%), "
             "%sB (%" PRIu64 ") data\n",
             total, st->bytes_read, head, st->header_wire, savings, data, st->body_bytes);
+    if (st->quic_conns) /* h2load's HTTP/3 build */
+        fprintf(f, "UDP datagram: %" PRIu64 " sent, %" PRIu64 " received\n", st->quic_sent,
+                st->quic_recv);
     fprintf(f, "                     min         max         mean         sd        +/- sd"
                "      median         p95         p99\n");
     row(f, "time for request: ", &st->latency, 1e3, fmt_dur);

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# HTTP/3 over QUIC (issue 18; the CLI, report and JSON as in the HTTP/3
+# contract): against Caddy (HTTP/3 on a loopback UDP port, its JSON access
+# log counting requests by protocol) and ngtcp2's gtlsserver; a 1 s stop of
+# Caddy at a constant rate against the analytic percentiles; through
+# tests/tools/udprelay (loss, blackhole after the handshake) and against
+# tests/tools/quicfault and a dead port (errors, bounded in time); the
+# h2load persona and layout, compare, suite, JSON and `pacer report`.
+# Every pacer run is bounded by timeout(1): a hang is a failure, not a stall.
+. "$(dirname "$0")/lib.sh"
+export LC_ALL=C
+SCHEMA="$(cd "$(dirname "$0")/../.." && pwd)/docs/pacer-result.schema.json"
+R="$T_DIR/report"
+
+start_caddy || { fail caddy_start "Caddy did not start: $(tail -3 "$CADDY_DIR/out" 2>/dev/null)"; finish; }
+start_gtlsserver || fail gtlsserver_start "gtlsserver did not start: $(tail -3 "$GTLS_DIR/out" 2>/dev/null)"
+C=$CADDY_URL
+
+# run SECONDS ARGS...: pacer ARGS with stdout+stderr in $R, at most SECONDS
+# (then killed: rc 124); sets rc and el (wall time in ms).
+run() {
+    local lim=$1 t0
+    shift
+    t0=$(date +%s%N)
+    timeout -k 2 "$lim" "$PACER" "$@" >"$R" 2>&1
+    rc=$?
+    el=$((($(date +%s%N) - t0) / 1000000))
+}
+completed() { awk '/^  Outcomes:/ {print $5}' "$1"; }
+scheduled() { awk '/^  Outcomes:/ {print $2}' "$1"; }
+j() { json_get "$T_DIR/$1" "$2" 2>/dev/null; }
+# The contract's two report lines (numbers with thousands separators).
+QP_RE='^ *QUIC packets: [0-9,]+ sent, [0-9,]+ received, [0-9,]+ lost \([0-9.]+%\)$'
+QR_RE='^ *QUIC RTT: smoothed [0-9.]+(us|ms|s), min [0-9.]+(us|ms|s), PTOs [0-9,]+$'
+
+# --- constant rate: 1,500 requests, each one Caddy logged over HTTP/3 -------
+: >"$CADDY_LOG"
+run 20 --h3 -t1 -c4 -m10 -d3s -R500 --json "$T_DIR/rate.json" "$C"
+sleep 0.3
+n=$(completed "$R")
+logged=$(caddy_count HTTP/3.0)
+ok h3_rate_exit "exit $rc after ${el} ms: $(tail -5 "$R")" "[ $rc -eq 0 ]"
+ok h3_rate_1500 "$(grep Outcomes "$R")" "grep -qE '^  Outcomes: 1500 scheduled = 1500 completed \+ 0 timed out \+ 0 errors \+ 0 never sent' '$R'"
+ok h3_rate_caddy_agrees "Caddy logged $logged over HTTP/3, pacer completed ${n:-?}" "[ '$logged' = '${n:-x}' ]"
+rps=$(field "$R" '^Requests/sec:')
+ok h3_rate_1pct "Requests/sec ${rps:-?}" "awk -v r='${rps:-0}' 'BEGIN { exit !((r - 500)^2 <= 25) }'"
+ok h3_protocol_named "$(grep -i protocol "$R")" "grep -q '^  Application protocol: h3\$' '$R'"
+# quic_block FILE: the lines after Transfer/sec: and before the indented
+# Status codes/Outcomes block, where the contract puts the QUIC lines.
+quic_block() { awk '/^Transfer\/sec:/ { on = 1; next } /^  [A-Z]/ { on = 0 } on' "$1"; }
+ok h3_report_quic_lines "$(grep -A4 '^Transfer/sec' "$R")" \
+    "quic_block '$R' | grep -qE '$QP_RE' && quic_block '$R' | grep -qE '$QR_RE'"
+
+# --- JSON: the quic object, protocol h3 --------------------------------------
+ok h3_json_quic "$(j rate.json "d.get('protocol'), d.get('quic')")" \
+    "[ \"\$(j rate.json \"d['protocol'] == 'h3' and all(isinstance(d['quic'][k], int) and d['quic'][k] >= 0 for k in
+        ('packets_sent', 'packets_received', 'packets_lost', 'pto_count', 'stream_resets'))
+      and d['quic']['packets_sent'] > 1500 and d['quic']['packets_received'] > 1500
+      and 0 < d['quic']['min_rtt_ms'] <= d['quic']['smoothed_rtt_ms'] < 100
+      and isinstance(d['quic']['connection_close'], dict) and 0 < d['quic']['handshake_ms_mean'] < 1000\")\" = True ]"
+# schema FILE: FILE against docs/pacer-result.schema.json; prints the error.
+schema() {
+    "$PY" - "$SCHEMA" "$1" <<'PYEOF'
+import json, sys, jsonschema
+try: jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))
+except Exception as e: print(str(e).splitlines()[0]); sys.exit(1)
+PYEOF
+}
+ok h3_json_schema "$(schema "$T_DIR/rate.json")" "schema '$T_DIR/rate.json' >/dev/null"
+# The same figures in the text report as in JSON.
+sent=$(j rate.json "d['quic']['packets_sent']")
+shown=$(grep -m1 -oE '^ *QUIC packets: [0-9,]+' "$R" | grep -oE '[0-9,]+$' | tr -d ,)
+ok h3_report_matches_json "JSON packets_sent ${sent:-?}: $(grep 'QUIC packets' "$R")" "[ -n '$sent' ] && [ '$sent' = '$shown' ]"
+
+# --- -n exact, against Caddy and gtlsserver ------------------------------------
+: >"$CADDY_LOG"
+run 20 --h3 -t1 -c4 -m10 -n 1000 "$C"
+sleep 0.3
+ok h3_n_caddy "exit $rc: $(grep -E 'Outcomes|Status' "$R"); Caddy logged $(caddy_count HTTP/3.0)" \
+    "[ $rc -eq 0 ] && [ '$(completed "$R")' = 1000 ] && grep -q '^  Status codes: 200 1000\$' '$R' && [ \"\$(caddy_count HTTP/3.0)\" = 1000 ]"
+if [ -n "${GTLS_URL:-}" ]; then
+    run 20 --h3 -t1 -c4 -m10 -n 1000 "$GTLS_URL"
+    ok h3_n_gtlsserver "exit $rc: $(grep -E 'Outcomes|Status|rror' "$R")" \
+        "[ $rc -eq 0 ] && [ '$(completed "$R")' = 1000 ] && grep -q '^  Status codes: 200 1000\$' '$R' && grep -q '^  Application protocol: h3\$' '$R'"
+fi
+
+# --- refused combinations ---------------------------------------------------------
+run 5 --h3 -t1 -c1 -n1 "http://127.0.0.1:$CADDY_PORT/"
+ok h3_plain_http_refused "exit $rc: $(cat "$R")" "[ $rc -eq 2 ] && [ \$(wc -l <'$R') -eq 1 ] && grep -q '^pacer: ' '$R' && ! grep -q 'unknown option' '$R'"
+run 10 --alpn h3 -t1 -c2 -m4 -n 50 "$C"
+ok h3_alpn_list "exit $rc: $(grep -E 'protocol|Outcomes' "$R")" \
+    "[ $rc -eq 0 ] && grep -q '^  Application protocol: h3\$' '$R' && [ '$(completed "$R")' = 50 ]"
+
+# --- a 1 s stop of Caddy at 1000 req/s for 10 s: the analytic p99, p99.9 --------
+STALL_PID=$CADDY_PID STALL_D=10 STALL_ANALYTIC=1 stall_check h3_stall -t1 -c10 -m100 -R1000 --h3 "$C"
+
+# --- 5 % loss each way: counted, every request accounted for, no hang -----------
+if start_udprelay --to "$CADDY_PORT" --drop 0.05 --seed 1; then
+    run 20 --h3 -t1 -c2 -m10 -d2s -R200 --timeout 2s --json "$T_DIR/loss.json" "https://127.0.0.1:$RELAY_PORT/"
+    ok h3_loss_run "exit $rc after ${el} ms: $(grep -E 'Outcomes|QUIC' "$R")" \
+        "[ $rc -eq 0 ] && [ '$(scheduled "$R")' = 400 ] && outcomes_add_up '$R' && [ $el -lt 8000 ]"
+    ok h3_loss_counted "quic: $(j loss.json "d.get('quic')"); relay: $(cat "$RELAY_STATS")" \
+        "[ \"\$(j loss.json \"d['quic']['packets_lost'] > 0\")\" = True ] && [ \"\$(relay_stat c2s_drop)\" -gt 0 ] && [ \"\$(relay_stat s2c_drop)\" -gt 0 ]"
+    ok h3_loss_completed "$(grep Outcomes "$R")" "[ \"\$(completed '$R')\" -ge 380 ]"
+    kill "$RELAY_PID" 2>/dev/null
+else
+    fail relay_start "udprelay did not start"
+fi
+
+# --- a blackhole once the handshake is done: stream timeouts, a clean end --------
+if start_udprelay --to "$CADDY_PORT" --blackhole-after hs; then
+    run 20 --h3 -t1 -c1 -m8 -d2s -R50 --timeout 500ms --json "$T_DIR/hole.json" "https://127.0.0.1:$RELAY_PORT/"
+    ok h3_blackhole_ends "exit $rc after ${el} ms (-d2s --timeout 500ms): $(tail -4 "$R")" \
+        "[ $rc -ne 124 ] && [ $rc -ne 137 ] && [ $el -lt 5000 ] && outcomes_add_up '$R'"
+    ok h3_blackhole_timeouts "errors $(j hole.json "d['errors']"), requests $(j hole.json "d['requests']"); relay: $(cat "$RELAY_STATS")" \
+        "[ \"\$(j hole.json \"d['requests']['timed_out'] > 0 and d['errors']['timeout'] > 0\")\" = True ] && [ \"\$(relay_stat c2s_hole)\" -gt 0 ]"
+    kill "$RELAY_PID" 2>/dev/null
+fi
+
+# --- peers that never let a connection up: connect errors, bounded ---------------
+# errs FILE: connect (and protocol) errors the JSON counts.
+errs() { j "$1" "d['errors']['connect'] + d['errors']['protocol']"; }
+dead=$(pick_udp_port)
+run 15 --h3 -t1 -c2 -d1s --timeout 1s --connect-timeout 1s --json "$T_DIR/dead.json" "https://127.0.0.1:$dead/"
+ok h3_dead_port "exit $rc after ${el} ms: $(grep -E 'rror' "$R" | head -3)" \
+    "[ $rc -eq 3 ] && [ $el -lt 5000 ] && [ \"\$(j dead.json \"d['errors']['connect'] > 0\")\" = True ]"
+for mode in silent reset vn; do
+    start_quicfault $mode || { fail "quicfault_$mode" "did not start"; continue; }
+    run 15 --h3 -t1 -c2 -d1s --timeout 1s --connect-timeout 1s --json "$T_DIR/$mode.json" "https://127.0.0.1:$QF_PORT/"
+    ok "h3_peer_$mode" "exit $rc after ${el} ms: $(grep -E 'rror' "$R" | head -3); errors $(j "$mode.json" "d['errors']"); $(cat "$QF_STATS")" \
+        "[ $rc -eq 3 ] && [ $el -lt 6000 ] && [ \"\$(errs $mode.json)\" -gt 0 ] && [ \"\$(qf_stat initials)\" -gt 0 ]"
+    # A QUIC handshake has no SYN and no accept backlog: no TCP advice.
+    ok "h3_peer_${mode}_no_tcp_advice" "$(grep -iE 'SYN|backlog' "$R")" "! grep -qiE 'SYN|backlog' '$R'"
+    kill "$QF_PID" 2>/dev/null
+done
+
+# --- the h2load persona and layout -------------------------------------------------
+# h2load_ok FILE N: h2load's HTTP/3 layout, N requests all succeeded.
+h2load_ok() {
+    grep -q '^Application protocol: h3$' "$1" &&
+        grep -qE "^requests: $2 total, $2 started, $2 done, $2 succeeded, 0 failed, 0 errored, 0 timeout\$" "$1" &&
+        grep -qE "^status codes: $2 2xx, 0 3xx, 0 4xx, 0 5xx\$" "$1" &&
+        grep -qE '^time for request: +[0-9.]+(us|ms|s) ' "$1"
+}
+run 20 h2load --alpn-list=h3 -n 100 -c 2 "$C"
+ok h3_h2load_persona "exit $rc: $(head -12 "$R")" "[ $rc -eq 0 ] && h2load_ok '$R' 100"
+run 20 h2load --npn-list h3 -n 100 -c 2 "$C"
+ok h3_h2load_npn_list "exit $rc: $(head -12 "$R")" "[ $rc -eq 0 ] && h2load_ok '$R' 100"
+run 20 --h3 -t1 -c2 -m4 -n 200 --format h2load "$C"
+ok h3_format_h2load "exit $rc: $(head -12 "$R")" "[ $rc -eq 0 ] && h2load_ok '$R' 200"
+
+# --- the same Caddy over h2 and h3, side by side ------------------------------------
+# compare applies one set of options to every target: h3 against Caddy
+# directly and through a relay that only forwards (udprelay, no faults); the
+# h2-vs-h3 pairing of the same Caddy is a suite (options per target).
+if start_udprelay --to "$CADDY_PORT"; then
+    run 30 compare --rounds 1 --h3 -t1 -c2 -m4 -d1s -R200 "$C" "https://127.0.0.1:$RELAY_PORT/"
+    ok h3_compare "exit $rc: $(head -8 "$R")" \
+        "[ $rc -eq 0 ] && grep -qE '^Requests/sec +(199|200|201)\.[0-9]+ +(199|200|201)\.[0-9]+ \([01]\.[0-9]+x\)' '$R' && grep -qE '^Errors +0 +0' '$R'"
+    kill "$RELAY_PID" 2>/dev/null
+fi
+cat >"$T_DIR/suite.txt" <<SUITE
+target h2 $C --h2
+target h3 $C --h3
+profile rated -t1 -c2 -m4 -d1s -R200
+SUITE
+: >"$CADDY_LOG"
+run 30 suite --json "$T_DIR/suite.json" "$T_DIR/suite.txt"
+sleep 0.3
+ok h3_suite_h2_vs_h3 "exit $rc: $(tail -4 "$R"); Caddy logged h2 $(caddy_count HTTP/2.0), h3 $(caddy_count HTTP/3.0)" \
+    "[ $rc -eq 0 ] && [ \"\$(j suite.json \"' '.join(r['result']['protocol'] + ':' + str(r['result']['requests']['completed']) for r in d['runs'])\")\" = 'h2:200 h3:200' ] &&
+     [ \"\$(caddy_count HTTP/2.0)\" = 200 ] && [ \"\$(caddy_count HTTP/3.0)\" = 200 ]"
+
+# --- pacer report merges two h3 results: packets add ---------------------------------
+run 20 --h3 -t1 -c2 -m4 -d1s -R100 --json "$T_DIR/a.json" "$C"
+run 20 --h3 -t1 -c2 -m4 -d1s -R100 --json "$T_DIR/b.json" "$C"
+run 20 report --json "$T_DIR/m.json" "$T_DIR/a.json" "$T_DIR/b.json"
+sum=$("$PY" -c "import json,sys; a,b,m=(json.load(open(p))['quic'] for p in sys.argv[1:]); print(all(m[k] == a[k] + b[k] for k in ('packets_sent','packets_received','packets_lost','pto_count')))" \
+    "$T_DIR/a.json" "$T_DIR/b.json" "$T_DIR/m.json" 2>&1 | tail -1)
+ok h3_report_merge_adds "exit $rc, merged packets add: $sum" "[ $rc -eq 0 ] && [ '$sum' = True ] && grep -qE '$QP_RE' '$R'"
+ok h3_report_keeps_protocol "$(grep protocol "$R")" "grep -q '^  Application protocol: h3\$' '$R' && [ \"\$(j m.json \"d['protocol']\")\" = h3 ]"
+# An h2 result has no quic object.
+run 20 --h2 -t1 -c2 -m4 -n 50 --json "$T_DIR/h2.json" "$C"
+ok h2_json_no_quic "exit $rc: $(j h2.json "d.get('protocol'), 'quic' in d")" \
+    "[ $rc -eq 0 ] && [ \"\$(j h2.json \"d['protocol'] == 'h2' and 'quic' not in d\")\" = True ] && ! grep -q 'QUIC' '$R'"
+
+finish
