@@ -31,6 +31,25 @@ import json,jsonschema
 jsonschema.validate(json.load(open('$D/a.json')), json.load(open('$SCHEMA')))" 2>&1 | tail -1)" \
     "$PY -c \"import json,jsonschema; jsonschema.validate(json.load(open('$D/a.json')), json.load(open('$SCHEMA')))\""
 
+# --- the ab, h2load and hey layouts: a "pacer: Send lag" line of their own ------
+# After each layout's summary (ab: its Percentage table; h2load: its req/s
+# row; hey: pacer's outcomes lines), with the "pacer: " prefix of pacer's
+# other lines there, so what parses the peer's lines is not disturbed.
+LAG_RE="^pacer: Send lag \\(pacer's own\\): p50 [0-9.]+[mun]?s p99 [0-9.]+[mun]?s max [0-9.]+[mun]?s; threads busy [0-9]+%(, [0-9]+%)*"
+"$PACER" --format ab -n 100 -c 10 "$SLOW_URL" >"$D/ab.out" 2>&1
+ok lag_ab_line "$(tail -3 "$D/ab.out")" \
+    "grep -A1 '^ 100%' '$D/ab.out' | tail -1 | grep -qE \"$LAG_RE\$\""
+"$PACER" --format h2load -t1 -c10 -d1s -R200 "$SLOW_URL" >"$D/h2l.out" 2>&1
+ok lag_h2load_line "$(tail -3 "$D/h2l.out")" \
+    "grep -A1 '^req/s ' '$D/h2l.out' | tail -1 | grep -qE \"$LAG_RE; slack adaptive \\(p50 [^,]+, max [^)]+\\)\$\""
+"$PACER" hey -n 100 -c 10 "$SLOW_URL" >"$D/hey.out" 2>&1
+ok lag_hey_line "$(grep '^pacer:' "$D/hey.out")" \
+    "grep -A1 '^pacer: outcomes:' '$D/hey.out' | tail -1 | grep -qE \"$LAG_RE\$\""
+# hey -o csv: stdout stays the CSV alone; the line goes with pacer's others to stderr.
+"$PACER" hey -n 50 -c 5 -o csv "$SLOW_URL" >"$D/hey.csv" 2>"$D/hey.err"
+ok lag_hey_csv_stderr "$(grep -c 'Send lag' "$D/hey.csv") in the CSV; $(grep 'Send lag' "$D/hey.err")" \
+    "! grep -q 'Send lag' '$D/hey.csv' && grep -qE \"$LAG_RE\$\" '$D/hey.err'"
+
 # --- --slo lag_* --------------------------------------------------------------
 "$PACER" -t1 -c10 -d1s -R100 --slo 'lag_p99<=1s,lag_max<=5s' "$SLOW_URL" >"$D/s1.out" 2>&1
 rc=$?
