@@ -103,6 +103,8 @@ struct pc_worker {
     uint64_t *ns_due;      /* never-sent requests by the interval they were due in */
     uint32_t ns_n;         /* entries in ns_due */
     uint64_t woke;         /* when the events being handled were returned (0: none) */
+    uint64_t wait_start;   /* when this thread last began to wait for events */
+    bool rx_untimed;       /* a connection's reads lack the kernel's receive time */
     uint64_t cpu0, wall0;  /* the thread's CPU time and the time when measuring began */
     uint64_t tick_cpu, tick_wall; /* the same at the last tick (the adaptive slack's) */
     uint64_t slack;        /* how late a due request may be sent now (pace.c) */

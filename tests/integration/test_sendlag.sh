@@ -107,9 +107,31 @@ ok slack_adapts_when_busy "after $try tries: $(grep '^Send lag' "$D/h.out")" \
 ok slack_round_trip "$(grep '^Send lag' "$D/s2r.out")" \
     "[ \"\$(json_get '$D/s2r.json' \"d['config']['slack_s'] == 0.002 and d['client']['slack'] == json.load(open('$D/s2.json'))['client']['slack']\")\" = True ] && grep -q '; slack 2.00ms (--slack)' '$D/s2r.out'"
 
+# A response read late is not late: under -R over plain TCP its time is the
+# kernel's receive time. --slack 50ms at 50/s against a server that answers
+# in 20 ms: the thread sleeps 50 ms after each pass, whatever the sockets
+# do, so each response waits about 30 ms in its socket before it is read.
+# From the first byte written (uncorrected), the latency is the server's 20
+# ms, never less, and not the ~50 ms at which the responses were read.
+"$PACER" -t1 -c10 -d2s -R50 --slack 50ms --json "$D/rx.json" "$SLOW_URL" >"$D/rx.out" 2>&1
+ok rx_time_not_read_time "$(json_get "$D/rx.json" "d['latency']['uncorrected']['min'], d['latency']['uncorrected']['percentiles'], d['requests']['completed']")" \
+    "[ \"\$(json_get '$D/rx.json' \"d['requests']['completed'] >= 90 and d['latency']['uncorrected']['min'] >= 20000 and d['latency']['uncorrected']['percentiles']['90'] < 30000\")\" = True ]"
+# ... which lets a thread under -R sleep from one send to the next without
+# waking for the responses in between: at 2000/s with --slack 0 (each
+# request sent at its time), about one voluntary context switch per request
+# (the sleep to the next send), where reading each response as it comes
+# takes two.
+TIME=/usr/bin/time
+if need_cmd "$TIME" time; then
+    "$TIME" -f '%w %c' -o "$D/cs.time" "$PACER" -t1 -c20 -d2s -R2000 --slack 0 --json "$D/cs.json" \
+        "$FAST_URL" >"$D/cs.out" 2>&1
+    ok one_wakeup_per_send "$(cat "$D/cs.time") for $(json_get "$D/cs.json" "d['requests']['completed'], d['client']['sent_early']")" \
+        "[ \"\$(json_get '$D/cs.json' \"d['requests']['completed'] == 4000 and d['client']['sent_early'] == 0 and $(tail -1 "$D/cs.time" | cut -d' ' -f1) / d['requests']['completed'] < 1.5\")\" = True ]"
+fi
+
 # Never early, whatever the slack.
-ok slack_never_early "$(for f in a s0 s2 s5 h z; do json_get "$D/$f.json" "'$f', d['client']['sent_early'], d['requests']['completed']"; done)" \
-    "for f in a s0 s2 s5 h z; do [ \"\$(json_get \"$D/\$f.json\" \"d['client']['sent_early'] == 0 and d['requests']['completed'] > 0\")\" = True ] || exit 1; done"
+ok slack_never_early "$(for f in a s0 s2 s5 h z rx; do json_get "$D/$f.json" "'$f', d['client']['sent_early'], d['requests']['completed']"; done)" \
+    "for f in a s0 s2 s5 h z rx; do [ \"\$(json_get \"$D/\$f.json\" \"d['client']['sent_early'] == 0 and d['requests']['completed'] > 0\")\" = True ] || exit 1; done"
 
 # --- pacer report: merged, round trip -----------------------------------------
 "$PACER" report --force --json "$D/m.json" "$D/a.json" "$D/b.json" >"$D/m.out" 2>&1
