@@ -13,7 +13,7 @@
  * comes, as without slack), grown in steps of twice the gap between this
  * thread's deadlines while the thread is busy over SLACK_BUSY_HI of the
  * time (and only while each step up makes it less busy: see adapt()),
- * halved while it is under SLACK_BUSY_LO, up to SLACK_MAX_NS.
+ * halved while it is under SLACK_BUSY_LO, up to slack_max().
  * Latency still counts from the intended time, so the lateness is in the
  * numbers; the slack in force is sampled each tick into the statistics.
  * A response read late is not late: over plain TCP its time is the
@@ -68,20 +68,33 @@ void pace_end(pc_worker *w, uint64_t now)
  * cut the CPU time per response by a tenth (the time goes into the
  * requests, e.g. a script's request(), not into wake-ups) is taken back,
  * and no step up is tried for SLACK_HOLD ticks. */
+/* The most the adaptive slack grows to: SLACK_MAX_NS, and no more than
+ * the time this thread takes to send an eighth as many requests as its
+ * connections hold (-c x --pipeline or -m): a pass's requests hold their
+ * connections until a later pass reads the responses (a few passes when
+ * the server is slow), so a longer slack would leave due requests
+ * without a connection. */
+static uint64_t slack_max(const pc_worker *w)
+{
+    double cap = (double)w->nconns * (double)w->depth * w->sc.period_ns / 8;
+
+    return cap < (double)SLACK_MAX_NS ? (uint64_t)cap : SLACK_MAX_NS;
+}
+
 static uint64_t adapt(pc_worker *w, double busy, double cost)
 {
-    uint64_t s = w->slack, step = 2 * (uint64_t)w->sc.period_ns;
+    uint64_t s = w->slack, step = 2 * (uint64_t)w->sc.period_ns, max = slack_max(w);
 
     if (step < 50000)
         step = 50000; /* a first step the CPU time can tell from noise */
     if (w->slack_prev < s && !(cost < w->cost_prev * 0.9)) {
         s = w->slack_prev;
         w->slack_hold = SLACK_HOLD;
-    } else if (busy > SLACK_BUSY_HI && w->slack_hold == 0 && s < SLACK_MAX_NS) {
+    } else if (busy > SLACK_BUSY_HI && w->slack_hold == 0 && s < max) {
         w->slack_prev = s;
         w->cost_prev = cost;
         s = s + (s > step ? s : step);
-        return s < SLACK_MAX_NS ? s : SLACK_MAX_NS;
+        return s < max ? s : max;
     } else if (busy < SLACK_BUSY_LO) {
         s = s / 2 < 1000 ? 0 : s / 2;
     }
