@@ -103,6 +103,15 @@ for try in 1 2 3; do
 done
 ok slack_adapts_when_busy "after $try tries: $(grep '^Send lag' "$D/h.out")" \
     "[ \"\$(json_get '$D/h.json' \"d['client']['slack']['max'] > 0 and d['config']['slack_s'] is None\")\" = True ] && grep -qE '; slack adaptive \(p50 [0-9.]+[mun]?s, max [1-9][0-9.]*us\)\$' '$D/h.out'"
+# ... but never past the time the thread takes to send an eighth of what its
+# connections hold: -c8 at 20000/s is 8 requests in 400 us, so at most 50 us
+# (the first step alone would be 100 us, twice the gap between sends).
+for try in 1 2 3; do
+    "$PACER" -t1 -c8 -d3s -R20000 --json "$D/c8.json" "$FAST_URL" >"$D/c8.out" 2>&1
+    [ "$(json_get "$D/c8.json" "d['client']['slack']['max'] > 0")" = True ] && break
+done
+ok slack_capped_by_connections "after $try tries: $(grep '^Send lag' "$D/c8.out")" \
+    "[ \"\$(json_get '$D/c8.json' \"0 < d['client']['slack']['max'] <= 50.1 and d['client']['sent_early'] == 0\")\" = True ]"
 "$PACER" report --json "$D/s2r.json" "$D/s2.json" >"$D/s2r.out" 2>&1
 ok slack_round_trip "$(grep '^Send lag' "$D/s2r.out")" \
     "[ \"\$(json_get '$D/s2r.json' \"d['config']['slack_s'] == 0.002 and d['client']['slack'] == json.load(open('$D/s2.json'))['client']['slack']\")\" = True ] && grep -q '; slack 2.00ms (--slack)' '$D/s2r.out'"
