@@ -104,10 +104,10 @@ done
 ok slack_adapts_when_busy "after $try tries: $(grep '^Send lag' "$D/h.out")" \
     "[ \"\$(json_get '$D/h.json' \"d['client']['slack']['max'] > 0 and d['config']['slack_s'] is None\")\" = True ] && grep -qE '; slack adaptive \(p50 [0-9.]+[mun]?s, max [1-9][0-9.]*us\)\$' '$D/h.out'"
 # ... but never past the time the thread takes to send an eighth of what its
-# connections hold: -c8 at 20000/s is 8 requests in 400 us, so at most 50 us
-# (the first step alone would be 100 us, twice the gap between sends).
+# connections hold: -c8 at 40000/s is 8 requests in 200 us, so at most 25 us
+# (the first step alone would be 50 us, twice the gap between sends).
 for try in 1 2 3; do
-    "$PACER" -t1 -c8 -d3s -R20000 --json "$D/c8.json" "$FAST_URL" >"$D/c8.out" 2>&1
+    "$PACER" -t1 -c8 -d3s -R40000 --json "$D/c8.json" "$FAST_URL" >"$D/c8.out" 2>&1
     [ "$(json_get "$D/c8.json" "d['client']['slack']['max'] > 0")" = True ] && break
 done
 ok slack_capped_by_connections "after $try tries: $(grep '^Send lag' "$D/c8.out")" \
