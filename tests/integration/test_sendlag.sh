@@ -111,7 +111,7 @@ for try in 1 2 3; do
     [ "$(json_get "$D/c8.json" "d['client']['slack']['max'] > 0")" = True ] && break
 done
 ok slack_capped_by_connections "after $try tries: $(grep '^Send lag' "$D/c8.out")" \
-    "[ \"\$(json_get '$D/c8.json' \"0 < d['client']['slack']['max'] <= 50.1 and d['client']['sent_early'] == 0\")\" = True ]"
+    "[ \"\$(json_get '$D/c8.json' \"0 < d['client']['slack']['max'] <= 25.1 and d['client']['sent_early'] == 0\")\" = True ]"
 "$PACER" report --json "$D/s2r.json" "$D/s2.json" >"$D/s2r.out" 2>&1
 ok slack_round_trip "$(grep '^Send lag' "$D/s2r.out")" \
     "[ \"\$(json_get '$D/s2r.json' \"d['config']['slack_s'] == 0.002 and d['client']['slack'] == json.load(open('$D/s2.json'))['client']['slack']\")\" = True ] && grep -q '; slack 2.00ms (--slack)' '$D/s2r.out'"
