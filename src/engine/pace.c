@@ -17,7 +17,7 @@
  * Latency still counts from the intended time, so the lateness is in the
  * numbers; the slack in force is sampled each tick into the statistics.
  * A response read late is not late: over plain TCP its time is the
- * kernel's (net_rx_times; worker.c came_at()), which also lets the thread
+ * kernel's (net_rx_times, pace_came_at()), which also lets the thread
  * sleep through the responses between two sends (defer_reads()).
  */
 #include "engine/worker_int.h"
@@ -150,6 +150,24 @@ static int wait_events(pc_worker *w, struct epoll_event *ev, uint64_t deadline, 
         w->tfd_armed = deadline;
     }
     return epoll_wait(w->epfd, ev, MAX_EVENTS, -1);
+}
+
+/* When what was just read on c came: the kernel's receive time where the
+ * transport has it (net_rx_times), so that a response read a pass late
+ * does not count the wait as latency; never later than now, never before
+ * this thread last began to wait (every request in flight was sent
+ * before then, so no response reads as earlier than its request). */
+uint64_t pace_came_at(const pc_worker *w, const conn *c, uint64_t now)
+{
+    struct timespec ts;
+    uint64_t real, age, t;
+
+    if (!c->nc.rx_real || clock_gettime(CLOCK_REALTIME, &ts) < 0)
+        return now;
+    real = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    age = real > c->nc.rx_real ? real - c->nc.rx_real : 0;
+    t = now > age ? now - age : 0;
+    return t > w->wait_start ? t : w->wait_start < now ? w->wait_start : now;
 }
 
 /* Under a rate, when every connection's reads carry the kernel's receive

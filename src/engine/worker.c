@@ -47,24 +47,6 @@ static int carry_rest(conn *c, const char *p, size_t rest, uint64_t now)
     return 0;
 }
 
-/* When what was just read came: the kernel's receive time where the
- * transport has it (net_rx_times), so that a response read a pass late
- * does not count the wait as latency; never later than now, never before
- * this thread last began to wait (every request in flight was sent
- * before then, so no response reads as earlier than its request). */
-static uint64_t came_at(pc_worker *w, conn *c, uint64_t now)
-{
-    struct timespec ts;
-    uint64_t real, age, t;
-
-    if (!c->nc.rx_real || clock_gettime(CLOCK_REALTIME, &ts) < 0)
-        return now;
-    real = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    age = real > c->nc.rx_real ? real - c->nc.rx_real : 0;
-    t = now > age ? now - age : 0;
-    return t > w->wait_start ? t : w->wait_start < now ? w->wait_start : now;
-}
-
 static void on_readable(conn *c)
 {
     pc_worker *w = c->w;
@@ -79,7 +61,7 @@ static void on_readable(conn *c)
         if (n > 0) {
             size_t have = keep + (size_t)n, used;
 
-            now = came_at(w, c, now);
+            now = pace_came_at(w, c, now);
             if (keep)
                 memcpy(w->rbuf, c->carry, keep);
             c->carry_len = 0;

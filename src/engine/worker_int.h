@@ -155,6 +155,9 @@ void pace_tick(pc_worker *w, uint64_t now);
 /* Wait for events until deadline; with a slack, not before the slack
  * after the pass that began at `pass` (a sleep no socket cuts short). */
 int pace_wait(pc_worker *w, struct epoll_event *ev, uint64_t deadline, uint64_t pass);
+/* When the bytes just read on c came (the kernel's receive time where the
+ * transport has it), within [the thread's last wait start, now]. */
+uint64_t pace_came_at(const pc_worker *w, const conn *c, uint64_t now);
 
 /* queue.c */
 resend backlog_take(pc_worker *w);
