@@ -6,14 +6,20 @@
 #
 #   WRK2=PATH     the wrk2 binary (default: wrk2 on PATH; build one with
 #                 ../shared/peers/build-wrk2.sh DEST)
+#   BASE=PATH     also an older pacer binary (adaptive), e.g. before a change
 #   ROUNDS=N      rounds (default 3); DUR=S seconds per run (default 5)
+#   FLOOR=1       also, each round: pacer -R1000 against wrk -t1 -c1 (the
+#                 closed-loop single-connection floor), p50 side by side
+#   PAGE=NAME     4k.html (default, 4096 bytes) or empty (0 bytes)
 #
 # nginx: 1 worker pinned to CPU 0, a 4096-byte page; every client on CPU 1,
 # -t1 -c50 -d${DUR}s -R R. Within a round the tools run alternately (pacer,
 # pacer --slack 0, wrk2) at each rate; each cell is the median over the
 # rounds. Per run: CPU time (user + system, /usr/bin/time) / responses,
 # achieved rate, p50 and p99 (corrected), context switches (voluntary +
-# involuntary) / response. Markdown on stdout.
+# involuntary) / response. Markdown on stdout, then the highest R each tool
+# held (achieved >= 99.5% of R and p99 <= 1 ms, medians) and, with FLOOR=1,
+# the 1,000 req/s p50 against wrk -c1's.
 set -u
 export LC_ALL=C
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,6 +42,7 @@ cleanup() { [ -n "$NPID" ] && kill "$NPID" 2>/dev/null; wait 2>/dev/null; rm -rf
 trap cleanup EXIT
 mkdir -p "$W/www" "$W/tmp"
 head -c 4096 /dev/zero | tr '\0' 'x' >"$W/www/4k.html"
+: >"$W/www/empty"
 PORT=$((20000 + RANDOM % 9000))
 cat >"$W/nginx.conf" <<NG
 worker_processes 1;
@@ -53,7 +60,9 @@ NG
 taskset -c 0 "$NGINX" -p "$W/" -c "$W/nginx.conf" -e "$W/error.log" </dev/null >"$W/nginx.out" 2>&1 &
 NPID=$!
 for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.1; done
-URL=http://127.0.0.1:$PORT/4k.html
+URL=http://127.0.0.1:$PORT/${PAGE:-4k.html}
+BASE=${BASE:-}
+[ -z "$BASE" ] || [ -x "$BASE" ] || { echo "rate_sweep: BASE=$BASE is not executable" >&2; BASE=""; }
 
 # run TOOL R ROUND: one run; appends "tool R cpu_s responses rate p50_ms p99_ms csw" to $W/rows
 run() {
@@ -61,6 +70,12 @@ run() {
     case $tool in
     pacer) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$PACER" -t1 -c50 -d"${DUR}s" -R"$r" \
         --json "$out.json" "$URL" >"$out" 2>&1 ;;
+    base) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$BASE" -t1 -c50 -d"${DUR}s" -R"$r" \
+        --json "$out.json" "$URL" >"$out" 2>&1 ;;
+    pacer1k) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$PACER" -t1 -c50 -d"${DUR}s" -R1000 \
+        --json "$out.json" "$URL" >"$out" 2>&1 ;;
+    wrkc1) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" wrk -t1 -c1 -d"${DUR}s" \
+        --latency "$URL" >"$out" 2>&1 ;;
     pacer0) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$PACER" -t1 -c50 -d"${DUR}s" -R"$r" \
         --slack 0 --json "$out.json" "$URL" >"$out" 2>&1 ;;
     wrk2) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$WRK2" -t1 -c50 -d"${DUR}s" -R"$r" \
@@ -72,7 +87,7 @@ tool, r, out, t = sys.argv[1:5]
 u, s, w, c = open(t).read().split()[-4:]
 cpu = float(u) + float(s); csw = int(w) + int(c)
 def ms(v, unit): return float(v) * {"us": 1e-3, "ms": 1, "s": 1e3, "m": 6e4}[unit]
-if tool.startswith("pacer"):
+if tool.startswith("pacer") or tool == "base":
     d = json.load(open(out + ".json"))
     n = d["requests"]["completed"]; rate = d["rate"]["achieved"]
     p50 = d["latency"]["corrected"]["percentiles"]["50"] / 1e3
@@ -81,25 +96,32 @@ else:
     txt = open(out).read()
     n = int(re.search(r"(\d+) requests in", txt).group(1))
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", txt).group(1))
-    p50 = ms(*re.search(r"^\s*50\.000%\s+([\d.]+)(us|ms|s|m)\b", txt, re.M).groups())
-    p99 = ms(*re.search(r"^\s*99\.000%\s+([\d.]+)(us|ms|s|m)\b", txt, re.M).groups())
+    pct = r"^\s*%s(?:\.000)?%%\s+([\d.]+)(us|ms|s|m)\b"  # wrk2: 50.000%, wrk: 50%
+    p50 = ms(*re.search(pct % "50", txt, re.M).groups())
+    p99 = ms(*re.search(pct % "99", txt, re.M).groups())
 print(tool, r, cpu, n, rate, p50, p99, csw)
 PY
 }
 
 for round in $(seq 1 "$ROUNDS"); do
     for r in "${RATES[@]}"; do
-        for tool in pacer pacer0 ${WRK2:+wrk2}; do
+        for tool in pacer ${BASE:+base} pacer0 ${WRK2:+wrk2}; do
             run "$tool" "$r" "$round" || echo "rate_sweep: $tool at $r failed (round $round)" >&2
         done
     done
+    if [ "${FLOOR:-0}" = 1 ]; then
+        for tool in pacer1k wrkc1; do
+            run "$tool" 1000 "$round" || echo "rate_sweep: $tool failed (round $round)" >&2
+        done
+    fi
 done
 
 python3 - "$W/rows" "${RATES[@]}" <<'PY'
 import sys, statistics as st
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 rates = sys.argv[2:]
-tools = [("pacer", "pacer (adaptive)"), ("pacer0", "pacer --slack 0"), ("wrk2", "wrk2")]
+tools = [("pacer", "pacer (adaptive)"), ("base", "pacer before (BASE)"),
+         ("pacer0", "pacer --slack 0"), ("wrk2", "wrk2")]
 print("| R (req/s) | tool | CPU/request | achieved (req/s) | p50 (ms) | p99 (ms) | ctx switches/request | runs |")
 print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 for r in rates:
@@ -111,4 +133,22 @@ for r in rates:
         print(f"| {int(r):,} | {name} | {cpu:.1f} µs | {med(lambda x: float(x[4])):,.0f} | "
               f"{med(lambda x: float(x[5])):.3f} | {med(lambda x: float(x[6])):.3f} | "
               f"{med(lambda x: int(x[7]) / max(1, int(x[3]))):.2f} | {len(rs)} |")
+print()
+held = {}
+for key, name in tools:
+    for r in rates:
+        rs = [x for x in rows if x[0] == key and x[1] == r]
+        if not rs: continue
+        ach = st.median(float(x[4]) for x in rs); p99 = st.median(float(x[6]) for x in rs)
+        if ach >= 0.995 * int(r) and p99 <= 1.0:
+            held[key] = max(held.get(key, 0), int(r))
+    if any(x[0] == key for x in rows):
+        print(f"- highest R held by {name} (achieved >= 99.5% of R, p99 <= 1 ms): "
+              f"{held[key]:,}" if key in held else f"- {name}: no rate held (p99 <= 1 ms and >= 99.5% of R)")
+fl = {k: [float(x[5]) for x in rows if x[0] == k] for k in ("pacer1k", "wrkc1")}
+if fl["pacer1k"] and fl["wrkc1"]:
+    a, b = st.median(fl["pacer1k"]), st.median(fl["wrkc1"])
+    print(f"- p50 at 1,000 req/s (pacer -t1 -c50 -R1000): {a:.3f} ms; wrk -t1 -c1 (closed-loop floor): "
+          f"{b:.3f} ms; difference {a - b:+.3f} ms ({len(fl['pacer1k'])} runs each: "
+          f"pacer {' '.join(f'{v:.3f}' for v in fl['pacer1k'])}; wrk {' '.join(f'{v:.3f}' for v in fl['wrkc1'])})")
 PY

@@ -328,6 +328,14 @@ void conn_start(conn *c, uint64_t now)
     opening(c, true);
     w->starting++;
     rc = c->net->connect(&c->nc, (const struct sockaddr *)&a->sa, a->len);
+    /* Under a rate a response may wait in the socket for the next pass
+     * (the slack): its time is when it came, not when it was read. */
+    if ((rc == 0 || rc == -EINPROGRESS) && w->open_loop) {
+        if (c->net->rx_times && a->sa.ss_family != AF_UNIX)
+            c->net->rx_times(&c->nc);
+        if (!c->nc.rx_ts)
+            w->rx_untimed = true; /* its responses are timed when read: read them at once */
+    }
     if (rc == 0) {
         c->state = CS_CONNECTING;
         set_events(c, EPOLLIN);

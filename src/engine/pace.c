@@ -9,22 +9,26 @@
  * that sockets cannot cut short, so that the next pass, at most the slack
  * later, reads every response that came meanwhile and sends every request
  * that fell due. --slack D fixes it; by default it adapts: 0 while the
- * thread is idle (each request sent at its time, each response read as it
- * comes, as without slack), grown in steps of half the gap between this
+ * thread is idle (each request sent at its time, each response timed as it
+ * comes, as without slack), grown in steps of twice the gap between this
  * thread's deadlines while the thread is busy over SLACK_BUSY_HI of the
  * time (and only while each step up makes it less busy: see adapt()),
- * halved while it is under SLACK_BUSY_LO, up to SLACK_MAX_NS.
+ * halved while it is under SLACK_BUSY_LO, up to slack_max().
  * Latency still counts from the intended time, so the lateness is in the
  * numbers; the slack in force is sampled each tick into the statistics.
+ * A response read late is not late: over plain TCP its time is the
+ * kernel's (net_rx_times, pace_came_at()), which also lets the thread
+ * sleep through the responses between two sends (defer_reads()).
  */
 #include "engine/worker_int.h"
 
 #include <time.h>
 
-#define SLACK_MAX_NS 200000ull
-#define SLACK_BUSY_HI 0.30
-#define SLACK_BUSY_LO 0.15
+#define SLACK_MAX_NS 500000ull
+#define SLACK_BUSY_HI 0.15
+#define SLACK_BUSY_LO 0.07
 #define SLACK_HOLD 20 /* ticks (100 ms each) */
+#define DEFER_MAX_NS 2000000ull
 
 /* CPU time this thread has used, ns. */
 static uint64_t thread_cpu_ns(void)
@@ -64,20 +68,33 @@ void pace_end(pc_worker *w, uint64_t now)
  * cut the CPU time per response by a tenth (the time goes into the
  * requests, e.g. a script's request(), not into wake-ups) is taken back,
  * and no step up is tried for SLACK_HOLD ticks. */
+/* The most the adaptive slack grows to: SLACK_MAX_NS, and no more than
+ * the time this thread takes to send an eighth as many requests as its
+ * connections hold (-c x --pipeline or -m): a pass's requests hold their
+ * connections until a later pass reads the responses (a few passes when
+ * the server is slow), so a longer slack would leave due requests
+ * without a connection. */
+static uint64_t slack_max(const pc_worker *w)
+{
+    double cap = (double)w->nconns * (double)w->depth * w->sc.period_ns / 8;
+
+    return cap < (double)SLACK_MAX_NS ? (uint64_t)cap : SLACK_MAX_NS;
+}
+
 static uint64_t adapt(pc_worker *w, double busy, double cost)
 {
-    uint64_t s = w->slack, step = 2 * (uint64_t)w->sc.period_ns;
+    uint64_t s = w->slack, step = 2 * (uint64_t)w->sc.period_ns, max = slack_max(w);
 
     if (step < 50000)
         step = 50000; /* a first step the CPU time can tell from noise */
     if (w->slack_prev < s && !(cost < w->cost_prev * 0.9)) {
         s = w->slack_prev;
         w->slack_hold = SLACK_HOLD;
-    } else if (busy > SLACK_BUSY_HI && w->slack_hold == 0 && s < SLACK_MAX_NS) {
+    } else if (busy > SLACK_BUSY_HI && w->slack_hold == 0 && s < max) {
         w->slack_prev = s;
         w->cost_prev = cost;
         s = s + (s > step ? s : step);
-        return s < SLACK_MAX_NS ? s : SLACK_MAX_NS;
+        return s < max ? s : max;
     } else if (busy < SLACK_BUSY_LO) {
         s = s / 2 < 1000 ? 0 : s / 2;
     }
@@ -135,24 +152,76 @@ static int wait_events(pc_worker *w, struct epoll_event *ev, uint64_t deadline, 
     return epoll_wait(w->epfd, ev, MAX_EVENTS, -1);
 }
 
+/* When what was just read on c came: the kernel's receive time where the
+ * transport has it (net_rx_times), so that a response read a pass late
+ * does not count the wait as latency; never later than now, never before
+ * this thread last began to wait (every request in flight was sent
+ * before then, so no response reads as earlier than its request). */
+uint64_t pace_came_at(const pc_worker *w, const conn *c, uint64_t now)
+{
+    struct timespec ts;
+    uint64_t real, age, t;
+
+    if (!c->nc.rx_real || clock_gettime(CLOCK_REALTIME, &ts) < 0)
+        return now;
+    real = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    age = real > c->nc.rx_real ? real - c->nc.rx_real : 0;
+    t = now > age ? now - age : 0;
+    return t > w->wait_start ? t : w->wait_start < now ? w->wait_start : now;
+}
+
+/* Under a rate, when every connection's reads carry the kernel's receive
+ * time (net_rx_times), a response waiting in its socket has the latency
+ * it came with, however late it is read: the thread need not wake for it.
+ * It then sleeps until its next deadline (a send, at most the slack late;
+ * the tick), no socket cutting it short, so a request costs one wake-up,
+ * not two (one to send, one to read), and reads every response that came
+ * meanwhile in that pass. Not when a due request waits for a connection
+ * to have room (a response frees it), none has room, or the deadline is
+ * over DEFER_MAX_NS away (a low rate: wake-ups are few anyway, and
+ * connection events are not held back long). */
+static bool defer_reads(const pc_worker *w, uint64_t deadline, uint64_t now)
+{
+    return w->open_loop && !w->rx_untimed && w->phase == P_RUN && w->rq_len &&
+           backlog_len(w) == 0 && deadline > now && deadline - now <= DEFER_MAX_NS;
+}
+
+/* Sleep until `until` (absolute), whatever the sockets do. */
+static void sleep_until(uint64_t until)
+{
+    struct timespec ts = {.tv_sec = (time_t)(until / 1000000000u),
+                          .tv_nsec = (long)(until % 1000000000u)};
+
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+    }
+}
+
 int pace_wait(pc_worker *w, struct epoll_event *ev, uint64_t deadline, uint64_t pass)
 {
-    uint64_t until = pass + w->slack;
+    uint64_t until = pass + w->slack, now = pc_now_ns();
     int n;
 
+    w->wait_start = now;
+    if (defer_reads(w, deadline, now)) {
+        /* With a slack, as below: at most the slack after this pass began,
+         * but not before the next send is due (deadline - slack) when that
+         * is later: nothing else needs this thread before then. */
+        if (w->slack && deadline - w->slack > until)
+            until = deadline - w->slack;
+        if (!w->slack || until > deadline)
+            until = deadline;
+        if (until > now)
+            sleep_until(until);
+        return epoll_wait(w->epfd, ev, MAX_EVENTS, 0);
+    }
     if (!w->slack || w->phase != P_RUN)
-        return wait_events(w, ev, deadline, pc_now_ns());
+        return wait_events(w, ev, deadline, now);
     /* At most the slack after this pass began (never past the deadline):
      * no socket wakes the thread before then. */
     if (until > deadline)
         until = deadline;
-    if (until > pc_now_ns()) {
-        struct timespec ts = {.tv_sec = (time_t)(until / 1000000000u),
-                              .tv_nsec = (long)(until % 1000000000u)};
-
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
-        }
-    }
+    if (until > now)
+        sleep_until(until);
     n = epoll_wait(w->epfd, ev, MAX_EVENTS, 0);
     if (n != 0)
         return n;

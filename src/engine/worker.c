@@ -61,6 +61,7 @@ static void on_readable(conn *c)
         if (n > 0) {
             size_t have = keep + (size_t)n, used;
 
+            now = pace_came_at(w, c, now);
             if (keep)
                 memcpy(w->rbuf, c->carry, keep);
             c->carry_len = 0;

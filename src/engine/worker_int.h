@@ -103,6 +103,8 @@ struct pc_worker {
     uint64_t *ns_due;      /* never-sent requests by the interval they were due in */
     uint32_t ns_n;         /* entries in ns_due */
     uint64_t woke;         /* when the events being handled were returned (0: none) */
+    uint64_t wait_start;   /* when this thread last began to wait for events */
+    bool rx_untimed;       /* a connection's reads lack the kernel's receive time */
     uint64_t cpu0, wall0;  /* the thread's CPU time and the time when measuring began */
     uint64_t tick_cpu, tick_wall; /* the same at the last tick (the adaptive slack's) */
     uint64_t slack;        /* how late a due request may be sent now (pace.c) */
@@ -153,6 +155,9 @@ void pace_tick(pc_worker *w, uint64_t now);
 /* Wait for events until deadline; with a slack, not before the slack
  * after the pass that began at `pass` (a sleep no socket cuts short). */
 int pace_wait(pc_worker *w, struct epoll_event *ev, uint64_t deadline, uint64_t pass);
+/* When the bytes just read on c came (the kernel's receive time where the
+ * transport has it), within [the thread's last wait start, now]. */
+uint64_t pace_came_at(const pc_worker *w, const conn *c, uint64_t now);
 
 /* queue.c */
 resend backlog_take(pc_worker *w);

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -27,6 +28,8 @@ typedef struct net_conn {
     int fd;
     SSL *ssl;
     int want;  /* NET_WANT_* after -EAGAIN */
+    bool rx_ts;        /* plain reads ask the kernel when the bytes came (net_rx_times) */
+    uint64_t rx_real;  /* after a read: CLOCK_REALTIME ns its last byte came, 0 = unknown */
 } net_conn;
 
 typedef struct net_ops {
@@ -34,6 +37,10 @@ typedef struct net_ops {
      * 0 when connected at once, -EINPROGRESS when EPOLLOUT will say, or
      * -errno. */
     int (*connect)(net_conn *c, const struct sockaddr *addr, socklen_t alen);
+    /* Optional (NULL: the transport cannot): have each read report when
+     * its bytes came (net_conn.rx_ts, rx_real), however long they waited
+     * in the socket. */
+    void (*rx_times)(net_conn *c);
     /* Finish what follows the TCP connect (the TLS handshake). 0 when done,
      * -EAGAIN to wait for want, -ENOPROTOOPT when the server refused every
      * protocol offered (ALPN), another negative errno on failure. */
@@ -59,6 +66,11 @@ extern const net_ops net_udp_ops;
 /* Start a non-blocking connect of a new socket to addr. Returns 0 when
  * connected at once, -EINPROGRESS when EPOLLOUT will say, or -errno. */
 int net_connect(net_conn *c, const struct sockaddr *addr, socklen_t alen);
+
+/* Plain TCP: from now on each read also says when its last byte came
+ * (rx_real, the kernel's receive time, SO_TIMESTAMPNS), however long it
+ * waited in the socket. No effect over TLS (rx_real stays 0). */
+void net_rx_times(net_conn *c);
 
 /* After EPOLLOUT on a connecting socket: 0, or the connect's -errno. */
 int net_connect_result(net_conn *c);

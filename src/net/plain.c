@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <string.h>
+#include <time.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -18,6 +20,8 @@ int net_connect(net_conn *c, const struct sockaddr *addr, socklen_t alen)
 
     c->ssl = NULL;
     c->want = 0;
+    c->rx_ts = false;
+    c->rx_real = 0;
     c->fd = fd;
     if (fd < 0)
         return -errno;
@@ -48,9 +52,41 @@ static int plain_handshake(net_conn *c, char *err, size_t errlen)
     return 0;
 }
 
+void net_rx_times(net_conn *c)
+{
+    int one = 1;
+
+    c->rx_ts = c->fd >= 0 && !c->ssl &&
+               setsockopt(c->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) == 0;
+}
+
+/* A read that also takes the receive time of the last byte read (TCP: of
+ * the last segment it reached into). */
+static ssize_t read_timed(net_conn *c, void *buf, size_t len)
+{
+    union {
+        char b[CMSG_SPACE(sizeof(struct timespec))];
+        struct cmsghdr align;
+    } cb;
+    struct iovec io = {.iov_base = buf, .iov_len = len};
+    struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = cb.b,
+                       .msg_controllen = sizeof cb.b};
+    ssize_t n = recvmsg(c->fd, &m, 0);
+
+    c->rx_real = 0;
+    for (struct cmsghdr *h = n > 0 ? CMSG_FIRSTHDR(&m) : NULL; h; h = CMSG_NXTHDR(&m, h))
+        if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec ts;
+
+            memcpy(&ts, CMSG_DATA(h), sizeof ts);
+            c->rx_real = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        }
+    return n;
+}
+
 static ssize_t plain_read(net_conn *c, void *buf, size_t len)
 {
-    ssize_t n = read(c->fd, buf, len);
+    ssize_t n = c->rx_ts ? read_timed(c, buf, len) : read(c->fd, buf, len);
 
     if (n >= 0)
         return n;
@@ -89,6 +125,7 @@ static void plain_close(net_conn *c)
 
 const net_ops net_plain_ops = {
     .connect = net_connect,
+    .rx_times = net_rx_times,
     .handshake = plain_handshake,
     .read = plain_read,
     .write = plain_write,

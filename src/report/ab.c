@@ -114,6 +114,8 @@ void report_ab(FILE *f, const pc_rundesc *run, const pc_results *res)
 
         fprintf(f, " %3d%%  %5ld%s\n", pcts[i], v, pcts[i] == 100 ? " (longest request)" : "");
     }
+    /* pacer's own lines, as every layout's: the send lag first. */
+    report_send_lag(f, run, res, "pacer: ");
     report_notes(f, run, res, "pacer: ");
 }
 

@@ -155,6 +155,7 @@ static void pacer_lines(FILE *f, const pc_rundesc *run, const pc_results *res)
                 "all); from its first byte written: p50 %s, p99 %s\n",
                 run->rate, p50, p99);
     }
+    report_send_lag(f, run, res, "pacer: ");
     for (int i = 300; i < 400; i++)
         redirects += st->status[i];
     if (redirects && run->peer_follows_redirects)

@@ -32,6 +32,25 @@ import json,jsonschema
 jsonschema.validate(json.load(open('$D/a.json')), json.load(open('$SCHEMA')))" 2>&1 | tail -1)" \
     "$PY -c \"import json,jsonschema; jsonschema.validate(json.load(open('$D/a.json')), json.load(open('$SCHEMA')))\""
 
+# --- the ab, h2load and hey layouts: a "pacer: Send lag" line of their own ------
+# After each layout's summary (ab: its Percentage table; h2load: its req/s
+# row; hey: pacer's outcomes lines), with the "pacer: " prefix of pacer's
+# other lines there, so what parses the peer's lines is not disturbed.
+LAG_RE="^pacer: Send lag \\(pacer's own\\): p50 [0-9.]+[mun]?s p99 [0-9.]+[mun]?s max [0-9.]+[mun]?s; threads busy [0-9]+%(, [0-9]+%)*"
+"$PACER" --format ab -n 100 -c 10 "$SLOW_URL" >"$D/ab.out" 2>&1
+ok lag_ab_line "$(tail -3 "$D/ab.out")" \
+    "grep -A1 '^ 100%' '$D/ab.out' | tail -1 | grep -qE \"$LAG_RE\$\""
+"$PACER" --format h2load -t1 -c10 -d1s -R200 "$SLOW_URL" >"$D/h2l.out" 2>&1
+ok lag_h2load_line "$(tail -3 "$D/h2l.out")" \
+    "grep -A1 '^req/s ' '$D/h2l.out' | tail -1 | grep -qE \"$LAG_RE; slack adaptive \\(p50 [^,]+, max [^)]+\\)\$\""
+"$PACER" hey -n 100 -c 10 "$SLOW_URL" >"$D/hey.out" 2>&1
+ok lag_hey_line "$(grep '^pacer:' "$D/hey.out")" \
+    "grep -A1 '^pacer: outcomes:' '$D/hey.out' | tail -1 | grep -qE \"$LAG_RE\$\""
+# hey -o csv: stdout stays the CSV alone; the line goes with pacer's others to stderr.
+"$PACER" hey -n 50 -c 5 -o csv "$SLOW_URL" >"$D/hey.csv" 2>"$D/hey.err"
+ok lag_hey_csv_stderr "$(grep -c 'Send lag' "$D/hey.csv") in the CSV; $(grep 'Send lag' "$D/hey.err")" \
+    "! grep -q 'Send lag' '$D/hey.csv' && grep -qE \"$LAG_RE\$\" '$D/hey.err'"
+
 # --- --slo lag_* --------------------------------------------------------------
 "$PACER" -t1 -c10 -d1s -R100 --slo 'lag_p99<=1s,lag_max<=5s' "$SLOW_URL" >"$D/s1.out" 2>&1
 rc=$?
@@ -85,13 +104,44 @@ for try in 1 2 3; do
 done
 ok slack_adapts_when_busy "after $try tries: $(grep '^Send lag' "$D/h.out")" \
     "[ \"\$(json_get '$D/h.json' \"d['client']['slack']['max'] > 0 and d['config']['slack_s'] is None\")\" = True ] && grep -qE '; slack adaptive \(p50 [0-9.]+[mun]?s, max [1-9][0-9.]*us\)\$' '$D/h.out'"
+# ... but never past the time the thread takes to send an eighth of what its
+# connections hold: -c8 at 40000/s is 8 requests in 200 us, so at most 25 us
+# (the first step alone would be 50 us, twice the gap between sends).
+for try in 1 2 3; do
+    "$PACER" -t1 -c8 -d3s -R40000 --json "$D/c8.json" "$FAST_URL" >"$D/c8.out" 2>&1
+    [ "$(json_get "$D/c8.json" "d['client']['slack']['max'] > 0")" = True ] && break
+done
+ok slack_capped_by_connections "after $try tries: $(grep '^Send lag' "$D/c8.out")" \
+    "[ \"\$(json_get '$D/c8.json' \"0 < d['client']['slack']['max'] <= 25.1 and d['client']['sent_early'] == 0\")\" = True ]"
 "$PACER" report --json "$D/s2r.json" "$D/s2.json" >"$D/s2r.out" 2>&1
 ok slack_round_trip "$(grep '^Send lag' "$D/s2r.out")" \
     "[ \"\$(json_get '$D/s2r.json' \"d['config']['slack_s'] == 0.002 and d['client']['slack'] == json.load(open('$D/s2.json'))['client']['slack']\")\" = True ] && grep -q '; slack 2.00ms (--slack)' '$D/s2r.out'"
 
+# A response read late is not late: under -R over plain TCP its time is the
+# kernel's receive time. --slack 50ms at 50/s against a server that answers
+# in 20 ms: the thread sleeps 50 ms after each pass, whatever the sockets
+# do, so each response waits about 30 ms in its socket before it is read.
+# From the first byte written (uncorrected), the latency is the server's 20
+# ms, never less, and not the ~50 ms at which the responses were read.
+"$PACER" -t1 -c10 -d2s -R50 --slack 50ms --json "$D/rx.json" "$SLOW_URL" >"$D/rx.out" 2>&1
+ok rx_time_not_read_time "$(json_get "$D/rx.json" "d['latency']['uncorrected']['min'], d['latency']['uncorrected']['percentiles'], d['requests']['completed']")" \
+    "[ \"\$(json_get '$D/rx.json' \"d['requests']['completed'] >= 90 and d['latency']['uncorrected']['min'] >= 20000 and d['latency']['uncorrected']['percentiles']['90'] < 30000\")\" = True ]"
+# ... which lets a thread under -R sleep from one send to the next without
+# waking for the responses in between: at 2000/s with --slack 0 (each
+# request sent at its time), about one voluntary context switch per request
+# (the sleep to the next send), where reading each response as it comes
+# takes two.
+TIME=/usr/bin/time
+if need_cmd "$TIME" time; then
+    "$TIME" -f '%w %c' -o "$D/cs.time" "$PACER" -t1 -c20 -d2s -R2000 --slack 0 --json "$D/cs.json" \
+        "$FAST_URL" >"$D/cs.out" 2>&1
+    ok one_wakeup_per_send "$(cat "$D/cs.time") for $(json_get "$D/cs.json" "d['requests']['completed'], d['client']['sent_early']")" \
+        "[ \"\$(json_get '$D/cs.json' \"d['requests']['completed'] == 4000 and d['client']['sent_early'] == 0 and $(tail -1 "$D/cs.time" | cut -d' ' -f1) / d['requests']['completed'] < 1.5\")\" = True ]"
+fi
+
 # Never early, whatever the slack.
-ok slack_never_early "$(for f in a s0 s2 s5 h z; do json_get "$D/$f.json" "'$f', d['client']['sent_early'], d['requests']['completed']"; done)" \
-    "for f in a s0 s2 s5 h z; do [ \"\$(json_get \"$D/\$f.json\" \"d['client']['sent_early'] == 0 and d['requests']['completed'] > 0\")\" = True ] || exit 1; done"
+ok slack_never_early "$(for f in a s0 s2 s5 h z rx; do json_get "$D/$f.json" "'$f', d['client']['sent_early'], d['requests']['completed']"; done)" \
+    "for f in a s0 s2 s5 h z rx; do [ \"\$(json_get \"$D/\$f.json\" \"d['client']['sent_early'] == 0 and d['requests']['completed'] > 0\")\" = True ] || exit 1; done"
 
 # --- pacer report: merged, round trip -----------------------------------------
 "$PACER" report --force --json "$D/m.json" "$D/a.json" "$D/b.json" >"$D/m.out" 2>&1
