@@ -452,41 +452,19 @@ bool h3_from_text(conn *c, h3state *h, slot *s, const pc_request *q, nghttp3_nv 
                   size_t *nvlen)
 {
     static __thread char names[8192]; /* the header names, lower-cased */
-    const pc_config *cfg = conn_run(c)->cfg;
-    const char *authority = cfg->url.hostport;
-    size_t n = 0, used = 0, alen = strlen(authority);
+    h1req_field f[H1REQ_MAX_FIELDS];
     h1req_parsed r;
+    size_t n;
 
     if (h1req_parse(q->h1, q->h1_len, &r) < 0) {
         eng_failed(c, s, PC_ERR_WRITE, "script request is not valid HTTP/1.1 text", 0);
         return false;
     }
-    for (size_t i = 0; i < r.nh; i++)
-        if (r.h[i].nlen == 4 && strncasecmp(r.h[i].name, "host", 4) == 0) {
-            authority = r.h[i].value;
-            alen = r.h[i].vlen;
-        }
-    nv_set(&nv[n++], ":method", 7, r.method, r.method_len);
-    nv_set(&nv[n++], ":scheme", 7, "https", 5);
-    nv_set(&nv[n++], ":authority", 10, authority, alen);
-    nv_set(&nv[n++], ":path", 5, r.target, r.target_len);
-    for (size_t i = 0; i < r.nh && n < cap; i++) {
-        static const char *const banned[] = {"host", "connection", "keep-alive",
-                                             "proxy-connection", "transfer-encoding", "upgrade"};
-        char *low = names + used;
-        bool skip = false;
-
-        if (used + r.h[i].nlen > sizeof names)
-            break;
-        for (size_t k = 0; k < r.h[i].nlen; k++)
-            low[k] = (char)tolower((unsigned char)r.h[i].name[k]);
-        for (size_t b = 0; b < sizeof banned / sizeof banned[0]; b++)
-            skip = skip || (strlen(banned[b]) == r.h[i].nlen && memcmp(low, banned[b], r.h[i].nlen) == 0);
-        if (skip)
-            continue;
-        used += r.h[i].nlen;
-        nv_set(&nv[n++], low, r.h[i].nlen, r.h[i].value, r.h[i].vlen);
-    }
+    n = h1req_fields(&r, "https", conn_run(c)->cfg->url.hostport, f, names, sizeof names);
+    if (n > cap)
+        n = cap;
+    for (size_t i = 0; i < n; i++)
+        nv_set(&nv[i], f[i].name, f[i].nlen, f[i].value, f[i].vlen);
     /* The body must stay until acknowledged: a static request's is stable,
      * a request()'s is copied into the slot's buffer. */
     s->req_body = r.body;

@@ -8,7 +8,6 @@
  * (eng_done, eng_failed, eng_refused); the engine decides what comes next
  * once nghttp2 has returned.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <nghttp2/nghttp2.h>
 #include <stdio.h>
@@ -368,43 +367,21 @@ static void nv_set(nghttp2_nv *v, const char *n, size_t nl, const char *val, siz
 static bool from_text(conn *c, h2state *h, slot *s, const pc_request *q, const void **nva,
                       size_t *nvlen)
 {
-    static __thread nghttp2_nv nv[H1REQ_MAX_HEADERS + 4];
+    static __thread nghttp2_nv nv[H1REQ_MAX_FIELDS];
     static __thread char nvnames[8192]; /* the header names, lower-cased */
     const pc_config *cfg = conn_run(c)->cfg;
-    const char *authority = cfg->url.hostport;
-    size_t n = 0, used = 0, alen = strlen(authority);
+    h1req_field f[H1REQ_MAX_FIELDS];
     h1req_parsed r;
+    size_t n;
 
     if (h1req_parse(q->h1, q->h1_len, &r) < 0) {
         eng_failed(c, s, PC_ERR_WRITE, "script request is not valid HTTP/1.1 text", 0);
         return false;
     }
-    for (size_t i = 0; i < r.nh; i++)
-        if (r.h[i].nlen == 4 && strncasecmp(r.h[i].name, "host", 4) == 0) {
-            authority = r.h[i].value;
-            alen = r.h[i].vlen;
-        }
-    nv_set(&nv[n++], ":method", 7, r.method, r.method_len);
-    nv_set(&nv[n++], ":scheme", 7, cfg->url.tls ? "https" : "http", cfg->url.tls ? 5 : 4);
-    nv_set(&nv[n++], ":authority", 10, authority, alen);
-    nv_set(&nv[n++], ":path", 5, r.target, r.target_len);
-    for (size_t i = 0; i < r.nh; i++) {
-        static const char *const banned[] = {"host", "connection", "keep-alive",
-                                             "proxy-connection", "transfer-encoding", "upgrade"};
-        char *low = nvnames + used;
-        bool skip = false;
-
-        if (used + r.h[i].nlen > sizeof nvnames)
-            break;
-        for (size_t k = 0; k < r.h[i].nlen; k++)
-            low[k] = (char)tolower((unsigned char)r.h[i].name[k]);
-        for (size_t b = 0; b < sizeof banned / sizeof banned[0]; b++)
-            skip = skip || (strlen(banned[b]) == r.h[i].nlen && memcmp(low, banned[b], r.h[i].nlen) == 0);
-        if (skip)
-            continue;
-        used += r.h[i].nlen;
-        nv_set(&nv[n++], low, r.h[i].nlen, r.h[i].value, r.h[i].vlen);
-    }
+    n = h1req_fields(&r, cfg->url.tls ? "https" : "http", cfg->url.hostport, f, nvnames,
+                     sizeof nvnames);
+    for (size_t i = 0; i < n; i++)
+        nv_set(&nv[i], f[i].name, f[i].nlen, f[i].value, f[i].vlen);
     /* The body must outlive this call: a static request's is stable, a
      * request()'s is copied into the slot's buffer. */
     s->req_body = r.body;

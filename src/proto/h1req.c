@@ -3,6 +3,7 @@
  */
 #include "proto/h1req.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -88,4 +89,43 @@ long h1req_parse(const char *p, size_t n, h1req_parsed *out)
     out->body = clen ? p + head : NULL;
     out->body_len = clen;
     return (long)(head + clen);
+}
+
+static void field(h1req_field *f, const char *n, size_t nl, const char *v, size_t vl)
+{
+    *f = (h1req_field){.name = n, .value = v, .nlen = nl, .vlen = vl};
+}
+
+size_t h1req_fields(const h1req_parsed *r, const char *scheme, const char *authority,
+                    h1req_field *out, char *names, size_t cap)
+{
+    static const char *const banned[] = {"host", "connection", "keep-alive",
+                                         "proxy-connection", "transfer-encoding", "upgrade"};
+    size_t n = 0, used = 0, alen = strlen(authority);
+
+    for (size_t i = 0; i < r->nh; i++)
+        if (r->h[i].nlen == 4 && strncasecmp(r->h[i].name, "host", 4) == 0) {
+            authority = r->h[i].value;
+            alen = r->h[i].vlen;
+        }
+    field(&out[n++], ":method", 7, r->method, r->method_len);
+    field(&out[n++], ":scheme", 7, scheme, strlen(scheme));
+    field(&out[n++], ":authority", 10, authority, alen);
+    field(&out[n++], ":path", 5, r->target, r->target_len);
+    for (size_t i = 0; i < r->nh && n < H1REQ_MAX_FIELDS; i++) {
+        char *low = names + used;
+        bool skip = false;
+
+        if (used + r->h[i].nlen > cap)
+            break;
+        for (size_t k = 0; k < r->h[i].nlen; k++)
+            low[k] = (char)tolower((unsigned char)r->h[i].name[k]);
+        for (size_t b = 0; b < sizeof banned / sizeof banned[0]; b++)
+            skip = skip || (strlen(banned[b]) == r->h[i].nlen && memcmp(low, banned[b], r->h[i].nlen) == 0);
+        if (skip)
+            continue;
+        used += r->h[i].nlen;
+        field(&out[n++], low, r->h[i].nlen, r->h[i].value, r->h[i].vlen);
+    }
+    return n;
 }

@@ -34,4 +34,19 @@ typedef struct h1req_parsed {
  * it over HTTP/2). Returns the bytes it took, or -EINVAL. */
 long h1req_parse(const char *p, size_t n, h1req_parsed *out);
 
+/* A header field of an HTTP/2 or HTTP/3 request (spans, not copies). */
+typedef struct h1req_field {
+    const char *name, *value;
+    size_t nlen, vlen;
+} h1req_field;
+#define H1REQ_MAX_FIELDS (H1REQ_MAX_HEADERS + 4)
+
+/* A parsed request as HTTP/2 or HTTP/3 header fields: :method, :scheme,
+ * :authority (its Host header, else `authority`), :path, then its headers
+ * with their names lower-cased into names[0..cap), the connection-specific
+ * ones (RFC 9113 8.2.2, RFC 9114 4.2) left out; headers that do not fit in
+ * names are dropped. out holds H1REQ_MAX_FIELDS. Returns the count. */
+size_t h1req_fields(const h1req_parsed *r, const char *scheme, const char *authority,
+                    h1req_field *out, char *names, size_t cap);
+
 #endif
