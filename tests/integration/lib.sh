@@ -450,6 +450,6 @@ relay_stat() {
 }
 
 # start_quicfault MODE: the fault "QUIC server" (tests/tools/quicfault.c:
-# silent, reset, vn). Sets QF_PORT, QF_PID, QF_STATS; qf_stat KEY.
+# silent, reset, vn, retry). Sets QF_PORT, QF_PID, QF_STATS; qf_stat KEY.
 start_quicfault() { _start_udptool quicfault QF --mode "$@"; }
 qf_stat() { sleep 0.2; grep -oE "$1=[0-9]+" "$QF_STATS" | cut -d= -f2; }

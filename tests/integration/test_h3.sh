@@ -4,7 +4,8 @@
 # log counting requests by protocol) and ngtcp2's gtlsserver; a 1 s stop of
 # Caddy at a constant rate against the analytic percentiles; through
 # tests/tools/udprelay (loss, blackhole after the handshake) and against
-# tests/tools/quicfault and a dead port (errors, bounded in time); the
+# tests/tools/quicfault (silent, stateless reset, version negotiation,
+# Retry) and a dead port (errors, bounded in time); the
 # h2load persona and layout, compare, suite, JSON and `pacer report`.
 # Every pacer run is bounded by timeout(1): a hang is a failure, not a stall.
 . "$(dirname "$0")/lib.sh"
@@ -124,7 +125,7 @@ dead=$(pick_udp_port)
 run 15 --h3 -t1 -c2 -d1s --timeout 1s --connect-timeout 1s --json "$T_DIR/dead.json" "https://127.0.0.1:$dead/"
 ok h3_dead_port "exit $rc after ${el} ms: $(grep -E 'rror' "$R" | head -3)" \
     "[ $rc -eq 3 ] && [ $el -lt 5000 ] && [ \"\$(j dead.json \"d['errors']['connect'] > 0\")\" = True ]"
-for mode in silent reset vn; do
+for mode in silent reset vn retry; do
     start_quicfault $mode || { fail "quicfault_$mode" "did not start"; continue; }
     run 15 --h3 -t1 -c2 -d1s --timeout 1s --connect-timeout 1s --json "$T_DIR/$mode.json" "https://127.0.0.1:$QF_PORT/"
     ok "h3_peer_$mode" "exit $rc after ${el} ms: $(grep -E 'rror' "$R" | head -3); errors $(j "$mode.json" "d['errors']"); $(cat "$QF_STATS")" \

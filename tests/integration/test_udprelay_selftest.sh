@@ -216,6 +216,18 @@ if start_quicfault reset; then
         '[ $rc -ne 124 ] && grep -q ERR_HANDSHAKE_TIMEOUT "$GC_OUT" && ! got_file "$QF_PORT" && [ "$(qf_stat answered)" -ge 2 ]'
     kill "$QF_PID"
 fi
+if start_quicfault retry; then
+    a=$(initial "$QF_PORT")
+    # type Retry | version 1 | DCID = our SCID | an 8-byte SCID | 16-byte token | 16-byte tag
+    ok qf_retry_packet "answer: $a" '[[ $a =~ ^f[0-9a-f]0000000104a1a2a3a408[0-9a-f]{80}$ ]]'
+    timeout 5 gtlsclient --handshake-timeout=1s 127.0.0.1 "$QF_PORT" "https://127.0.0.1:$QF_PORT/" >"$GC_OUT" 2>&1
+    # ngtcp2 takes a Retry only if its integrity tag verifies: its next
+    # Initial then goes to the Retry's SCID.
+    rscid=$(grep -m1 -oE 'pkt rx .* scid=0x[0-9a-f]+ version=0x00000001 type=Retry' "$GC_OUT" | grep -oE 'scid=0x[0-9a-f]+' | cut -d= -f2)
+    ok qf_retry_taken "Retry SCID ${rscid:-none}: $(grep -E 'pkt (tx|rx)' "$GC_OUT" | head -4 | cut -c 1-150)" \
+        '[ -n "$rscid" ] && grep -qE "pkt tx .* dcid=$rscid .*type=Initial" "$GC_OUT" && grep -q ERR_HANDSHAKE_TIMEOUT "$GC_OUT"'
+    kill "$QF_PID"
+fi
 if start_quicfault silent; then
     a=$(initial "$QF_PORT")
     ok qf_silent "answer: $a; $(cat "$QF_STATS")" '[ "$a" = none ] && [ "$(qf_stat datagrams)" = 1 ] && [ "$(qf_stat answered)" = 0 ]'
