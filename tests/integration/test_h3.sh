@@ -92,6 +92,17 @@ run 10 --alpn h3 -t1 -c2 -m4 -n 50 "$C"
 ok h3_alpn_list "exit $rc: $(grep -E 'protocol|Outcomes' "$R")" \
     "[ $rc -eq 0 ] && grep -q '^  Application protocol: h3\$' '$R' && [ '$(completed "$R")' = 50 ]"
 
+# --- the peer's MAX_STREAMS caps -m (quic-go allows 100 a connection) ---------
+run 20 --h3 -t1 -c1 -m300 -n 1000 "$C"
+ok h3_max_streams_waits "exit $rc: $(grep -E 'Outcomes|rror' "$R")" \
+    "[ $rc -eq 0 ] && grep -qE '^  Outcomes: 1000 scheduled = 1000 completed \+ 0 timed out \+ 0 errors' '$R'"
+
+# --- small flow-control windows still move a 256 KiB body -------------------------
+head -c 262144 /dev/zero >"$CADDY_DIR/www/big.bin"
+run 20 --h3 --h3-window 16384 --h3-conn-window 65536 -t1 -c2 -m4 -n 20 --json "$T_DIR/win.json" "${C}big.bin"
+ok h3_small_windows "exit $rc: $(grep -E 'Outcomes|read|rror' "$R")" \
+    "[ $rc -eq 0 ] && [ '$(completed "$R")' = 20 ] && [ \"\$(j win.json \"d['bytes']['read'] >= 20 * 262144\")\" = True ]"
+
 # --- a 1 s stop of Caddy at 1000 req/s for 10 s: the analytic p99, p99.9 --------
 STALL_PID=$CADDY_PID STALL_D=10 STALL_ANALYTIC=1 stall_check h3_stall -t1 -c10 -m100 -R1000 --h3 "$C"
 
@@ -106,6 +117,15 @@ if start_udprelay --to "$CADDY_PORT" --drop 0.05 --seed 1; then
     kill "$RELAY_PID" 2>/dev/null
 else
     fail relay_start "udprelay did not start"
+fi
+
+# --- 25 ms each way: latency grows by the 50 ms round trip, no more ------------
+if start_udprelay --to "$CADDY_PORT" --delay 25; then
+    run 20 --h3 -t1 -c2 -m4 -d1s -R50 --latency "https://127.0.0.1:$RELAY_PORT/"
+    p50=$(pct "$R" 1 50.000)
+    ok h3_delay_latency "exit $rc, p50 ${p50:-?} ms: $(grep -E 'Outcomes' "$R")" \
+        "[ $rc -eq 0 ] && [ '$(completed "$R")' = 50 ] && fcmp '${p50:-0}' '>=' 50 && fcmp '${p50:-999}' '<' 80"
+    kill "$RELAY_PID" 2>/dev/null
 fi
 
 # --- a blackhole once the handshake is done: stream timeouts, a clean end --------
