@@ -205,6 +205,9 @@ typedef struct pc_config {
     uint32_t pipeline;     /* --pipeline, default 1 */
     bool h2;               /* --h2: HTTP/2 (ALPN h2 over TLS, prior knowledge in clear) */
     const char *alpn;      /* --alpn LIST: protocols to offer over TLS, e.g. "h2,http/1.1" */
+    bool h3;               /* --h3 (or --alpn h3...): HTTP/3 over QUIC (UDP) */
+    uint64_t h3_window;    /* --h3-window: QUIC per-stream initial max data, default 256 KiB */
+    uint64_t h3_conn_window; /* --h3-conn-window: QUIC connection initial max data, default 1 MiB */
     uint32_t streams;      /* -m: concurrent streams per HTTP/2 connection, default 1 */
     uint32_t window_bits;  /* --window-bits: HTTP/2 stream window 2^N-1, default 30 */
     uint32_t conn_window_bits; /* --connection-window-bits, default 30 */

@@ -236,6 +236,8 @@ static void pacer_defaults(pc_config *cfg)
     cfg->interval_ns = 1000000000ull;
     cfg->streams = 1;
     cfg->window_bits = 30;
+    cfg->h3_window = 256u << 10;
+    cfg->h3_conn_window = 1u << 20;
     cfg->conn_window_bits = 30;
 }
 
@@ -362,7 +364,12 @@ int cli_parse_as(const cli_persona *p, int mode, int argc, char **argv, pc_confi
                 cfg->connections == 1 ? "" : "s", cfg->threads);
         cfg->threads = cfg->connections;
     }
-    if (cfg->streams > 1 && !cfg->h2) {
+    if (cfg->h3 && !cfg->url.tls)
+        return cli_bad(err, "--h3 needs an https:// URL (QUIC is always TLS)");
+    if (cfg->h3 && cfg->pipeline > 1)
+        return cli_bad(err, "--pipeline is HTTP/1.1 pipelining; HTTP/3 multiplexes instead: use "
+                            "-m N (streams per connection)");
+    if (cfg->streams > 1 && !cfg->h2 && !cfg->h3) {
         /* h2load's -m: streams per HTTP/2 connection. Running HTTP/1.1
          * instead would be another test under the same flags. */
         cfg->h2 = true;

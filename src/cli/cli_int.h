@@ -114,6 +114,7 @@ cli_take take_cacert;
 cli_take take_slo;
 cli_take take_precision;
 cli_take take_alpn;
+cli_take take_bytes;
 cli_take take_streams;
 cli_take take_window;
 cli_take take_format;

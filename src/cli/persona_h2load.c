@@ -220,8 +220,9 @@ static int h2load_finish(pc_config *cfg, FILE *err)
         return rc;
     cfg->script_args += cfg->nscript_args; /* URIs, not a script's arguments */
     cfg->nscript_args = 0;
-    cfg->h2 = cfg->url.tls ? strstr(cfg->alpn, "h2") != NULL : !cfg->h1_clear;
-    if (!cfg->h2) {
+    /* --alpn-list=h3 (h2load's HTTP/3 build): QUIC, -m streams each. */
+    cfg->h2 = !cfg->h3 && (cfg->url.tls ? strstr(cfg->alpn, "h2") != NULL : !cfg->h1_clear);
+    if (!cfg->h2 && !cfg->h3) {
         /* http/1.1: -m is requests pipelined in flight, 1 with -d. */
         cfg->pipeline = cfg->body ? 1 : cfg->streams;
         cfg->streams = 1;

@@ -255,9 +255,25 @@ int take_precision(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
 int take_alpn(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
 {
     (void)o;
+    /* h3 alone or first: HTTP/3 over QUIC (QUIC has no fallback to TCP). */
+    if (strncmp(arg, "h3", 2) == 0 && (arg[2] == '\0' || arg[2] == ',')) {
+        cfg->h3 = true;
+        cfg->alpn = NULL;
+        return 0;
+    }
     cfg->alpn = arg;
     if (!strstr(arg, "h2") && !strstr(arg, "http/1.1"))
-        return cli_bad(err, "--alpn needs h2 and/or http/1.1, got '%s'", arg);
+        return cli_bad(err, "--alpn needs h3, h2 and/or http/1.1, got '%s'", arg);
+    return 0;
+}
+
+int take_bytes(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    uint64_t *v = FIELD(uint64_t, cfg, o);
+
+    if (units_parse_size(arg, v) < 0 || *v < o->min || *v > (1ull << 40))
+        return cli_bad(err, "invalid %s '%s' (a size in bytes, %llu or more, e.g. 256k)", FLAG(o),
+                       arg, (unsigned long long)o->min);
     return 0;
 }
 

@@ -41,6 +41,7 @@ void conn_close(conn *c)
     c->state = CS_CLOSED;
     c->carry_len = 0;
     c->events = 0;
+    c->timer_at = 0;
     c->reused = false;
     c->draining = false;
     c->nc.want = 0;
@@ -55,7 +56,7 @@ static void settle(conn *c)
 }
 
 /* The protocols pacer speaks, by their ALPN names. */
-static const proto_ops *const protos[] = {&proto_h1, &proto_h2};
+static const proto_ops *const protos[] = {&proto_h1, &proto_h2, &proto_h3};
 
 static const proto_ops *proto_named(const char *name, size_t len)
 {
@@ -66,7 +67,7 @@ static const proto_ops *proto_named(const char *name, size_t len)
 }
 
 /* ALPN decides the protocol over TLS (none chosen: HTTP/1.1); --h2 means
- * prior knowledge in clear. */
+ * prior knowledge in clear; --h3 is QUIC (its ALPN is checked inside). */
 static const proto_ops *pick_proto(conn *c, char *why, size_t whylen)
 {
     const pc_run *run = c->w->run;
@@ -75,6 +76,8 @@ static const proto_ops *pick_proto(conn *c, char *why, size_t whylen)
     bool none;
     const proto_ops *p;
 
+    if (run->h3)
+        return proto_named("h3", 2);
     if (!run->origins[c->origin].tls) {
         sel = run->h2 ? "h2" : "http/1.1";
         return proto_named(sel, strlen(sel));
@@ -129,10 +132,15 @@ static void on_ready(conn *c, uint64_t now)
     c->fresh = true;
     c->conn_time = now - c->t_start;
     w->pref_addr = c->addr_idx;
-    w->st.connects++;
     if (!c->proto->multiplexed)
         w->st.h1_conns++;
-    settle(c);
+    c->timer_at = 0;
+    /* A protocol with a handshake of its own is open, and settles, once
+     * that is done (eng_tls_done). */
+    if (!c->proto->connecting) {
+        w->st.connects++;
+        settle(c);
+    }
     set_events(c, EPOLLIN);
     rc = c->proto->start(c, now);
     if (rc < 0) {
@@ -244,7 +252,7 @@ void do_handshake(conn *c, uint64_t now)
          * the server's answers are already there (loopback), so the
          * event's time would read as 0: take the clock again. */
         now = pc_now_ns();
-        if (w->run->origins[c->origin].tls) {
+        if (c->net == &net_tls_ops) {
             hdr_record(&w->st.tls, (int64_t)(now - c->t_tcp));
             if (net_tls_resumed(&c->nc))
                 w->st.tls_resumed++;
@@ -290,7 +298,7 @@ void on_tcp_connected(conn *c, uint64_t now)
     hdr_record(&w->st.connect, (int64_t)(now - c->t_start));
     if (syn_retransmitted(c->nc.fd))
         w->st.connect_retrans++;
-    if (w->run->origins[c->origin].tls) {
+    if (c->net == &net_tls_ops) {
         if (net_tls_attach(&c->nc, w->run->ssl_ctx, w->run->origins[c->origin].tls_name, w->session,
                            &w->session) < 0) {
             connect_failed(c, "TLS: out of memory", now);
@@ -319,7 +327,7 @@ void conn_start(conn *c, uint64_t now)
     c->proto = NULL;
     opening(c, true);
     w->starting++;
-    rc = net_connect(&c->nc, (const struct sockaddr *)&a->sa, a->len);
+    rc = c->net->connect(&c->nc, (const struct sockaddr *)&a->sa, a->len);
     if (rc == 0) {
         c->state = CS_CONNECTING;
         set_events(c, EPOLLIN);
@@ -371,6 +379,10 @@ void eng_conn_recycle(conn *c, uint64_t now)
 
 void eng_conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now)
 {
+    if (c->proto && c->proto->connecting && c->proto->connecting(c) && c->count == 0) {
+        connect_failed(c, why ? why : "connect failed", now);
+        return;
+    }
     if (c->count == 0) {
         /* No request to charge it to: say it happened, to the connection. */
         pc_stats *st = &c->w->st;
@@ -459,4 +471,65 @@ int worker_connect_to(pc_worker *w, const char *addr)
     w->naddrs = 1;
     w->pref_addr = 0;
     return 0;
+}
+
+/* ---- what a protocol with a handshake of its own reports (QUIC) ------- */
+
+void eng_timer(conn *c, uint64_t when)
+{
+    pc_worker *w = c->w;
+
+    c->timer_at = when;
+    if (when && (!w->next_wake || when < w->next_wake))
+        w->next_wake = when;
+}
+
+void eng_tls_done(conn *c, uint64_t now, bool resumed, const char *version, const char *cipher)
+{
+    pc_worker *w = c->w;
+
+    hdr_record(&w->st.tls, (int64_t)(now - c->t_tcp));
+    if (resumed)
+        w->st.tls_resumed++;
+    if (!w->st.tls_version[0]) {
+        snprintf(w->st.tls_version, sizeof w->st.tls_version, "%s", version);
+        snprintf(w->st.tls_cipher, sizeof w->st.tls_cipher, "%s", cipher);
+    }
+    c->conn_time = now - c->t_start;
+    w->st.connects++;
+    settle(c);
+}
+
+void eng_connect_timeout(conn *c, uint64_t now)
+{
+    c->w->st.connect_timeouts++;
+    c->last_try = true; /* no quick retry: back off */
+    connect_failed(c, "connect timed out (QUIC handshake)", now);
+}
+
+void eng_quic_stats(conn *c, const eng_quic_stat *q)
+{
+    pc_stats *st = &c->w->st;
+
+    st->quic_conns++;
+    st->quic_sent += q->sent;
+    st->quic_recv += q->received;
+    st->quic_lost += q->lost;
+    st->quic_pto += q->pto;
+    if (q->srtt_ns) {
+        hdr_record(&st->quic_srtt, (int64_t)q->srtt_ns);
+        hdr_record(&st->quic_min_rtt, (int64_t)q->min_rtt_ns);
+    }
+}
+
+void eng_quic_event(conn *c, int ev, uint64_t code)
+{
+    pc_stats *st = &c->w->st;
+
+    if (ev == QEV_CLOSE)
+        st->quic_close[stats_quic_close_idx(code & QEV_APP, code & ~QEV_APP)]++;
+    else if (ev == QEV_RESET)
+        st->quic_resets++;
+    else
+        st->quic_goaway++;
 }

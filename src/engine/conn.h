@@ -80,11 +80,20 @@ typedef struct proto_ops {
     void (*timeout)(conn *c, slot *s, uint64_t now);
     /* The connection is being closed: drop protocol state. */
     void (*reset)(conn *c);
+    /* Optional (NULL: none). The time eng_timer asked for has come
+     * (QUIC's loss detection, ACK delay, idle timeout): handle it, write
+     * what it brings. */
+    void (*expire)(conn *c, uint64_t now);
+    /* Optional. The protocol's own handshake is still running (QUIC's TLS
+     * is inside the protocol): the connection failing now is a failed
+     * connect, not a dropped connection. */
+    bool (*connecting)(const conn *c);
 } proto_ops;
 
 /* The protocols, each defined by its own file. */
 extern const proto_ops proto_h1;
 extern const proto_ops proto_h2;
+extern const proto_ops proto_h3;
 
 struct conn {
     net_conn nc;
@@ -115,6 +124,7 @@ struct conn {
     bool opening;       /* counted in the worker's `opening` (no request yet) */
     uint64_t conn_time; /* how long connecting (TCP + TLS) took */
     uint64_t wake_at;   /* delay(): no request before this time (0: none) */
+    uint64_t timer_at;  /* the protocol's eng_timer: call expire then (0: none) */
     /* The batch a connection sends at once (--pipeline, --batch-latency):
      * the first one's intended time, and when its first byte went out. */
     uint64_t batch_intended, batch_sent;
@@ -180,6 +190,25 @@ void eng_headers(conn *c, uint64_t wire, uint64_t decoded);
 /* Count an HTTP/2 event (RST_STREAM received, REFUSED_STREAM, GOAWAY). */
 enum { H2EV_RST, H2EV_REFUSED, H2EV_GOAWAY, H2EV_CONN };
 void eng_h2_event(conn *c, int ev);
+/* Wake the protocol's expire at `when` (0: no timer). One per connection,
+ * each call replacing the last. */
+void eng_timer(conn *c, uint64_t when);
+/* The handshake a protocol runs itself (QUIC's TLS) is done: counted and
+ * timed as a TLS handshake, from the socket's connect. */
+void eng_tls_done(conn *c, uint64_t now, bool resumed, const char *version, const char *cipher);
+/* That handshake ran past --connect-timeout: a connect timeout. */
+void eng_connect_timeout(conn *c, uint64_t now);
+/* A QUIC connection's figures, when it ends. */
+typedef struct eng_quic_stat {
+    uint64_t sent, received, lost, pto; /* datagrams, datagrams, packets lost, PTOs */
+    uint64_t srtt_ns, min_rtt_ns;       /* 0: no RTT sample */
+} eng_quic_stat;
+void eng_quic_stats(conn *c, const eng_quic_stat *q);
+/* A QUIC event: CONNECTION_CLOSE received (code: its error code, with
+ * QEV_APP for an application one), a stream the server reset, GOAWAY. */
+enum { QEV_CLOSE, QEV_RESET, QEV_GOAWAY };
+#define QEV_APP (1ull << 62)
+void eng_quic_event(conn *c, int ev, uint64_t code);
 
 /* ---- what the protocols may read --------------------------------------- */
 

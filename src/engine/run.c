@@ -30,6 +30,7 @@ struct pc_engine {
     uint16_t *origin_of;        /* per request spec: its origin */
     uint32_t origin_first[256]; /* per origin: its first request spec */
     SSL_CTX *ssl_ctx;
+    net_quic_ctx *quic_ctx;
     pc_header *hdrs;   /* the headers every request carries */
     size_t nhdrs;
     char **lower;      /* their names lower-cased (HTTP/2) */
@@ -411,7 +412,14 @@ int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errl
 
     for (uint32_t i = 0; i < e->run.norigins; i++)
         any_tls = any_tls || e->origins[i].tls;
-    if (any_tls) {
+    e->run.h3 = cfg->h3;
+    if (cfg->h3) {
+        /* QUIC's TLS is GnuTLS, inside the protocol: no OpenSSL context. */
+        e->quic_ctx = net_quic_ctx_new(cfg->verify, cfg->cacert, err, errlen);
+        if (!e->quic_ctx)
+            return -EPROTO;
+        e->run.quic_ctx = e->quic_ctx;
+    } else if (any_tls) {
         unsigned char alpn[256];
         const char *list = cfg->alpn ? cfg->alpn : cfg->h2 ? "h2" : "http/1.1";
         bool has_h2, has_h1;
@@ -452,6 +460,7 @@ void engine_free(pc_engine *e)
     free(e->auth);
     if (e->ssl_ctx)
         net_tls_ctx_free(e->ssl_ctx);
+    net_quic_ctx_free(e->quic_ctx);
     free(e);
 }
 

@@ -364,6 +364,28 @@ static void stop_at(pc_worker *w, uint64_t t)
         w->stop = t > w->measure_start ? t : w->measure_start;
 }
 
+/* A connection's wake-up time has come: its delay() is over (a request
+ * may go), or its protocol's timer (eng_timer) is due. */
+static void wake(pc_worker *w, uint64_t now)
+{
+    w->next_wake = 0;
+    for (uint32_t i = 0; i < w->nconns; i++) {
+        conn *c = &w->conns[i];
+
+        if (c->timer_at && now >= c->timer_at) {
+            c->timer_at = 0;
+            if (c->state == CS_READY)
+                c->proto->expire(c, now);
+        }
+        if (c->wake_at && now >= c->wake_at && w->phase == P_RUN)
+            closed_fill(c, now);
+        if (c->wake_at && now < c->wake_at && (!w->next_wake || c->wake_at < w->next_wake))
+            w->next_wake = c->wake_at;
+        if (c->timer_at && (!w->next_wake || c->timer_at < w->next_wake))
+            w->next_wake = c->timer_at;
+    }
+}
+
 static void run_loop(pc_worker *w)
 {
     struct epoll_event ev[MAX_EVENTS];
@@ -397,19 +419,6 @@ static void run_loop(pc_worker *w)
                 stop_at(w, now);
                 w->script_stop = true;
             }
-            if (w->next_wake && now >= w->next_wake) {
-                w->next_wake = 0;
-                for (uint32_t i = 0; i < w->nconns; i++) {
-                    conn *c = &w->conns[i];
-
-                    if (!c->wake_at)
-                        continue;
-                    if (now >= c->wake_at)
-                        closed_fill(c, now);
-                    else if (!w->next_wake || c->wake_at < w->next_wake)
-                        w->next_wake = c->wake_at;
-                }
-            }
             /* -n: every request created and answered: the run is over. */
             if (w->quota && w->inflight == 0 && backlog_len(w) == 0 &&
                 (w->open_loop ? w->k_due >= w->k_end : w->created >= w->quota))
@@ -417,6 +426,8 @@ static void run_loop(pc_worker *w)
             if (now >= w->stop)
                 begin_drain(w, now);
         }
+        if (w->next_wake && now >= w->next_wake)
+            wake(w, now);
         if (now >= w->next_tick)
             tick(w, now);
         if (w->phase == P_DRAIN && (w->inflight == 0 || now >= w->drain_end)) {
@@ -430,14 +441,14 @@ static void run_loop(pc_worker *w)
                 deadline = min_u64(deadline, w->measure_start);
             if (w->iv)
                 deadline = min_u64(deadline, w->iv_end);
-            if (w->next_wake)
-                deadline = min_u64(deadline, w->next_wake);
             /* The next send, at most the slack late (pace.c). */
             if (w->open_loop && w->k_due < w->k_end && w->rq_len)
                 deadline = min_u64(deadline, sched_time(&w->sc, w->k_due) + w->slack);
         } else {
             deadline = min_u64(deadline, w->drain_end);
         }
+        if (w->next_wake)
+            deadline = min_u64(deadline, w->next_wake);
         n = pace_wait(w, ev, deadline, now);
         if (n < 0 && errno != EINTR) {
             snprintf(w->err, sizeof w->err, "epoll: %s", strerror(errno));
@@ -465,11 +476,14 @@ static void connect_phase(pc_worker *w)
         conn_start(&w->conns[i], now);
     while (w->settled < w->nconns && now < until &&
            !atomic_load_explicit(&w->run->stop_ns, memory_order_relaxed)) {
-        int n = pace_wait(w, ev, min_u64(until, w->next_tick), now);
+        uint64_t deadline = min_u64(until, w->next_tick);
+        int n = pace_wait(w, ev, w->next_wake ? min_u64(deadline, w->next_wake) : deadline, now);
 
         if (n > 0)
             handle_events(w, ev, n);
         now = pc_now_ns();
+        if (w->next_wake && now >= w->next_wake)
+            wake(w, now);
         if (now >= w->next_tick)
             tick(w, now);
     }
@@ -655,7 +669,7 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
         c->w = w;
         /* Several origins: the connections are shared out among them. */
         c->origin = (uint16_t)(i % run->norigins);
-        c->net = run->origins[c->origin].tls ? &net_tls_ops : &net_plain_ops;
+        c->net = run->h3 ? &net_udp_ops : run->origins[c->origin].tls ? &net_tls_ops : &net_plain_ops;
         c->nc.fd = -1;
         c->depth = w->depth;
         c->slots = &w->slot_mem[(size_t)i * w->depth];

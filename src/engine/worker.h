@@ -58,6 +58,8 @@ typedef struct pc_run {
     double total_weight;
     bool h2;             /* --h2 */
     bool alpn_h1_ok;     /* http/1.1 is acceptable when the server refuses h2 */
+    bool h3;             /* --h3: HTTP/3 over QUIC (UDP sockets, proto_h3) */
+    net_quic_ctx *quic_ctx; /* its TLS credentials (--h3) */
     uint64_t interval_ns; /* reporting interval; 0 = none */
     SSL_CTX *ssl_ctx;    /* NULL for plain http */
 

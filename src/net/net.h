@@ -1,6 +1,7 @@
 /*
- * net.h - byte transports behind one narrow table: plain sockets (TCP or
- * Unix-domain) and TLS (OpenSSL). The engine never calls read(2) or
+ * net.h - transports behind one narrow table: plain sockets (TCP or
+ * Unix-domain), TLS (OpenSSL), and connected UDP sockets (QUIC's datagrams;
+ * the QUIC TLS session, GnuTLS, is made here too). The engine never calls read(2) or
  * SSL_read directly, so a protocol never knows which one it runs over.
  *
  * Conventions: operations return >= 0 on progress, -EAGAIN when the socket
@@ -29,6 +30,10 @@ typedef struct net_conn {
 } net_conn;
 
 typedef struct net_ops {
+    /* Make a new non-blocking socket for c and start connecting it to addr:
+     * 0 when connected at once, -EINPROGRESS when EPOLLOUT will say, or
+     * -errno. */
+    int (*connect)(net_conn *c, const struct sockaddr *addr, socklen_t alen);
     /* Finish what follows the TCP connect (the TLS handshake). 0 when done,
      * -EAGAIN to wait for want, -ENOPROTOOPT when the server refused every
      * protocol offered (ALPN), another negative errno on failure. */
@@ -46,6 +51,10 @@ typedef struct net_ops {
 
 extern const net_ops net_plain_ops;
 extern const net_ops net_tls_ops;
+/* A connected UDP socket: read is one datagram (empty ones skipped), write
+ * one datagram, handshake nothing; pending says "read again" (the loop
+ * reads until -EAGAIN). ICMP port unreachable reads as -ECONNREFUSED. */
+extern const net_ops net_udp_ops;
 
 /* Start a non-blocking connect of a new socket to addr. Returns 0 when
  * connected at once, -EINPROGRESS when EPOLLOUT will say, or -errno. */
@@ -83,5 +92,31 @@ bool net_tls_resumed(net_conn *c);
 
 /* Release a stored session reference (NULL is fine). */
 void net_tls_session_free(SSL_SESSION *s);
+
+/* ---- QUIC's TLS (GnuTLS, through ngtcp2's crypto helper): quic_tls.c ---- */
+
+typedef struct net_quic_ctx net_quic_ctx;
+
+/* Credentials for QUIC clients: no verification unless verify (then the
+ * system store, or cacert when given). NULL with a reason in err. */
+net_quic_ctx *net_quic_ctx_new(bool verify, const char *cacert, char *err, size_t errlen);
+void net_quic_ctx_free(net_quic_ctx *ctx);
+
+/* A client TLS session for one QUIC connection (a gnutls_session_t, opaque
+ * here), offering ALPN h3; peer as for net_tls_attach. conn_ref is the
+ * ngtcp2_crypto_conn_ref the crypto helper finds the connection by.
+ * resume/resume_len: session data of an earlier connection to offer (none:
+ * NULL). NULL with a reason in err. */
+void *net_quic_session_new(net_quic_ctx *ctx, const char *peer, void *conn_ref,
+                           const void *resume, size_t resume_len, char *err, size_t errlen);
+void net_quic_session_free(void *session);
+/* After the handshake: resumed?, the TLS version and cipher names, and
+ * the session data to resume with later (malloc'd into *data; 0, or -1
+ * when there is none yet). */
+bool net_quic_resumed(void *session);
+void net_quic_describe(void *session, const char **version, const char **cipher);
+int net_quic_session_data(void *session, void **data, size_t *len);
+/* Whether the server chose h3 with ALPN. */
+bool net_quic_alpn_h3(void *session);
 
 #endif

@@ -88,6 +88,7 @@ static void plain_close(net_conn *c)
 }
 
 const net_ops net_plain_ops = {
+    .connect = net_connect,
     .handshake = plain_handshake,
     .read = plain_read,
     .write = plain_write,

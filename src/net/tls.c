@@ -238,6 +238,7 @@ static void tls_close(net_conn *c)
 }
 
 const net_ops net_tls_ops = {
+    .connect = net_connect,
     .handshake = tls_handshake,
     .read = tls_read,
     .write = tls_write,

@@ -71,7 +71,7 @@ void report_ab(FILE *f, const pc_rundesc *run, const pc_results *res)
     fprintf(f, "Document Length:        %" PRId64 " bytes%s\n", st->doc_len < 0 ? 0 : st->doc_len,
             st->length_differs && !run->strict_length ? " (varies)" : "");
     fprintf(f, "\n");
-    fprintf(f, "Concurrency Level:      %u\n", run->connections * (run->h2 ? run->streams : run->pipeline));
+    fprintf(f, "Concurrency Level:      %u\n", run->connections * (run->h2 || run->h3 ? run->streams : run->pipeline));
     fprintf(f, "Time taken for tests:   %.3f seconds\n", secs);
     fprintf(f, "Complete requests:      %" PRIu64 "\n", st->completed);
     fprintf(f, "Failed requests:        %" PRIu64 "\n", failed);

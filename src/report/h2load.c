@@ -112,7 +112,7 @@ void report_h2load(FILE *f, const pc_rundesc *run, const pc_results *res)
         fprintf(f, "Cipher: %s\n", st->tls_cipher);
     }
     fprintf(f, "Application protocol: %s\n",
-            st->h2_conns ? (run->url.tls ? "h2" : "h2c") : "http/1.1");
+            st->quic_conns ? "h3" : st->h2_conns ? (run->url.tls ? "h2" : "h2c") : "http/1.1");
     fprintf(f, "\n");
     fmt_dur((double)res->duration_ns / 1e3, dur, sizeof dur);
     fmt_bytes(secs > 0 ? (double)st->bytes_read / secs : 0, rate, sizeof rate);

@@ -97,7 +97,7 @@ static void w_config(json_w *w, const pc_rundesc *cfg)
     }
     json_w_arr_end(w);
     json_w_kstr(w, "mode", cfg->rate > 0 ? "constant-rate" : "closed-loop");
-    json_w_kstr(w, "protocol", cfg->h2 ? "h2" : "http/1.1");
+    json_w_kstr(w, "protocol", cfg->h3 ? "h3" : cfg->h2 ? "h2" : "http/1.1");
     json_w_kstr(w, "alpn", cfg->alpn);
     json_w_kstr(w, "script", cfg->script_path);
     json_w_kuint(w, "streams", cfg->streams);
@@ -218,6 +218,37 @@ static void w_counters(json_w *w, const pc_stats *st, const char *section, const
         if (after && strcmp(key, after) == 0)
             on = true;
     }
+}
+
+/* HTTP/3's "quic" object: the table's counters and RTT histograms, the
+ * RTTs and handshake time in ms, CONNECTION_CLOSE by code. */
+static void w_quic(json_w *w, const pc_stats *st)
+{
+    char k[24];
+
+    json_w_key(w, "quic");
+    json_w_obj_begin(w);
+    w_counters(w, st, "quic", NULL, NULL);
+    for (size_t i = 0; i < pc_stats_nfields; i++) {
+        const pc_stats_field *f = &pc_stats_fields[i];
+        const char *key = f->kind != PC_SK_SUM ? table_key(f, "quic") : NULL;
+
+        if (key)
+            report_json_hist(w, key, stats_cfield(st, f));
+    }
+    if (st->quic_srtt.total_count) {
+        json_w_kdouble(w, "smoothed_rtt_ms", hdr_mean(&st->quic_srtt) / 1e6);
+        json_w_kdouble(w, "min_rtt_ms", (double)hdr_min(&st->quic_min_rtt) / 1e6);
+    }
+    if (st->tls.total_count)
+        json_w_kdouble(w, "handshake_ms_mean", hdr_mean(&st->tls) / 1e6);
+    json_w_key(w, "connection_close");
+    json_w_obj_begin(w);
+    for (int i = 0; i < STATS_QUIC_CLOSE_N; i++)
+        if (st->quic_close[i])
+            json_w_kuint(w, stats_quic_close_key(i, k, sizeof k), st->quic_close[i]);
+    json_w_obj_end(w);
+    json_w_obj_end(w);
 }
 
 static void w_series(json_w *w, const pc_series *s, double interval_s)
@@ -419,6 +450,8 @@ void report_json_obj(json_w *wp, const pc_rundesc *cfg, const pc_results *res, c
     json_w_obj_begin(wp);
     w_counters(wp, st, "http2", NULL, NULL);
     json_w_obj_end(wp);
+    if (report_has_quic(st))
+        w_quic(wp, st);
     json_w_key(wp, "headers");
     json_w_obj_begin(wp);
     w_counters(wp, st, "headers", NULL, NULL);

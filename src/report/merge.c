@@ -182,6 +182,7 @@ static int load_what_ran(const json_val *root, pc_loaded *l)
             rc = add_cmdline(&l->cfg, s);
     s = json_str(json_path(root, "config.protocol"));
     l->cfg.h2 = s && strcmp(s, "h2") == 0;
+    l->cfg.h3 = s && strcmp(s, "h3") == 0;
     snprintf(l->protocol, sizeof l->protocol, "%s", s ? s : "http/1.1");
     if (rc == 0 && (s = json_str(json_path(root, "config.alpn")))) {
         if (!(l->cfg.alpn = strdup(s)))
@@ -325,6 +326,12 @@ static int load_json(const char *path, const json_val *root, pc_loaded *l, char 
 
         snprintf(p, sizeof p, "errors.%s", pc_err_name(k));
         st->err[k] = ju(root, p);
+    }
+    for (int i = 0; i < STATS_QUIC_CLOSE_N; i++) {
+        char k[24], p[64];
+
+        snprintf(p, sizeof p, "quic.connection_close.%s", stats_quic_close_key(i, k, sizeof k));
+        st->quic_close[i] = ju(root, p);
     }
     for (int k = 0; k < PC_ERR_KINDS; k++) {
         char p[64];
@@ -647,6 +654,7 @@ int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen)
         dst->test_file = src->test_file;
         memcpy(dst->protocol, src->protocol, sizeof dst->protocol);
         dst->cfg.h2 = src->cfg.h2;
+        dst->cfg.h3 = src->cfg.h3;
         dst->cfg.streams = src->cfg.streams;
         dst->cfg.timeout_ns = src->cfg.timeout_ns;
         dst->cfg.connect_timeout_ns = src->cfg.connect_timeout_ns;

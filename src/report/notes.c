@@ -38,7 +38,14 @@ void report_notes(FILE *f, const pc_rundesc *run, const pc_results *res, const c
                 "%sReconnects backed off %" PRIu64 " times: connections failed in a row before any "
                 "response (waits doubling up to 1s); %" PRIu64 " connections opened in all\n",
                 indent, st->reconnect_backoffs, st->connects);
-    if (st->connect_retrans || st->connect_timeouts) {
+    if (run->h3 && st->connect_timeouts) {
+        char to[32];
+
+        units_fmt_time_us((double)run->connect_timeout_ns / 1e3, to, sizeof to);
+        fprintf(f, "%sQUIC handshakes: %" PRIu64 " timed out (--connect-timeout %s): the server "
+                   "did not answer, or not in time\n",
+                indent, st->connect_timeouts, to);
+    } else if (st->connect_retrans || st->connect_timeouts) {
         char p50[32], p99[32], max[32], to[32];
 
         fmt_pct(&st->connect, 50, p50, sizeof p50);

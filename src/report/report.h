@@ -83,6 +83,10 @@ void report_json_obj(struct json_w *w, const pc_rundesc *run, const pc_results *
 /* A histogram as the JSON result has one (count, min, mean, stdev, max in
  * us, the percentiles, the encoded "histogram"), under key. */
 struct hdr_hist;
+/* The QUIC lines (packets, RTT) of an HTTP/3 run; nothing for others. */
+void report_quic(FILE *f, const pc_stats *st);
+/* Whether st has any QUIC figure (the JSON's "quic" object is written). */
+bool report_has_quic(const pc_stats *st);
 void report_json_hist(struct json_w *w, const char *key, const struct hdr_hist *h);
 
 /* The --slo objectives and their verdicts as a JSON array (one object per

@@ -33,6 +33,7 @@ void rundesc_of(pc_rundesc *d, const pc_config *cfg)
     d->connect_timeout_ns = cfg->connect_timeout_ns;
     d->interval_ns = cfg->interval_ns;
     d->h2 = cfg->h2;
+    d->h3 = cfg->h3;
     d->alpn = cfg->alpn;
     d->streams = cfg->streams;
     d->pipeline = cfg->pipeline;

@@ -60,6 +60,7 @@ typedef struct pc_rundesc {
     uint64_t connect_timeout_ns;
     uint64_t interval_ns;    /* the time series' interval */
     bool h2;
+    bool h3;
     const char *alpn;        /* --alpn, as given */
     uint32_t streams;        /* -m */
     uint32_t pipeline;

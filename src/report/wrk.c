@@ -111,7 +111,35 @@ const char *report_protocol(const pc_stats *st)
 {
     if (st->h2_conns && st->h1_conns)
         return "mixed";
+    if (st->quic_conns)
+        return "h3";
     return st->h2_conns ? "h2" : "http/1.1";
+}
+
+bool report_has_quic(const pc_stats *st)
+{
+    uint64_t any = st->quic_conns | st->quic_sent | st->quic_recv | st->quic_lost | st->quic_pto |
+                   st->quic_resets | st->quic_goaway | st->quic_srtt.total_count |
+                   st->quic_min_rtt.total_count;
+
+    for (int i = 0; i < STATS_QUIC_CLOSE_N; i++)
+        any |= st->quic_close[i];
+    return any != 0;
+}
+
+void report_quic(FILE *f, const pc_stats *st)
+{
+    if (!st->quic_conns)
+        return;
+    /* Datagrams; losses are the packets with stream data ngtcp2 declared
+     * lost (ngtcp2 0.12 counts no others). */
+    fprintf(f, "QUIC packets: %" PRIu64 " sent, %" PRIu64 " received, %" PRIu64 " lost (%.2f%%)\n",
+            st->quic_sent, st->quic_recv, st->quic_lost,
+            st->quic_sent ? 100.0 * (double)st->quic_lost / (double)st->quic_sent : 0);
+    if (st->quic_srtt.total_count)
+        fprintf(f, "QUIC RTT: smoothed %.2fms, min %.2fms, PTOs %" PRIu64 "\n",
+                hdr_mean(&st->quic_srtt) / 1e6, (double)hdr_min(&st->quic_min_rtt) / 1e6,
+                st->quic_pto);
 }
 
 void report_wrk_header(FILE *f, const pc_rundesc *run)
@@ -127,8 +155,9 @@ void report_wrk_header(FILE *f, const pc_rundesc *run)
     else
         fprintf(f, "Running %" PRIu64 " requests @ %s\n", run->requests, run->url_text);
     fprintf(f, "  %u threads and %u connections", run->threads, run->connections);
-    if (run->h2)
-        fprintf(f, " (HTTP/2, %u stream%s each)", run->streams, run->streams == 1 ? "" : "s");
+    if (run->h2 || run->h3)
+        fprintf(f, " (HTTP/%d, %u stream%s each)", run->h3 ? 3 : 2, run->streams,
+                run->streams == 1 ? "" : "s");
     fputc('\n', f);
     fflush(f);
 }
@@ -316,11 +345,12 @@ void report_wrk(FILE *f, const pc_rundesc *run, const pc_results *res)
     units_fmt_binary(secs > 0 ? (double)st->bytes_read / secs : 0, buf, sizeof buf);
     fprintf(f, "Transfer/sec: %10sB\n", buf);
     report_send_lag(f, run, res, "");
+    report_quic(f, st);
 
     /* pacer's additions: below the lines scripts grep for. */
     print_status_codes(f, st);
     print_outcomes(f, st);
-    if (st->h2_conns)
+    if (st->h2_conns || st->quic_conns)
         fprintf(f, "  Application protocol: %s%s\n", report_protocol(st),
                 st->h1_conns ? " (some connections fell back to http/1.1)" : "");
     if (st->h2_conns) {

@@ -6,6 +6,7 @@
 #include "stats/results.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,28 @@ const size_t pc_stats_nfields = sizeof pc_stats_fields / sizeof pc_stats_fields[
 
 static const char *const err_names[PC_ERR_KINDS] = {"connect", "read", "write", "timeout",
                                                     "protocol"};
+
+int stats_quic_close_idx(bool app, uint64_t code)
+{
+    if (app)
+        return code >= 0x100 && code <= 0x110 ? 18 + (int)(code - 0x100) : 36;
+    if (code <= 0x10)
+        return (int)code;
+    return code >= 0x100 && code <= 0x1ff ? 17 : 35;
+}
+
+const char *stats_quic_close_key(int idx, char *buf, size_t len)
+{
+    if (idx <= 16)
+        snprintf(buf, len, "0x%x", idx);
+    else if (idx == 17)
+        snprintf(buf, len, "0x1xx");
+    else if (idx <= 34)
+        snprintf(buf, len, "app:0x%x", 0x100 + idx - 18);
+    else
+        snprintf(buf, len, idx == 35 ? "other" : "app:other");
+    return buf;
+}
 
 const char *pc_err_name(enum pc_err_kind k)
 {

@@ -49,6 +49,10 @@ typedef struct pc_stage_stats {
     hdr_hist latency;
 } pc_stage_stats;
 #define STATS_WHY_LEN 160
+/* CONNECTION_CLOSE codes counted one by one: transport 0x0..0x10 (0..16),
+ * a TLS alert 0x1xx (17), application (HTTP/3) 0x100..0x110 (18..34),
+ * any other transport (35) or application (36) code. */
+#define STATS_QUIC_CLOSE_N 37
 /* Per-URL latency costs one histogram per URL per thread (2 significant
  * digits from 1 us: about 30 KiB); above this many URLs only their counts
  * are kept, so memory stays bounded whatever the size of --urls. */
@@ -119,6 +123,16 @@ typedef struct pc_stats {
     uint64_t h2_refused;        /* REFUSED_STREAM received */
     uint64_t h2_goaway;         /* GOAWAY received */
     uint64_t h2_conns;          /* connections that spoke HTTP/2 */
+    /* QUIC (HTTP/3): each connection's figures, added when it ends */
+    uint64_t quic_conns;        /* QUIC connections that ended */
+    uint64_t quic_sent, quic_recv; /* datagrams */
+    uint64_t quic_lost;         /* packets with stream data declared lost (per stream) */
+    uint64_t quic_pto;          /* probe timeouts */
+    uint64_t quic_resets;       /* streams the server reset (RESET_STREAM) */
+    uint64_t quic_goaway;       /* HTTP/3 GOAWAY received */
+    uint64_t quic_close[STATS_QUIC_CLOSE_N]; /* CONNECTION_CLOSE received, by code (stats_quic_close_idx) */
+    hdr_hist quic_srtt;         /* per connection: smoothed RTT at its end */
+    hdr_hist quic_min_rtt;      /* per connection: its minimum RTT */
 } pc_stats;
 
 /*
@@ -191,6 +205,16 @@ typedef struct pc_stats {
     X(SUM, h2_rst, TABLE, "http2.rst_stream")                                                \
     X(SUM, h2_refused, TABLE, "http2.refused_stream")                                        \
     X(SUM, h2_goaway, TABLE, "http2.goaway")                                                 \
+    X(SUM, quic_conns, TABLE, "quic.connections")                                           \
+    X(SUM, quic_sent, TABLE, "quic.packets_sent")                                            \
+    X(SUM, quic_recv, TABLE, "quic.packets_received")                                        \
+    X(SUM, quic_lost, TABLE, "quic.packets_lost")                                            \
+    X(SUM, quic_pto, TABLE, "quic.pto_count")                                                \
+    X(SUM, quic_resets, TABLE, "quic.stream_resets")                                         \
+    X(SUM, quic_goaway, TABLE, "quic.goaway")                                                \
+    X(SUM, quic_close, HAND, "quic.connection_close.<code>")                                 \
+    X(HIST_NS, quic_srtt, TABLE, "quic.smoothed_rtt")                                        \
+    X(HIST_NS, quic_min_rtt, TABLE, "quic.min_rtt")                                          \
     X(SUM, h1_conns, HAND, "protocol: \"mixed\" reads back as opened - http2.connections")  \
     X(SUM, header_wire, TABLE, "headers.wire_bytes")                                         \
     X(SUM, header_decoded, TABLE, "headers.decoded_bytes")                                   \
@@ -246,6 +270,12 @@ static inline const void *stats_cfield(const pc_stats *s, const pc_stats_field *
 {
     return (const char *)s + f->off;
 }
+
+/* The quic_close index of a CONNECTION_CLOSE code (app: an application
+ * one), and the JSON key of an index ("0x0", "0x1xx", "app:0x100", ...;
+ * buf of 16 bytes at least). */
+int stats_quic_close_idx(bool app, uint64_t code);
+const char *stats_quic_close_key(int idx, char *buf, size_t len);
 
 /* "connect", "read", "write", "timeout", "protocol": the error kinds'
  * names in the reports and in the JSON result. */

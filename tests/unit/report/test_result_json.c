@@ -25,7 +25,7 @@ static uint64_t val(size_t i, size_t j)
 /* The fields the document has in forms of their own (PC_SJ_HAND), checked
  * one by one below, and the ones it only writes (PC_SJ_OUT). */
 static const char *const by_hand[] = {"rps",    "err",      "why",    "status", "status_other",
-                                      "non2xx", "h1_conns", "stages", "nstages"};
+                                      "non2xx", "h1_conns", "stages", "nstages", "quic_close"};
 static const char *const written[] = {"urls", "nurls", "url_latency"};
 
 static bool listed(const char *const *v, size_t n, const char *name)

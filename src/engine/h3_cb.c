@@ -1,0 +1,498 @@
+/*
+ * h3_cb.c - HTTP/3's second half: the ngtcp2 callbacks (QUIC stream data
+ * into nghttp3, flow control, stream ends), the nghttp3 callbacks (the
+ * response: headers, body, its end), how a connection ends on an error,
+ * and the QUIC figures it leaves in the statistics.
+ */
+#include "engine/proto_h3.h"
+
+#include <ctype.h>
+#include <ngtcp2/ngtcp2_crypto_gnutls.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "net/net.h"
+
+/* ---- ngtcp2 ----------------------------------------------------------- */
+
+static int on_handshake_completed(ngtcp2_conn *q, void *ud)
+{
+    (void)q;
+    ((h3state *)ud)->hs_flag = true;
+    return 0;
+}
+
+static int on_recv_stream_data(ngtcp2_conn *q, uint32_t flags, int64_t id, uint64_t offset,
+                               const uint8_t *data, size_t len, void *ud, void *sud)
+{
+    h3state *h = ud;
+    nghttp3_ssize n;
+
+    (void)offset;
+    (void)sud;
+    if (!h->h3)
+        return 0;
+    n = nghttp3_conn_read_stream(h->h3, id, data, len, flags & NGTCP2_STREAM_DATA_FLAG_FIN);
+    if (n < 0) {
+        snprintf(h->why, sizeof h->why, "HTTP/3: %s", nghttp3_strerror((int)n));
+        return NGTCP2_ERR_CALLBACK_FAILURE;
+    }
+    /* What nghttp3 consumed (framing) is credit for the server at once;
+     * the body is credited as it is handed on (recv_data). */
+    ngtcp2_conn_extend_max_stream_offset(q, id, (uint64_t)n);
+    ngtcp2_conn_extend_max_offset(q, (uint64_t)n);
+    return 0;
+}
+
+static int on_acked(ngtcp2_conn *q, int64_t id, uint64_t offset, uint64_t len, void *ud,
+                    void *sud)
+{
+    h3state *h = ud;
+
+    (void)q;
+    (void)offset;
+    (void)sud;
+    if (h->h3 && nghttp3_conn_add_ack_offset(h->h3, id, len) != 0)
+        return NGTCP2_ERR_CALLBACK_FAILURE;
+    return 0;
+}
+
+static int on_stream_close(ngtcp2_conn *q, uint32_t flags, int64_t id, uint64_t code, void *ud,
+                           void *sud)
+{
+    h3state *h = ud;
+    int rc;
+
+    (void)sud;
+    h->n_lost += ngtcp2_conn_get_stream_loss_count(q, id);
+    if (!(flags & NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET))
+        code = NGHTTP3_H3_NO_ERROR;
+    if (!h->h3)
+        return 0;
+    rc = nghttp3_conn_close_stream(h->h3, id, code);
+    if (rc != 0 && rc != NGHTTP3_ERR_STREAM_NOT_FOUND)
+        return NGTCP2_ERR_CALLBACK_FAILURE;
+    return 0;
+}
+
+static int on_stream_reset(ngtcp2_conn *q, int64_t id, uint64_t final_size, uint64_t code,
+                           void *ud, void *sud)
+{
+    h3state *h = ud;
+
+    (void)q;
+    (void)final_size;
+    (void)code;
+    if (sud)
+        eng_quic_event(h->c, QEV_RESET, 0);
+    if (h->h3 && nghttp3_conn_shutdown_stream_read(h->h3, id) != 0)
+        return NGTCP2_ERR_CALLBACK_FAILURE;
+    return 0;
+}
+
+static int on_stop_sending(ngtcp2_conn *q, int64_t id, uint64_t code, void *ud, void *sud)
+{
+    h3state *h = ud;
+
+    (void)q;
+    (void)code;
+    (void)sud;
+    if (h->h3 && nghttp3_conn_shutdown_stream_read(h->h3, id) != 0)
+        return NGTCP2_ERR_CALLBACK_FAILURE;
+    return 0;
+}
+
+static int on_extend_max_stream_data(ngtcp2_conn *q, int64_t id, uint64_t max, void *ud,
+                                     void *sud)
+{
+    h3state *h = ud;
+
+    (void)q;
+    (void)max;
+    (void)sud;
+    if (h->h3 && nghttp3_conn_unblock_stream(h->h3, id) != 0)
+        return NGTCP2_ERR_CALLBACK_FAILURE;
+    return 0;
+}
+
+static void on_rand(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx)
+{
+    (void)ctx;
+    h3_random(dest, len);
+}
+
+static int on_new_cid(ngtcp2_conn *q, ngtcp2_cid *cid, uint8_t *token, size_t cidlen, void *ud)
+{
+    (void)q;
+    (void)ud;
+    cid->datalen = cidlen;
+    h3_random(cid->data, cidlen);
+    h3_random(token, NGTCP2_STATELESS_RESET_TOKENLEN);
+    return 0;
+}
+
+const ngtcp2_callbacks h3_quic_callbacks = {
+    .client_initial = ngtcp2_crypto_client_initial_cb,
+    .recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb,
+    .handshake_completed = on_handshake_completed,
+    .encrypt = ngtcp2_crypto_encrypt_cb,
+    .decrypt = ngtcp2_crypto_decrypt_cb,
+    .hp_mask = ngtcp2_crypto_hp_mask_cb,
+    .recv_stream_data = on_recv_stream_data,
+    .acked_stream_data_offset = on_acked,
+    .stream_close = on_stream_close,
+    .recv_retry = ngtcp2_crypto_recv_retry_cb,
+    .rand = on_rand,
+    .get_new_connection_id = on_new_cid,
+    .update_key = ngtcp2_crypto_update_key_cb,
+    .stream_reset = on_stream_reset,
+    .extend_max_stream_data = on_extend_max_stream_data,
+    .delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb,
+    .delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb,
+    .get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb,
+    .stream_stop_sending = on_stop_sending,
+    .version_negotiation = ngtcp2_crypto_version_negotiation_cb,
+};
+
+/* ---- nghttp3 ---------------------------------------------------------- */
+
+static void forget(h3state *h, int64_t id)
+{
+    nghttp3_conn_set_stream_user_data(h->h3, id, NULL);
+    ngtcp2_conn_set_stream_user_data(h->q, id, NULL);
+}
+
+static int on_begin_headers(nghttp3_conn *hc, int64_t id, void *ud, void *sud)
+{
+    h3state *h = ud;
+
+    (void)hc;
+    (void)id;
+    if (sud)
+        eng_first_byte(h->c, sud, h->now);
+    return 0;
+}
+
+static int on_recv_header(nghttp3_conn *hc, int64_t id, int32_t token, nghttp3_rcbuf *rname,
+                          nghttp3_rcbuf *rvalue, uint8_t flags, void *ud, void *sud)
+{
+    h3state *h = ud;
+    slot *sl = sud;
+    nghttp3_vec n = nghttp3_rcbuf_get_buf(rname), v = nghttp3_rcbuf_get_buf(rvalue);
+
+    (void)hc;
+    (void)id;
+    (void)flags;
+    eng_headers(h->c, 0, n.len + v.len);
+    if (token == NGHTTP3_QPACK_TOKEN_SERVER && eng_want_server(h->c))
+        eng_server(h->c, (const char *)v.base, v.len);
+    if (!sl)
+        return 0;
+    if (token == NGHTTP3_QPACK_TOKEN__STATUS && v.len == 3 && isdigit(v.base[0]) &&
+        isdigit(v.base[1]) && isdigit(v.base[2])) {
+        int status = (v.base[0] - '0') * 100 + (v.base[1] - '0') * 10 + (v.base[2] - '0');
+
+        if (status >= 200 || (status < 100 && status > 0)) /* 1xx: interim */
+            sl->status = status;
+    } else if (n.len && n.base[0] != ':' && eng_wants_response(h->c)) {
+        sbuf *b = h3_slot_buf(h, sl, SB_HEADERS);
+        static const char nul = '\0';
+        size_t max = conn_run(h->c)->resp_cap;
+
+        if (b && !memchr(n.base, 0, n.len) && !memchr(v.base, 0, v.len) &&
+            (sbuf_add(b, (const char *)n.base, n.len, max) < 0 || sbuf_add(b, &nul, 1, max) < 0 ||
+             sbuf_add(b, (const char *)v.base, v.len, max) < 0 || sbuf_add(b, &nul, 1, max) < 0))
+            return NGHTTP3_ERR_CALLBACK_FAILURE;
+    }
+    return 0;
+}
+
+static int on_recv_data(nghttp3_conn *hc, int64_t id, const uint8_t *data, size_t len, void *ud,
+                        void *sud)
+{
+    h3state *h = ud;
+    slot *sl = sud;
+
+    (void)hc;
+    ngtcp2_conn_extend_max_stream_offset(h->q, id, len);
+    ngtcp2_conn_extend_max_offset(h->q, len);
+    eng_body(h->c, len);
+    if (!sl)
+        return 0;
+    sl->body += len;
+    eng_first_byte(h->c, sl, h->now);
+    if (eng_wants_response(h->c)) {
+        sbuf *b = h3_slot_buf(h, sl, SB_BODY);
+
+        if (b && sbuf_add(b, (const char *)data, len, conn_run(h->c)->resp_cap) < 0)
+            return NGHTTP3_ERR_CALLBACK_FAILURE;
+    }
+    return 0;
+}
+
+static int on_deferred_consume(nghttp3_conn *hc, int64_t id, size_t n, void *ud, void *sud)
+{
+    h3state *h = ud;
+
+    (void)hc;
+    (void)sud;
+    ngtcp2_conn_extend_max_stream_offset(h->q, id, n);
+    ngtcp2_conn_extend_max_offset(h->q, n);
+    return 0;
+}
+
+/* The response is complete: done now, not once the stream closes (that
+ * waits for the server's ACK of our request too). */
+static int on_end_stream(nghttp3_conn *hc, int64_t id, void *ud, void *sud)
+{
+    h3state *h = ud;
+    slot *sl = sud;
+
+    (void)hc;
+    if (!sl || !sl->status)
+        return 0;
+    forget(h, id);
+    if (eng_wants_response(h->c) && h->sb)
+        eng_script_response(h->c, sl->status, h3_slot_buf(h, sl, SB_HEADERS),
+                            h3_slot_buf(h, sl, SB_BODY));
+    eng_done(h->c, sl, sl->status, sl->body, h->now);
+    return 0;
+}
+
+static int on_http_stream_close(nghttp3_conn *hc, int64_t id, uint64_t code, void *ud,
+                                void *sud)
+{
+    h3state *h = ud;
+    slot *sl = sud;
+    char why[STATS_WHY_LEN];
+
+    (void)hc;
+    if (!sl)
+        return 0;
+    forget(h, id);
+    if (h->goaway_id >= 0 && id >= h->goaway_id) {
+        eng_refused(h->c, sl, "stream not processed before the server's GOAWAY", h->now);
+    } else if (code == NGHTTP3_H3_REQUEST_REJECTED) {
+        eng_refused(h->c, sl, "stream refused by the server (H3_REQUEST_REJECTED)", h->now);
+    } else {
+        if (code == NGHTTP3_H3_NO_ERROR)
+            snprintf(why, sizeof why, "stream closed without a response");
+        else
+            snprintf(why, sizeof why, "stream reset by the server (HTTP/3 error 0x%llx)",
+                     (unsigned long long)code);
+        eng_failed(h->c, sl, PC_ERR_READ, why, h->now);
+    }
+    return 0;
+}
+
+static int on_http_stop_sending(nghttp3_conn *hc, int64_t id, uint64_t code, void *ud, void *sud)
+{
+    h3state *h = ud;
+
+    (void)hc;
+    (void)sud;
+    ngtcp2_conn_shutdown_stream_read(h->q, id, code);
+    return 0;
+}
+
+static int on_http_reset_stream(nghttp3_conn *hc, int64_t id, uint64_t code, void *ud, void *sud)
+{
+    h3state *h = ud;
+
+    (void)hc;
+    (void)sud;
+    ngtcp2_conn_shutdown_stream_write(h->q, id, code);
+    return 0;
+}
+
+/* GOAWAY: no new stream; those at or above id were not processed. */
+static int on_shutdown(nghttp3_conn *hc, int64_t id, void *ud)
+{
+    h3state *h = ud;
+
+    (void)hc;
+    eng_quic_event(h->c, QEV_GOAWAY, 0);
+    h->goaway_id = id;
+    eng_drain(h->c);
+    return 0;
+}
+
+const nghttp3_callbacks h3_http_callbacks = {
+    .stream_close = on_http_stream_close,
+    .recv_data = on_recv_data,
+    .deferred_consume = on_deferred_consume,
+    .begin_headers = on_begin_headers,
+    .recv_header = on_recv_header,
+    .stop_sending = on_http_stop_sending,
+    .end_stream = on_end_stream,
+    .reset_stream = on_http_reset_stream,
+    .shutdown = on_shutdown,
+};
+
+/* ---- ends ------------------------------------------------------------- */
+
+/* The requests in flight were not answered on a connection that is gone:
+ * sent again on a new one, keeping their intended time. */
+static void resend_all(conn *c, const char *why, uint64_t now)
+{
+    for (uint32_t i = 0; i < c->depth && c->count; i++)
+        if (c->slots[i].used)
+            eng_refused(c, &c->slots[i], why, now);
+}
+
+void h3_read_error(conn *c, h3state *h, int rc, uint64_t now)
+{
+    char why[STATS_WHY_LEN];
+
+    if (rc == NGTCP2_ERR_DRAINING || rc == NGTCP2_ERR_CLOSING) {
+        ngtcp2_connection_close_error ce;
+        bool app;
+
+        ngtcp2_conn_get_connection_close_error(h->q, &ce);
+        app = ce.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION;
+        eng_quic_event(c, QEV_CLOSE, (app ? QEV_APP : 0) | ce.error_code);
+        snprintf(why, sizeof why, "the server closed the QUIC connection (%s error 0x%llx%s%.*s)",
+                 app ? "application" : "transport", (unsigned long long)ce.error_code,
+                 ce.reasonlen ? ": " : "", (int)(ce.reasonlen < 80 ? ce.reasonlen : 80),
+                 ce.reason ? (const char *)ce.reason : "");
+        h->closed = true;
+        if (!h->hs_done) {
+            eng_conn_fail(c, PC_ERR_CONNECT, why, now);
+            return;
+        }
+        resend_all(c, why, now);
+        eng_conn_fail(c, PC_ERR_READ, why, now); /* nothing left in flight: a drop, reopened */
+        return;
+    }
+    if (rc == NGTCP2_ERR_RECV_VERSION_NEGOTIATION) {
+        h->closed = true;
+        eng_conn_fail(c, PC_ERR_CONNECT, "the server does not speak QUIC version 1 "
+                                         "(Version Negotiation)", now);
+        return;
+    }
+    if (rc == NGTCP2_ERR_DROP_CONN) {
+        h->closed = true;
+        eng_conn_fail(c, PC_ERR_READ, "QUIC: the connection was dropped", now);
+        return;
+    }
+    if (rc == NGTCP2_ERR_CRYPTO)
+        snprintf(why, sizeof why, "QUIC TLS handshake failed (TLS alert %u)",
+                 ngtcp2_conn_get_tls_alert(h->q));
+    else if (rc == NGTCP2_ERR_CALLBACK_FAILURE && h->why[0])
+        snprintf(why, sizeof why, "%s", h->why);
+    else
+        snprintf(why, sizeof why, "QUIC: %s", ngtcp2_strerror(rc));
+    h3_fail(c, h, rc == NGTCP2_ERR_CRYPTO ? PC_ERR_CONNECT : PC_ERR_PROTOCOL, why, now);
+}
+
+void h3_fail(conn *c, h3state *h, enum pc_err_kind kind, const char *why, uint64_t now)
+{
+    if (h->q && !h->closed && c->nc.fd >= 0) {
+        ngtcp2_connection_close_error ce;
+        ngtcp2_pkt_info pi;
+        ngtcp2_ssize n;
+
+        ngtcp2_connection_close_error_set_application_error(&ce, NGHTTP3_H3_INTERNAL_ERROR, NULL,
+                                                            0);
+        n = ngtcp2_conn_write_connection_close(h->q, NULL, &pi, h->pkt, h->pkt_cap, &ce, now);
+        if (n > 0 && c->net->write(&c->nc, h->pkt, (size_t)n) > 0)
+            h->n_sent++;
+    }
+    h->closed = true;
+    eng_conn_fail(c, kind, why, now);
+}
+
+void h3_report(conn *c, h3state *h)
+{
+    ngtcp2_conn_stat cs;
+    eng_quic_stat qs = {.sent = h->n_sent, .received = h->n_recv, .lost = h->n_lost};
+
+    ngtcp2_conn_get_conn_stat(h->q, &cs);
+    qs.pto = h->n_pto + (cs.pto_count > h->pto_seen ? cs.pto_count - h->pto_seen : 0);
+    if (cs.first_rtt_sample_ts != UINT64_MAX) {
+        qs.srtt_ns = cs.smoothed_rtt;
+        qs.min_rtt_ns = cs.min_rtt;
+    }
+    eng_quic_stats(c, &qs);
+    h->n_sent = h->n_recv = h->n_lost = h->n_pto = 0;
+}
+
+void h3_keep_session(h3state *h)
+{
+    void *d;
+    size_t len;
+
+    if (h->tls && h->hs_done && net_quic_session_data(h->tls, &d, &len) == 0) {
+        free(h->resume);
+        h->resume = d;
+        h->resume_len = len;
+    }
+}
+
+/* ---- a script's requests ---------------------------------------------- */
+
+static void nv_set(nghttp3_nv *v, const char *n, size_t nl, const char *val, size_t vl)
+{
+    *v = (nghttp3_nv){.name = (uint8_t *)n, .value = (uint8_t *)val, .namelen = nl,
+                      .valuelen = vl, .flags = NGHTTP3_NV_FLAG_NONE};
+}
+
+bool h3_from_text(conn *c, h3state *h, slot *s, const pc_request *q, nghttp3_nv *nv, size_t cap,
+                  size_t *nvlen)
+{
+    static __thread char names[8192]; /* the header names, lower-cased */
+    const pc_config *cfg = conn_run(c)->cfg;
+    const char *authority = cfg->url.hostport;
+    size_t n = 0, used = 0, alen = strlen(authority);
+    h1req_parsed r;
+
+    if (h1req_parse(q->h1, q->h1_len, &r) < 0) {
+        eng_failed(c, s, PC_ERR_WRITE, "script request is not valid HTTP/1.1 text", 0);
+        return false;
+    }
+    for (size_t i = 0; i < r.nh; i++)
+        if (r.h[i].nlen == 4 && strncasecmp(r.h[i].name, "host", 4) == 0) {
+            authority = r.h[i].value;
+            alen = r.h[i].vlen;
+        }
+    nv_set(&nv[n++], ":method", 7, r.method, r.method_len);
+    nv_set(&nv[n++], ":scheme", 7, "https", 5);
+    nv_set(&nv[n++], ":authority", 10, authority, alen);
+    nv_set(&nv[n++], ":path", 5, r.target, r.target_len);
+    for (size_t i = 0; i < r.nh && n < cap; i++) {
+        static const char *const banned[] = {"host", "connection", "keep-alive",
+                                             "proxy-connection", "transfer-encoding", "upgrade"};
+        char *low = names + used;
+        bool skip = false;
+
+        if (used + r.h[i].nlen > sizeof names)
+            break;
+        for (size_t k = 0; k < r.h[i].nlen; k++)
+            low[k] = (char)tolower((unsigned char)r.h[i].name[k]);
+        for (size_t b = 0; b < sizeof banned / sizeof banned[0]; b++)
+            skip = skip || (strlen(banned[b]) == r.h[i].nlen && memcmp(low, banned[b], r.h[i].nlen) == 0);
+        if (skip)
+            continue;
+        used += r.h[i].nlen;
+        nv_set(&nv[n++], low, r.h[i].nlen, r.h[i].value, r.h[i].vlen);
+    }
+    /* The body must stay until acknowledged: a static request's is stable,
+     * a request()'s is copied into the slot's buffer. */
+    s->req_body = r.body;
+    s->req_body_len = r.body_len;
+    if (r.body_len && q->transient) {
+        sbuf *b = h3_slot_buf(h, s, SB_REQ_BODY);
+
+        if (b)
+            b->len = 0;
+        if (!b || sbuf_add(b, r.body, r.body_len, SBUF_REQUEST_MAX) < 0) {
+            eng_failed(c, s, PC_ERR_WRITE, "out of memory", 0);
+            return false;
+        }
+        s->req_body = b->p;
+    }
+    *nvlen = n;
+    return true;
+}

@@ -1,0 +1,572 @@
+/*
+ * proto_h3.c - HTTP/3 over QUIC: ngtcp2 runs QUIC (loss recovery, streams,
+ * TLS 1.3 through GnuTLS) over the connection's UDP socket (net_udp_ops),
+ * nghttp3 the HTTP/3 framing and QPACK on its streams. Every ngtcp2 0.12
+ * and nghttp3 0.8 call of the engine is in this file and h3_cb.c (their
+ * callbacks), so a later API is a contained change.
+ *
+ * input is one datagram; flush writes what both libraries have to send,
+ * a datagram per write; QUIC's timers (loss detection, ACK delay, idle)
+ * are reported with eng_timer and handled in expire. capacity is 0 until
+ * the handshake is done, then the streams the peer allows (MAX_STREAMS),
+ * at most -m. A request's slot is its stream's user data in both
+ * libraries; the callbacks only record (eng_done, eng_failed, eng_refused).
+ */
+#include "engine/proto_h3.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+
+#include "net/net.h"
+
+void h3_random(uint8_t *p, size_t n)
+{
+    while (n) {
+        ssize_t r = getrandom(p, n, 0);
+
+        if (r <= 0) { /* never on Linux >= 3.17 for small sizes; still, fill */
+            for (size_t i = 0; i < n; i++)
+                p[i] = (uint8_t)rand();
+            return;
+        }
+        p += r;
+        n -= (size_t)r;
+    }
+}
+
+static void *h3_state_new(const conn *c)
+{
+    h3state *h = calloc(1, sizeof *h);
+
+    if (!h)
+        return NULL;
+    h->c = (conn *)c;
+    h->pkt_cap = 1500;
+    h->pkt = malloc(h->pkt_cap);
+    if (!h->pkt) {
+        free(h);
+        return NULL;
+    }
+    if (eng_wants_response(c) || eng_requests_change(c)) {
+        h->sb = calloc((size_t)c->depth * 3, sizeof *h->sb);
+        if (!h->sb) {
+            free(h->pkt);
+            free(h);
+            return NULL;
+        }
+    }
+    return h;
+}
+
+static void h3_drop(h3state *h)
+{
+    if (h->h3) {
+        nghttp3_conn_del(h->h3);
+        h->h3 = NULL;
+    }
+    if (h->q) {
+        ngtcp2_conn_del(h->q);
+        h->q = NULL;
+    }
+    if (h->tls) {
+        net_quic_session_free(h->tls);
+        h->tls = NULL;
+    }
+}
+
+static void h3_state_free(void *st)
+{
+    h3state *h = st;
+
+    if (!h)
+        return;
+    h3_drop(h);
+    free(h->resume);
+    for (size_t i = 0; h->sb && i < (size_t)h->c->depth * 3; i++)
+        free(h->sb[i].p);
+    free(h->sb);
+    free(h->pkt);
+    free(h);
+}
+
+static int h3_new(h3state *h);
+
+static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
+{
+    return ((h3state *)ref->user_data)->q;
+}
+
+static int h3_start(conn *c, uint64_t now)
+{
+    const pc_run *run = conn_run(c);
+    const pc_config *cfg = run->cfg;
+    h3state *h = c->ps;
+    ngtcp2_cid dcid, scid;
+    ngtcp2_settings settings;
+    ngtcp2_transport_params params;
+    ngtcp2_path path;
+    char err[STATS_WHY_LEN];
+    int rc;
+
+    h->c = c;
+    h->now = now;
+    h->t0 = now;
+    h->hs_flag = h->hs_done = h->closed = false;
+    h->held_len = 0;
+    h->unsent = 0;
+    h->goaway_id = -1;
+    h->n_sent = h->n_recv = h->n_lost = h->n_pto = 0;
+    h->pto_seen = 0;
+    h->why[0] = '\0';
+    h->llen = sizeof h->local;
+    h->rlen = sizeof h->remote;
+    if (getsockname(c->nc.fd, (struct sockaddr *)&h->local, &h->llen) < 0 ||
+        getpeername(c->nc.fd, (struct sockaddr *)&h->remote, &h->rlen) < 0)
+        return -errno;
+    dcid.datalen = 18;
+    h3_random(dcid.data, dcid.datalen);
+    scid.datalen = 16;
+    h3_random(scid.data, scid.datalen);
+    path.local.addr = (ngtcp2_sockaddr *)&h->local;
+    path.local.addrlen = h->llen;
+    path.remote.addr = (ngtcp2_sockaddr *)&h->remote;
+    path.remote.addrlen = h->rlen;
+    path.user_data = NULL;
+
+    ngtcp2_settings_default(&settings);
+    settings.initial_ts = now;
+    /* A handshake that stalls is a connect timeout, as over TCP. */
+    settings.handshake_timeout = cfg->connect_timeout_ns;
+    settings.max_tx_udp_payload_size = h->pkt_cap - 48;
+    ngtcp2_transport_params_default(&params);
+    params.initial_max_stream_data_bidi_local = cfg->h3_window;
+    params.initial_max_stream_data_uni = cfg->h3_window;
+    params.initial_max_data = cfg->h3_conn_window;
+    params.initial_max_streams_bidi = 0;
+    params.initial_max_streams_uni = 3;
+    params.max_idle_timeout = H3_IDLE_NS;
+
+    h->ref.get_conn = get_conn;
+    h->ref.user_data = h;
+    rc = ngtcp2_conn_client_new(&h->q, &dcid, &scid, &path, NGTCP2_PROTO_VER_V1, &h3_quic_callbacks,
+                                &settings, &params, NULL, h);
+    if (rc != 0) {
+        h->q = NULL;
+        return -ENOMEM;
+    }
+    h->tls = net_quic_session_new(run->quic_ctx, run->origins[c->origin].tls_name, &h->ref,
+                                  h->resume, h->resume_len, err, sizeof err);
+    if (!h->tls) {
+        h3_drop(h);
+        return -EPROTO;
+    }
+    ngtcp2_conn_set_tls_native_handle(h->q, h->tls);
+    if (h3_new(h) != 0) {
+        h3_drop(h);
+        return -ENOMEM;
+    }
+    h3_flush(c, now);
+    return 0;
+}
+
+/* The HTTP/3 connection, from the start: the server's control and QPACK
+ * streams may arrive in the packets that finish the handshake. 0 or an
+ * nghttp3 error. */
+static int h3_new(h3state *h)
+{
+    nghttp3_settings s;
+    int rc;
+
+    nghttp3_settings_default(&s);
+    s.qpack_max_dtable_capacity = 4096;
+    s.qpack_blocked_streams = 100;
+    rc = nghttp3_conn_client_new(&h->h3, &h3_http_callbacks, &s, NULL, h);
+    if (rc != 0)
+        h->h3 = NULL;
+    return rc;
+}
+
+/* Once the handshake is done (the server's stream limits are known): our
+ * control and QPACK streams. 0 or an nghttp3/ngtcp2 error. */
+static int h3_bind(h3state *h)
+{
+    int64_t ctrl, enc, dec;
+    int rc;
+
+    if ((rc = ngtcp2_conn_open_uni_stream(h->q, &ctrl, NULL)) != 0 ||
+        (rc = nghttp3_conn_bind_control_stream(h->h3, ctrl)) != 0 ||
+        (rc = ngtcp2_conn_open_uni_stream(h->q, &enc, NULL)) != 0 ||
+        (rc = ngtcp2_conn_open_uni_stream(h->q, &dec, NULL)) != 0 ||
+        (rc = nghttp3_conn_bind_qpack_streams(h->h3, enc, dec)) != 0)
+        return rc;
+    return 0;
+}
+
+/* The handshake finished in the packet just read: report it, open HTTP/3. */
+static void handshake_done(conn *c, h3state *h, uint64_t now)
+{
+    const char *version, *cipher;
+    int rc;
+
+    h->hs_done = true;
+    if (!net_quic_alpn_h3(h->tls)) {
+        eng_conn_fail(c, PC_ERR_CONNECT, "server did not choose h3 (ALPN)", now);
+        return;
+    }
+    net_quic_describe(h->tls, &version, &cipher);
+    eng_tls_done(c, now, net_quic_resumed(h->tls), version, cipher);
+    if ((rc = h3_bind(h)) != 0) {
+        char why[STATS_WHY_LEN];
+
+        snprintf(why, sizeof why, "HTTP/3 setup: %s",
+                 rc < -200 ? ngtcp2_strerror(rc) : nghttp3_strerror(rc));
+        eng_conn_fail(c, PC_ERR_PROTOCOL, why, now);
+    }
+}
+
+static uint32_t h3_capacity(const conn *c)
+{
+    const h3state *h = c->ps;
+    uint32_t m = conn_run(c)->cfg->streams;
+    uint64_t room;
+
+    if (!h || !h->q || !h->hs_done || h->closed || h->goaway_id >= 0)
+        return 0;
+    /* What is in flight, and the streams the peer still allows us to open. */
+    room = c->count + ngtcp2_conn_get_streams_bidi_left(h->q);
+    return room < m ? (uint32_t)room : m;
+}
+
+static nghttp3_ssize read_body(nghttp3_conn *hc, int64_t id, nghttp3_vec *vec, size_t veccnt,
+                               uint32_t *pflags, void *ud, void *sud)
+{
+    slot *s = sud;
+
+    (void)hc;
+    (void)id;
+    (void)ud;
+    if (!s || veccnt == 0) {
+        *pflags |= NGHTTP3_DATA_FLAG_EOF;
+        return 0;
+    }
+    /* The whole body at once: it stays where it is until acknowledged. */
+    vec[0].base = (uint8_t *)s->req_body + s->body_off;
+    vec[0].len = s->req_body_len - s->body_off;
+    s->body_off = s->req_body_len;
+    *pflags |= NGHTTP3_DATA_FLAG_EOF;
+    return vec[0].len ? 1 : 0;
+}
+
+static void h3_submit(conn *c, slot *s)
+{
+    static __thread nghttp3_nv nv[H1REQ_MAX_HEADERS + 8];
+    h3state *h = c->ps;
+    nghttp3_data_reader dr = {.read_data = read_body};
+    const pc_request *q = eng_request(c, s);
+    const nghttp3_nv *nva;
+    size_t nvlen;
+    int64_t id;
+    int rc;
+
+    if (h->sb) {
+        h3_slot_buf(h, s, SB_HEADERS)->len = 0;
+        h3_slot_buf(h, s, SB_BODY)->len = 0;
+    }
+    if (!q) {
+        eng_failed(c, s, PC_ERR_WRITE, "script error in request()", 0);
+        return;
+    }
+    if (q->nva) {
+        /* A template's header list (built for HTTP/2: the same fields). */
+        const nghttp2_nv *v = q->nva;
+
+        nvlen = q->nvlen < sizeof nv / sizeof nv[0] ? q->nvlen : sizeof nv / sizeof nv[0];
+        for (size_t i = 0; i < nvlen; i++)
+            nv[i] = (nghttp3_nv){.name = v[i].name, .value = v[i].value,
+                                 .namelen = v[i].namelen, .valuelen = v[i].valuelen,
+                                 .flags = NGHTTP3_NV_FLAG_NONE};
+        nva = nv;
+        s->req_body = q->body;
+        s->req_body_len = q->body_len;
+    } else if (!h3_from_text(c, h, s, q, nv, sizeof nv / sizeof nv[0], &nvlen)) {
+        return;
+    } else {
+        nva = nv;
+    }
+    s->body_off = 0;
+    rc = ngtcp2_conn_open_bidi_stream(h->q, &id, s);
+    if (rc != 0) {
+        eng_failed(c, s, PC_ERR_WRITE, ngtcp2_strerror(rc), h->now);
+        return;
+    }
+    rc = nghttp3_conn_submit_request(h->h3, id, nva, nvlen, s->req_body_len ? &dr : NULL, s);
+    if (rc != 0) {
+        ngtcp2_conn_shutdown_stream(h->q, id, NGHTTP3_H3_INTERNAL_ERROR);
+        ngtcp2_conn_set_stream_user_data(h->q, id, NULL);
+        eng_failed(c, s, PC_ERR_WRITE, nghttp3_strerror(rc), h->now);
+        return;
+    }
+    s->stream_id = (int32_t)id;
+    h->unsent++;
+}
+
+/* Stream data of id went out: stamp its request's first byte. */
+static void stamp_sent(conn *c, h3state *h, int64_t id, uint64_t now)
+{
+    for (uint32_t i = 0; i < c->depth && h->unsent; i++) {
+        slot *s = &c->slots[i];
+
+        if (s->used && !s->sent && s->stream_id == id) {
+            s->sent = now;
+            h->unsent--;
+            return;
+        }
+    }
+}
+
+/* One datagram out. 1 sent, 0 held for EPOLLOUT, -1 the connection failed. */
+static int send_pkt(conn *c, h3state *h, const uint8_t *p, size_t n, uint64_t now)
+{
+    ssize_t w = c->net->write(&c->nc, p, n);
+
+    if (w >= 0) {
+        h->n_sent++;
+        eng_written(c, n);
+        return 1;
+    }
+    if (w == -EAGAIN) {
+        if (p != h->held)
+            memcpy(h->held, p, n);
+        h->held_len = n;
+        eng_want_write(c, true);
+        return 0;
+    }
+    eng_conn_fail(c, PC_ERR_WRITE, strerror((int)-w), now);
+    return -1;
+}
+
+void h3_flush(conn *c, uint64_t now)
+{
+    h3state *h = c->ps;
+    uint32_t gen = c->gen;
+
+    if (!h->q || h->closed)
+        return;
+    h->now = now;
+    if (h->held_len) {
+        int r = send_pkt(c, h, h->held, h->held_len, now);
+
+        if (r <= 0)
+            return;
+        h->held_len = 0;
+    }
+    for (int round = 0; round < 4096; round++) {
+        int64_t sid = -1;
+        int fin = 0;
+        nghttp3_vec vec[16];
+        nghttp3_ssize cnt = 0;
+        ngtcp2_ssize ndata = -1, n;
+        ngtcp2_pkt_info pi;
+        uint32_t flags = NGTCP2_WRITE_STREAM_FLAG_MORE;
+        int r;
+
+        if (h->hs_done && h->h3 && ngtcp2_conn_get_max_data_left(h->q)) {
+            cnt = nghttp3_conn_writev_stream(h->h3, &sid, &fin, vec, 16);
+            if (cnt < 0) {
+                h3_fail(c, h, PC_ERR_PROTOCOL, nghttp3_strerror((int)cnt), now);
+                return;
+            }
+        }
+        if (fin)
+            flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
+        n = ngtcp2_conn_writev_stream(h->q, NULL, &pi, h->pkt, h->pkt_cap, &ndata, flags, sid,
+                                      (const ngtcp2_vec *)vec, (size_t)cnt, now);
+        if (n < 0) {
+            if (n == NGTCP2_ERR_STREAM_DATA_BLOCKED) {
+                nghttp3_conn_block_stream(h->h3, sid);
+                continue;
+            }
+            if (n == NGTCP2_ERR_STREAM_SHUT_WR) {
+                nghttp3_conn_shutdown_stream_write(h->h3, sid);
+                continue;
+            }
+            if (n == NGTCP2_ERR_WRITE_MORE) {
+                if (nghttp3_conn_add_write_offset(h->h3, sid, (size_t)ndata) != 0) {
+                    h3_fail(c, h, PC_ERR_PROTOCOL, "HTTP/3: write offset", now);
+                    return;
+                }
+                if (ndata > 0)
+                    stamp_sent(c, h, sid, now);
+                continue;
+            }
+            h3_fail(c, h, PC_ERR_WRITE, ngtcp2_strerror((int)n), now);
+            return;
+        }
+        if (ndata >= 0 && sid >= 0) {
+            if (nghttp3_conn_add_write_offset(h->h3, sid, (size_t)ndata) != 0) {
+                h3_fail(c, h, PC_ERR_PROTOCOL, "HTTP/3: write offset", now);
+                return;
+            }
+            if (ndata > 0)
+                stamp_sent(c, h, sid, now);
+        }
+        if (n == 0)
+            break;
+        r = send_pkt(c, h, h->pkt, (size_t)n, now);
+        if (r < 0 || c->gen != gen)
+            return;
+        if (r == 0) {
+            ngtcp2_conn_update_pkt_tx_time(h->q, now);
+            h3_arm(c, h);
+            return;
+        }
+    }
+    ngtcp2_conn_update_pkt_tx_time(h->q, now);
+    eng_want_write(c, false);
+    h3_arm(c, h);
+}
+
+void h3_arm(conn *c, h3state *h)
+{
+    ngtcp2_tstamp t = ngtcp2_conn_get_expiry(h->q);
+
+    eng_timer(c, t == UINT64_MAX ? 0 : (uint64_t)t);
+}
+
+static size_t h3_input(conn *c, const char *buf, size_t len, uint64_t now)
+{
+    h3state *h = c->ps;
+    ngtcp2_path path;
+    ngtcp2_pkt_info pi = {0};
+    int rc;
+
+    if (!h->q || h->closed)
+        return len;
+    h->now = now;
+    h->n_recv++;
+    path.local.addr = (ngtcp2_sockaddr *)&h->local;
+    path.local.addrlen = h->llen;
+    path.remote.addr = (ngtcp2_sockaddr *)&h->remote;
+    path.remote.addrlen = h->rlen;
+    path.user_data = NULL;
+    rc = ngtcp2_conn_read_pkt(h->q, &path, &pi, (const uint8_t *)buf, len, now);
+    if (rc != 0) {
+        h3_read_error(c, h, rc, now);
+        return len;
+    }
+    if (h->hs_flag && !h->hs_done)
+        handshake_done(c, h, now);
+    return len;
+}
+
+static void h3_expire(conn *c, uint64_t now)
+{
+    h3state *h = c->ps;
+    int rc;
+
+    if (!h->q || h->closed)
+        return;
+    h->now = now;
+    rc = ngtcp2_conn_handle_expiry(h->q, now);
+    if (rc == NGTCP2_ERR_HANDSHAKE_TIMEOUT) {
+        eng_connect_timeout(c, now);
+        return;
+    }
+    if (rc == NGTCP2_ERR_IDLE_CLOSE) {
+        h->closed = true;
+        eng_conn_fail(c, PC_ERR_TIMEOUT, "QUIC idle timeout: the server went silent", now);
+        return;
+    }
+    if (rc != 0) {
+        h3_fail(c, h, PC_ERR_PROTOCOL, ngtcp2_strerror(rc), now);
+        return;
+    }
+    {
+        ngtcp2_conn_stat cs;
+
+        ngtcp2_conn_get_conn_stat(h->q, &cs);
+        if (cs.pto_count > h->pto_seen)
+            h->n_pto += cs.pto_count - h->pto_seen;
+        h->pto_seen = cs.pto_count;
+    }
+    h3_flush(c, now);
+}
+
+static void h3_eof(conn *c, uint64_t now)
+{
+    /* UDP has no end of stream; the transport never reports one. */
+    eng_conn_fail(c, PC_ERR_READ, "QUIC: the socket closed", now);
+}
+
+/* One stream out of time: cancel it both ways, keep the connection. */
+static void h3_timeout(conn *c, slot *s, uint64_t now)
+{
+    h3state *h = c->ps;
+
+    if (h->q && s->stream_id >= 0 && (s->sent || s->stream_id > 0 || h->h3)) {
+        int64_t id = s->stream_id;
+
+        if (h->h3) {
+            nghttp3_conn_set_stream_user_data(h->h3, id, NULL);
+            nghttp3_conn_shutdown_stream_read(h->h3, id);
+        }
+        ngtcp2_conn_set_stream_user_data(h->q, id, NULL);
+        ngtcp2_conn_shutdown_stream(h->q, id, NGHTTP3_H3_REQUEST_CANCELLED);
+        if (!s->sent && h->unsent)
+            h->unsent--;
+    }
+    eng_failed(c, s, PC_ERR_TIMEOUT, "no response within --timeout (stream reset)", now);
+}
+
+static bool h3_connecting(const conn *c)
+{
+    const h3state *h = c->ps;
+
+    return h && h->q && !h->hs_done;
+}
+
+static void h3_reset(conn *c)
+{
+    h3state *h = c->ps;
+
+    if (!h->q)
+        return;
+    h3_report(c, h);
+    h3_keep_session(h);
+    if (!h->closed && h->hs_done && !ngtcp2_conn_is_in_closing_period(h->q) &&
+        !ngtcp2_conn_is_in_draining_period(h->q) && c->nc.fd >= 0) {
+        /* Say goodbye, so the server frees the connection now. */
+        ngtcp2_connection_close_error ce;
+        ngtcp2_pkt_info pi;
+        ngtcp2_ssize n;
+
+        ngtcp2_connection_close_error_set_application_error(&ce, NGHTTP3_H3_NO_ERROR, NULL, 0);
+        n = ngtcp2_conn_write_connection_close(h->q, NULL, &pi, h->pkt, h->pkt_cap, &ce,
+                                               pc_now_ns());
+        if (n > 0 && c->net->write(&c->nc, h->pkt, (size_t)n) > 0)
+            h->n_sent++;
+    }
+    h3_drop(h);
+    h->closed = true;
+    h->held_len = 0;
+}
+
+const proto_ops proto_h3 = {
+    .name = "h3",
+    .multiplexed = true,
+    .state_new = h3_state_new,
+    .state_free = h3_state_free,
+    .start = h3_start,
+    .capacity = h3_capacity,
+    .submit = h3_submit,
+    .flush = h3_flush,
+    .input = h3_input,
+    .eof = h3_eof,
+    .timeout = h3_timeout,
+    .reset = h3_reset,
+    .expire = h3_expire,
+    .connecting = h3_connecting,
+};

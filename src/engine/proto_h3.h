@@ -1,0 +1,77 @@
+/*
+ * proto_h3.h - what the two halves of the HTTP/3 protocol share:
+ * proto_h3.c (the proto_ops) and h3_cb.c (the ngtcp2 and nghttp3
+ * callbacks, errors, statistics). Internal to src/engine/.
+ */
+#ifndef PACER_ENGINE_PROTO_H3_H
+#define PACER_ENGINE_PROTO_H3_H
+
+#include <errno.h>
+#include <nghttp2/nghttp2.h>
+#include <nghttp3/nghttp3.h>
+#include <ngtcp2/ngtcp2.h>
+#include <ngtcp2/ngtcp2_crypto.h>
+#include <sys/socket.h>
+
+#include "engine/conn.h"
+#include "proto/h1req.h"
+#include "util/clock.h"
+
+#define H3_IDLE_NS (30ull * 1000000000ull) /* QUIC max_idle_timeout we offer */
+#define H3_PKT_MAX 1500
+
+/* What HTTP/3 keeps per connection (conn.ps). */
+typedef struct h3state {
+    conn *c;
+    ngtcp2_conn *q;      /* QUIC */
+    nghttp3_conn *h3;    /* HTTP/3, once the handshake is done */
+    void *tls;           /* the GnuTLS session (net/quic_tls.c) */
+    ngtcp2_crypto_conn_ref ref;
+    struct sockaddr_storage local, remote;
+    socklen_t llen, rlen;
+    uint64_t now, t0;
+    bool hs_flag;        /* ngtcp2 said the handshake completed */
+    bool hs_done;        /* and it has been reported */
+    bool closed;         /* ngtcp2 is done with the connection: nothing more to send */
+    int64_t goaway_id;   /* the server's GOAWAY: streams from here were not processed; -1 */
+    uint32_t unsent;     /* streams submitted whose first byte is not out yet */
+    uint64_t n_sent, n_recv, n_lost; /* datagrams sent and received; packets lost */
+    uint64_t n_pto;      /* probe timeouts: ngtcp2's pto_count restarts at every ACK, */
+    size_t pto_seen;     /* so its rises are added up at each expiry */
+    uint8_t *pkt;
+    size_t pkt_cap;
+    uint8_t held[H3_PKT_MAX]; /* a datagram the socket refused (EAGAIN) */
+    size_t held_len;
+    void *resume;        /* TLS session data for the next connection */
+    size_t resume_len;
+    char why[STATS_WHY_LEN];
+    sbuf *sb; /* with a script: per slot, request body, response headers, body */
+} h3state;
+
+enum { SB_REQ_BODY, SB_HEADERS, SB_BODY };
+
+static inline sbuf *h3_slot_buf(const h3state *h, const slot *s, int which)
+{
+    return h->sb ? &h->sb[slot_index(h->c, s) * 3 + (uint32_t)which] : NULL;
+}
+
+extern const ngtcp2_callbacks h3_quic_callbacks;
+extern const nghttp3_callbacks h3_http_callbacks;
+
+void h3_random(uint8_t *p, size_t n);
+void h3_flush(conn *c, uint64_t now);
+void h3_arm(conn *c, h3state *h); /* report ngtcp2's next expiry */
+/* ngtcp2_conn_read_pkt failed with rc: end the connection as it says. */
+void h3_read_error(conn *c, h3state *h, int rc, uint64_t now);
+/* pacer ends the connection on an error: CONNECTION_CLOSE, then fail it. */
+void h3_fail(conn *c, h3state *h, enum pc_err_kind kind, const char *why, uint64_t now);
+/* The connection's QUIC figures into the statistics (at its end). */
+void h3_report(conn *c, h3state *h);
+/* Keep the TLS session data for resuming the next connection. */
+void h3_keep_session(h3state *h);
+/* A request that came as HTTP/1.1 text (a script's) as a header list in
+ * nv (cap entries). false: the request failed (recorded). */
+bool h3_from_text(conn *c, h3state *h, slot *s, const pc_request *q, nghttp3_nv *nv, size_t cap,
+                  size_t *nvlen);
+
+#endif
