@@ -92,6 +92,37 @@ run 10 --alpn h3 -t1 -c2 -m4 -n 50 "$C"
 ok h3_alpn_list "exit $rc: $(grep -E 'protocol|Outcomes' "$R")" \
     "[ $rc -eq 0 ] && grep -q '^  Application protocol: h3\$' '$R' && [ '$(completed "$R")' = 50 ]"
 
+# --- the rest of pacer over HTTP/3: --urls, a Lua script, --slo, --hlog, --html
+printf '%s\n' "${C}index.html" "POST ${C}post 1" "${C}k.bin?u" >"$T_DIR/urls.txt"
+head -c 1000 /dev/zero >"$CADDY_DIR/www/k.bin"
+cat >"$T_DIR/s.lua" <<'LUA'
+-- wrk's way: each thread counts in its own state, done() sums them.
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) n = 0 end
+wrk.headers["X-Pacer-Script"] = "h3"
+function response(status, headers, body) if status == 200 and #body == 1024 then n = n + 1 end end
+function done(summary, latency, requests)
+    local t = 0
+    for _, th in ipairs(threads) do t = t + th:get("n") end
+    io.write("script saw ", t, " responses\n")
+end
+LUA
+: >"$CADDY_LOG"
+run 20 --h3 -t1 -c2 -m4 -n 90 --urls "$T_DIR/urls.txt" "$C"
+sleep 0.3
+ok h3_urls "exit $rc: $(grep -E '^  URL|Outcomes' "$R"); Caddy: $(grep -oE '"method":"[A-Z]+","host":"[^"]*","uri":"[^"]*"' "$CADDY_LOG" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \
+    "[ $rc -eq 0 ] && [ '$(completed "$R")' = 90 ] && [ \$(grep -c '\"uri\":\"/index.html\"' '$CADDY_LOG') = 30 ] &&
+     [ \$(grep -c '\"method\":\"POST\".*\"uri\":\"/post\"' '$CADDY_LOG') = 30 ] && [ \$(grep -c '\"uri\":\"/k.bin?u\"' '$CADDY_LOG') = 30 ]"
+: >"$CADDY_LOG"
+run 20 --h3 -t1 -c2 -m4 -n 40 -s "$T_DIR/s.lua" "$C"
+sleep 0.3
+ok h3_lua_script "exit $rc: $(grep -E 'script saw|Outcomes' "$R"); Caddy logged $(grep -c 'X-Pacer-Script' "$CADDY_LOG") with the header" \
+    "[ $rc -eq 0 ] && grep -q '^script saw 40 responses\$' '$R' && [ \$(grep -c '\"X-Pacer-Script\":\[\"h3\"\]' '$CADDY_LOG') = 40 ]"
+run 20 --h3 -t1 -c2 -m4 -d1s -R100 --slo 'p99<=1s,errors<=0%,rate>=99%' --hlog "$T_DIR/r.hlog" --html "$T_DIR/r.html" "$C"
+ok h3_slo_hlog_html "exit $rc: $(grep -E '^(  PASS|  FAIL|SLO)' "$R")" \
+    "[ $rc -eq 0 ] && [ \$(grep -c '^  PASS ' '$R') = 3 ] && grep -q 'Tag=corrected' '$T_DIR/r.hlog' && grep -qF -- '--h3' '$T_DIR/r.html'"
+
 # --- the peer's MAX_STREAMS caps -m (quic-go allows 100 a connection) ---------
 run 20 --h3 -t1 -c1 -m300 -n 1000 "$C"
 ok h3_max_streams_waits "exit $rc: $(grep -E 'Outcomes|rror' "$R")" \
@@ -102,6 +133,13 @@ head -c 262144 /dev/zero >"$CADDY_DIR/www/big.bin"
 run 20 --h3 --h3-window 16384 --h3-conn-window 65536 -t1 -c2 -m4 -n 20 --json "$T_DIR/win.json" "${C}big.bin"
 ok h3_small_windows "exit $rc: $(grep -E 'Outcomes|read|rror' "$R")" \
     "[ $rc -eq 0 ] && [ '$(completed "$R")' = 20 ] && [ \"\$(j win.json \"d['bytes']['read'] >= 20 * 262144\")\" = True ]"
+
+# --- reconnects resume the TLS session (gtlsserver closes idle connections) ---
+if start_gtlsserver --timeout=300ms; then
+    run 20 --h3 -t1 -c1 -R2 -d2s --json "$T_DIR/resume.json" "$GTLS_URL"
+    ok h3_session_resumed "exit $rc: $(grep -E 'TLS handshakes|dropped|Outcomes' "$R"); $(j resume.json "d['connections']")" \
+        "[ $rc -eq 0 ] && [ '$(completed "$R")' = 4 ] && [ \"\$(j resume.json \"d['connections']['opened'] >= 2 and d['connections']['tls_resumed'] >= 1\")\" = True ]"
+fi
 
 # --- a 1 s stop of Caddy at 1000 req/s for 10 s: the analytic p99, p99.9 --------
 STALL_PID=$CADDY_PID STALL_D=10 STALL_ANALYTIC=1 stall_check h3_stall -t1 -c10 -m100 -R1000 --h3 "$C"
