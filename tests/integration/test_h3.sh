@@ -211,6 +211,15 @@ run 20 h2load --npn-list h3 -n 100 -c 2 "$C"
 ok h3_h2load_npn_list "exit $rc: $(head -12 "$R")" "[ $rc -eq 0 ] && h2load_ok '$R' 100"
 run 20 --h3 -t1 -c2 -m4 -n 200 --format h2load "$C"
 ok h3_format_h2load "exit $rc: $(head -12 "$R")" "[ $rc -eq 0 ] && h2load_ok '$R' 200"
+# h2load's HTTP/3 build (nghttp2 1.52, Debian 12's version): a "UDP
+# datagram: S sent, R received" line after traffic; connect time is the
+# QUIC handshake's; header bytes are the HEADERS frames' (QPACK-encoded).
+ok h3_h2load_udp_line "$(grep -A1 '^traffic:' "$R")" \
+    "grep -A1 '^traffic:' '$R' | grep -qE '^UDP datagram: [1-9][0-9]* sent, [1-9][0-9]* received\$'"
+cmin=$(awk '/^time for connect:/ { print $4; exit }' "$R")
+ok h3_h2load_connect_time "$(grep '^time for connect' "$R")" "[ -n '$cmin' ] && fcmp \"\$(to_ms '$cmin')\" '>' 0"
+hb=$(grep -oE 'total, [0-9.]+[KMG]?B \([0-9]+\) headers' "$R" | grep -oE '\([0-9]+\)' | tr -d '()')
+ok h3_h2load_header_bytes "$(grep '^traffic:' "$R")" "[ '${hb:-0}' -gt 0 ] && ! grep -q 'space savings 100.00%' '$R'"
 
 # --- the same Caddy over h2 and h3, side by side ------------------------------------
 # compare applies one set of options to every target: h3 against Caddy
