@@ -14,8 +14,8 @@
 # pacer's run options (pacer URL, compare, capacity, and the wrk / wrk2
 # personas, which are pacer's own command line).
 _pacer_run_long="--connections --duration --threads --rate --stages --start-rate --arrival --seed --latency --u_latency
---batch_latency --header --timeout --connect-timeout --slack --warmup --pipeline --h2 --alpn
---streams --max-concurrent-streams --window-bits --connection-window-bits --format
+--batch_latency --header --timeout --connect-timeout --slack --warmup --pipeline --h2 --alpn --h3
+--h3-window --h3-conn-window --streams --max-concurrent-streams --window-bits --connection-window-bits --format
 --script --requests --no-keepalive --keepalive --method --body --body-file
 --content-type --cookie --basic-auth --head --host --connect-to --urls --mix
 --strict-length --gnuplot --percentiles-csv --unix --verify --cacert --hlog --hgrm
@@ -44,7 +44,7 @@ _pacer_h2load_flags="-n -c -t -i -m -w -W -H -p -d -D -h --requests --clients --
 _pacer_hey_flags="-n -c -q -z -o -m -H -t -A -d -D -T -U -a -h2 -host -disable-compression
 -disable-keepalive -disable-redirects -cpus -h"
 _pacer_methods="GET POST PUT PATCH DELETE HEAD OPTIONS"
-_pacer_protocols="h2 http/1.1 h2,http/1.1 http/1.1,h2"
+_pacer_protocols="h2 http/1.1 h2,http/1.1 http/1.1,h2 h3"
 
 # _pacer_files [GLOB...]: complete file names (those matching one of the
 # GLOBs, e.g. '*.lua', when given) and directories, to walk into.
@@ -110,8 +110,8 @@ _pacer_value() {
     *:-X | *:--method) _pacer_words "$_pacer_methods" ;;
     *:-c | *:--connections | *:-d | *:--duration | *:-t | *:--threads | *:-R | *:--rate | \
         *:-H | *:--header | *:--timeout | *:--connect-timeout | *:--slack | *:--warmup | *:--pipeline | \
-        *:-m | *:--streams | *:--max-concurrent-streams | *:--window-bits | \
-        *:--connection-window-bits | *:-n | *:--requests | *:--body | *:-T | \
+        *:-m | *:--streams | *:--max-concurrent-streams | *:--window-bits | *:--h3-window | \
+        *:--connection-window-bits | *:--h3-conn-window | *:-n | *:--requests | *:--body | *:-T | \
         *:--content-type | *:-C | *:--cookie | *:-A | *:--basic-auth | *:--host | \
         *:--connect-to | *:--interval | *:--slo | *:--rounds | *:--start-rate | \
         *:--shard | *:--start-at | *:--stages | *:--seed | \

@@ -377,9 +377,15 @@ void h3_read_error(conn *c, h3state *h, int rc, uint64_t now)
         eng_conn_fail(c, PC_ERR_READ, "QUIC: the connection was dropped", now);
         return;
     }
-    if (rc == NGTCP2_ERR_CRYPTO)
-        snprintf(why, sizeof why, "QUIC TLS handshake failed (TLS alert %u)",
-                 ngtcp2_conn_get_tls_alert(h->q));
+    if (rc == NGTCP2_ERR_CRYPTO) {
+        uint8_t a = ngtcp2_conn_get_tls_alert(h->q);
+
+        snprintf(why, sizeof why, "QUIC TLS handshake failed (TLS alert %u%s)", a,
+                 a == 42 || a == 48 ? ": the certificate did not verify"
+                 : a == 120         ? ": no application protocol (the server refused h3)"
+                 : a == 40          ? ": handshake failure"
+                                    : "");
+    }
     else if (rc == NGTCP2_ERR_CALLBACK_FAILURE && h->why[0])
         snprintf(why, sizeof why, "%s", h->why);
     else

@@ -419,12 +419,16 @@ void h3_flush(conn *c, uint64_t now)
         if (r < 0 || c->gen != gen)
             return;
         if (r == 0) {
-            ngtcp2_conn_update_pkt_tx_time(h->q, now);
             h3_arm(c, h);
             return;
         }
     }
-    ngtcp2_conn_update_pkt_tx_time(h->q, now);
+    /* No ngtcp2_conn_update_pkt_tx_time: that is what turns ngtcp2's
+     * pacing on, and its rate comes from an RTT whose first sample is the
+     * handshake's (the server's signature included): the first requests
+     * of a connection waited up to that RTT in pacer, a send lag of
+     * milliseconds on loopback. The congestion window still bounds what
+     * is in flight; a load generator sends when the schedule says. */
     eng_want_write(c, false);
     h3_arm(c, h);
 }
@@ -477,6 +481,12 @@ static void h3_expire(conn *c, uint64_t now)
     }
     if (rc == NGTCP2_ERR_IDLE_CLOSE) {
         h->closed = true;
+        if (c->count == 0 && h->hs_done) {
+            /* Nothing asked, nothing heard: an idle connection, reopened. */
+            eng_idle_closed(c);
+            eng_conn_recycle(c, now);
+            return;
+        }
         eng_conn_fail(c, PC_ERR_TIMEOUT, "QUIC idle timeout: the server went silent", now);
         return;
     }

@@ -132,6 +132,9 @@ void report_h2load(FILE *f, const pc_rundesc *run, const pc_results *res)
             "traffic: %sB (%" PRIu64 ") total, %sB (%" PRIu64 ") headers (space savings %.2f%%), "
             "%sB (%" PRIu64 ") data\n",
             total, st->bytes_read, head, st->header_wire, savings, data, st->body_bytes);
+    if (st->quic_conns) /* h2load's HTTP/3 build */
+        fprintf(f, "UDP datagram: %" PRIu64 " sent, %" PRIu64 " received\n", st->quic_sent,
+                st->quic_recv);
     fprintf(f, "                     min         max         mean         sd        +/- sd"
                "      median         p95         p99\n");
     row(f, "time for request: ", &st->latency, 1e3, fmt_dur);

@@ -219,6 +219,20 @@ static void summary(html_doc *d, const pc_rundesc *run, const pc_results *res)
     row(t, "Throughput (MB/s)", a, b, NULL);
     snprintf(a, sizeof a, "%.2f", secs);
     row(t, "Duration (s)", a, "the measured period", NULL);
+    if (st->quic_conns) {
+        snprintf(b, sizeof b, "%" PRIu64 " received; %" PRIu64 " packets lost (%.2f%%), %" PRIu64
+                 " probe timeouts",
+                 st->quic_recv, st->quic_lost,
+                 st->quic_sent ? 100.0 * (double)st->quic_lost / (double)st->quic_sent : 0,
+                 st->quic_pto);
+        row(t, "QUIC datagrams sent", u64(a, st->quic_sent), b, NULL);
+        if (st->quic_srtt.total_count) {
+            snprintf(a, sizeof a, "%.3f", hdr_mean(&st->quic_srtt) / 1e6);
+            snprintf(b, sizeof b, "mean of the connections' smoothed RTTs; min %.3f ms",
+                     (double)hdr_min(&st->quic_min_rtt) / 1e6);
+            row(t, "QUIC RTT (ms)", a, b, NULL);
+        }
+    }
     table(d, "Requests", t);
 
     t->nrows = 0;
