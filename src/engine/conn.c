@@ -511,7 +511,8 @@ void eng_quic_stats(conn *c, const eng_quic_stat *q)
 {
     pc_stats *st = &c->w->st;
 
-    st->quic_conns++;
+    if (q->end)
+        st->quic_conns++;
     st->quic_sent += q->sent;
     st->quic_recv += q->received;
     st->quic_lost += q->lost;

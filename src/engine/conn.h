@@ -198,10 +198,12 @@ void eng_timer(conn *c, uint64_t when);
 void eng_tls_done(conn *c, uint64_t now, bool resumed, const char *version, const char *cipher);
 /* That handshake ran past --connect-timeout: a connect timeout. */
 void eng_connect_timeout(conn *c, uint64_t now);
-/* A QUIC connection's figures, when it ends. */
+/* A QUIC connection's figures since its last report; end: it ends (the
+ * RTTs are then its last). */
 typedef struct eng_quic_stat {
     uint64_t sent, received, lost, pto; /* datagrams, datagrams, packets lost, PTOs */
     uint64_t srtt_ns, min_rtt_ns;       /* 0: no RTT sample */
+    bool end;
 } eng_quic_stat;
 void eng_quic_stats(conn *c, const eng_quic_stat *q);
 /* A QUIC event: CONNECTION_CLOSE received (code: its error code, with

@@ -410,14 +410,17 @@ void h3_fail(conn *c, h3state *h, enum pc_err_kind kind, const char *why, uint64
     eng_conn_fail(c, kind, why, now);
 }
 
-void h3_report(conn *c, h3state *h)
+void h3_report(conn *c, h3state *h, bool end)
 {
     ngtcp2_conn_stat cs;
-    eng_quic_stat qs = {.sent = h->n_sent, .received = h->n_recv, .lost = h->n_lost};
+    eng_quic_stat qs = {.sent = h->n_sent, .received = h->n_recv, .lost = h->n_lost, .end = end};
 
     ngtcp2_conn_get_conn_stat(h->q, &cs);
-    qs.pto = h->n_pto + (cs.pto_count > h->pto_seen ? cs.pto_count - h->pto_seen : 0);
-    if (cs.first_rtt_sample_ts != UINT64_MAX) {
+    if (cs.pto_count > h->pto_seen)
+        h->n_pto += cs.pto_count - h->pto_seen;
+    h->pto_seen = cs.pto_count;
+    qs.pto = h->n_pto;
+    if (end && cs.first_rtt_sample_ts != UINT64_MAX) {
         qs.srtt_ns = cs.smoothed_rtt;
         qs.min_rtt_ns = cs.min_rtt;
     }

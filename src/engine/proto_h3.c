@@ -99,43 +99,20 @@ static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
     return ((h3state *)ref->user_data)->q;
 }
 
-static int h3_start(conn *c, uint64_t now)
+/* The QUIC client connection over c's connected socket: its settings
+ * (the handshake bounded by --connect-timeout) and the transport
+ * parameters pacer offers (--h3-window, --h3-conn-window). 0 or -errno. */
+static int quic_new(conn *c, h3state *h, uint64_t now)
 {
-    const pc_run *run = conn_run(c);
-    const pc_config *cfg = run->cfg;
-    h3state *h = c->ps;
-    ngtcp2_cid dcid, scid;
+    const pc_config *cfg = conn_run(c)->cfg;
+    ngtcp2_cid dcid = {.datalen = 18}, scid = {.datalen = 16};
     ngtcp2_settings settings;
     ngtcp2_transport_params params;
-    ngtcp2_path path;
-    char err[STATS_WHY_LEN];
-    int rc;
+    ngtcp2_path path = {.local = {(ngtcp2_sockaddr *)&h->local, h->llen},
+                        .remote = {(ngtcp2_sockaddr *)&h->remote, h->rlen}};
 
-    h->c = c;
-    h->now = now;
-    h->t0 = now;
-    h->hs_flag = h->hs_done = h->closed = false;
-    h->held_len = 0;
-    h->unsent = 0;
-    h->goaway_id = -1;
-    h->n_sent = h->n_recv = h->n_lost = h->n_pto = 0;
-    h->pto_seen = 0;
-    h->why[0] = '\0';
-    h->llen = sizeof h->local;
-    h->rlen = sizeof h->remote;
-    if (getsockname(c->nc.fd, (struct sockaddr *)&h->local, &h->llen) < 0 ||
-        getpeername(c->nc.fd, (struct sockaddr *)&h->remote, &h->rlen) < 0)
-        return -errno;
-    dcid.datalen = 18;
     h3_random(dcid.data, dcid.datalen);
-    scid.datalen = 16;
     h3_random(scid.data, scid.datalen);
-    path.local.addr = (ngtcp2_sockaddr *)&h->local;
-    path.local.addrlen = h->llen;
-    path.remote.addr = (ngtcp2_sockaddr *)&h->remote;
-    path.remote.addrlen = h->rlen;
-    path.user_data = NULL;
-
     ngtcp2_settings_default(&settings);
     settings.initial_ts = now;
     /* A handshake that stalls is a connect timeout, as over TCP. */
@@ -148,20 +125,45 @@ static int h3_start(conn *c, uint64_t now)
     params.initial_max_streams_bidi = 0;
     params.initial_max_streams_uni = 3;
     params.max_idle_timeout = H3_IDLE_NS;
-
     h->ref.get_conn = get_conn;
     h->ref.user_data = h;
-    rc = ngtcp2_conn_client_new(&h->q, &dcid, &scid, &path, NGTCP2_PROTO_VER_V1, &h3_quic_callbacks,
-                                &settings, &params, NULL, h);
-    if (rc != 0) {
+    if (ngtcp2_conn_client_new(&h->q, &dcid, &scid, &path, NGTCP2_PROTO_VER_V1,
+                               &h3_quic_callbacks, &settings, &params, NULL, h) != 0) {
         h->q = NULL;
         return -ENOMEM;
     }
+    return 0;
+}
+
+static int h3_start(conn *c, uint64_t now)
+{
+    const pc_run *run = conn_run(c);
+    h3state *h = c->ps;
+    char err[STATS_WHY_LEN];
+    int rc;
+
+    h->c = c;
+    h->now = now;
+    h->hs_flag = h->hs_done = h->closed = false;
+    h->held_len = 0;
+    h->unsent = 0;
+    h->goaway_id = -1;
+    h->n_sent = h->n_recv = h->n_lost = h->n_pto = 0;
+    h->pto_seen = 0;
+    h->why[0] = '\0';
+    h->llen = sizeof h->local;
+    h->rlen = sizeof h->remote;
+    if (getsockname(c->nc.fd, (struct sockaddr *)&h->local, &h->llen) < 0 ||
+        getpeername(c->nc.fd, (struct sockaddr *)&h->remote, &h->rlen) < 0)
+        return -errno;
+    if ((rc = quic_new(c, h, now)) < 0)
+        return rc;
     h->tls = net_quic_session_new(run->quic_ctx, run->origins[c->origin].tls_name, &h->ref,
                                   h->resume, h->resume_len, err, sizeof err);
     if (!h->tls) {
-        h3_drop(h);
-        return -EPROTO;
+        h->closed = true;
+        eng_conn_fail(c, PC_ERR_CONNECT, err, now); /* a failed connect, with GnuTLS's reason */
+        return 0;
     }
     ngtcp2_conn_set_tls_native_handle(h->q, h->tls);
     if (h3_new(h) != 0) {
@@ -348,6 +350,51 @@ static int send_pkt(conn *c, h3state *h, const uint8_t *p, size_t n, uint64_t no
     return -1;
 }
 
+/* ngtcp2 took ndata bytes of stream sid into the packet (ndata < 0 or
+ * sid < 0: none): tell nghttp3, stamp a request whose first bytes they
+ * are. false: the connection failed. */
+static bool took(conn *c, h3state *h, int64_t sid, ngtcp2_ssize ndata, uint64_t now)
+{
+    if (ndata < 0 || sid < 0)
+        return true;
+    if (nghttp3_conn_add_write_offset(h->h3, sid, (size_t)ndata) != 0) {
+        h3_fail(c, h, PC_ERR_PROTOCOL, "HTTP/3: write offset", now);
+        return false;
+    }
+    if (ndata > 0)
+        stamp_sent(c, h, sid, now);
+    return true;
+}
+
+/* ngtcp2_conn_writev_stream said n < 0 for stream sid: true when writing
+ * goes on (the stream is blocked or shut; the packet has room for more),
+ * false when the connection failed. */
+static bool write_on(conn *c, h3state *h, ngtcp2_ssize n, int64_t sid, ngtcp2_ssize ndata,
+                     uint64_t now)
+{
+    switch (n) {
+    case NGTCP2_ERR_STREAM_DATA_BLOCKED:
+        nghttp3_conn_block_stream(h->h3, sid);
+        return true;
+    case NGTCP2_ERR_STREAM_SHUT_WR:
+        nghttp3_conn_shutdown_stream_write(h->h3, sid);
+        return true;
+    case NGTCP2_ERR_WRITE_MORE:
+        return took(c, h, sid, ndata, now);
+    default:
+        h3_fail(c, h, PC_ERR_WRITE, ngtcp2_strerror((int)n), now);
+        return false;
+    }
+}
+
+/* Write what nghttp3 and ngtcp2 have, a packet a datagram, until ngtcp2
+ * has nothing more (or the socket is full: the datagram is held for
+ * EPOLLOUT). No ngtcp2_conn_update_pkt_tx_time: that is what turns
+ * ngtcp2's pacing on, and its rate comes from an RTT whose first sample
+ * is the handshake's (the server's signature included): the first
+ * requests of a connection waited up to that RTT in pacer, a send lag of
+ * milliseconds on loopback. The congestion window still bounds what is in
+ * flight; a load generator sends when the schedule says. */
 void h3_flush(conn *c, uint64_t now)
 {
     h3state *h = c->ps;
@@ -357,21 +404,17 @@ void h3_flush(conn *c, uint64_t now)
         return;
     h->now = now;
     if (h->held_len) {
-        int r = send_pkt(c, h, h->held, h->held_len, now);
-
-        if (r <= 0)
+        if (send_pkt(c, h, h->held, h->held_len, now) <= 0)
             return;
         h->held_len = 0;
     }
     for (int round = 0; round < 4096; round++) {
         int64_t sid = -1;
-        int fin = 0;
+        int fin = 0, r;
         nghttp3_vec vec[16];
         nghttp3_ssize cnt = 0;
         ngtcp2_ssize ndata = -1, n;
         ngtcp2_pkt_info pi;
-        uint32_t flags = NGTCP2_WRITE_STREAM_FLAG_MORE;
-        int r;
 
         if (h->hs_done && h->h3 && ngtcp2_conn_get_max_data_left(h->q)) {
             cnt = nghttp3_conn_writev_stream(h->h3, &sid, &fin, vec, 16);
@@ -380,39 +423,17 @@ void h3_flush(conn *c, uint64_t now)
                 return;
             }
         }
-        if (fin)
-            flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
-        n = ngtcp2_conn_writev_stream(h->q, NULL, &pi, h->pkt, h->pkt_cap, &ndata, flags, sid,
-                                      (const ngtcp2_vec *)vec, (size_t)cnt, now);
+        n = ngtcp2_conn_writev_stream(
+            h->q, NULL, &pi, h->pkt, h->pkt_cap, &ndata,
+            NGTCP2_WRITE_STREAM_FLAG_MORE | (fin ? NGTCP2_WRITE_STREAM_FLAG_FIN : 0), sid,
+            (const ngtcp2_vec *)vec, (size_t)cnt, now);
         if (n < 0) {
-            if (n == NGTCP2_ERR_STREAM_DATA_BLOCKED) {
-                nghttp3_conn_block_stream(h->h3, sid);
-                continue;
-            }
-            if (n == NGTCP2_ERR_STREAM_SHUT_WR) {
-                nghttp3_conn_shutdown_stream_write(h->h3, sid);
-                continue;
-            }
-            if (n == NGTCP2_ERR_WRITE_MORE) {
-                if (nghttp3_conn_add_write_offset(h->h3, sid, (size_t)ndata) != 0) {
-                    h3_fail(c, h, PC_ERR_PROTOCOL, "HTTP/3: write offset", now);
-                    return;
-                }
-                if (ndata > 0)
-                    stamp_sent(c, h, sid, now);
-                continue;
-            }
-            h3_fail(c, h, PC_ERR_WRITE, ngtcp2_strerror((int)n), now);
-            return;
-        }
-        if (ndata >= 0 && sid >= 0) {
-            if (nghttp3_conn_add_write_offset(h->h3, sid, (size_t)ndata) != 0) {
-                h3_fail(c, h, PC_ERR_PROTOCOL, "HTTP/3: write offset", now);
+            if (!write_on(c, h, n, sid, ndata, now))
                 return;
-            }
-            if (ndata > 0)
-                stamp_sent(c, h, sid, now);
+            continue;
         }
+        if (!took(c, h, sid, ndata, now))
+            return;
         if (n == 0)
             break;
         r = send_pkt(c, h, h->pkt, (size_t)n, now);
@@ -423,12 +444,6 @@ void h3_flush(conn *c, uint64_t now)
             return;
         }
     }
-    /* No ngtcp2_conn_update_pkt_tx_time: that is what turns ngtcp2's
-     * pacing on, and its rate comes from an RTT whose first sample is the
-     * handshake's (the server's signature included): the first requests
-     * of a connection waited up to that RTT in pacer, a send lag of
-     * milliseconds on loopback. The congestion window still bounds what
-     * is in flight; a load generator sends when the schedule says. */
     eng_want_write(c, false);
     h3_arm(c, h);
 }
@@ -494,14 +509,7 @@ static void h3_expire(conn *c, uint64_t now)
         h3_fail(c, h, PC_ERR_PROTOCOL, ngtcp2_strerror(rc), now);
         return;
     }
-    {
-        ngtcp2_conn_stat cs;
-
-        ngtcp2_conn_get_conn_stat(h->q, &cs);
-        if (cs.pto_count > h->pto_seen)
-            h->n_pto += cs.pto_count - h->pto_seen;
-        h->pto_seen = cs.pto_count;
-    }
+    h3_report(c, h, false);
     h3_flush(c, now);
 }
 
@@ -544,7 +552,7 @@ static void h3_reset(conn *c)
 
     if (!h->q)
         return;
-    h3_report(c, h);
+    h3_report(c, h, true);
     h3_keep_session(h);
     if (!h->closed && h->hs_done && !ngtcp2_conn_is_in_closing_period(h->q) &&
         !ngtcp2_conn_is_in_draining_period(h->q) && c->nc.fd >= 0) {

@@ -29,7 +29,7 @@ typedef struct h3state {
     ngtcp2_crypto_conn_ref ref;
     struct sockaddr_storage local, remote;
     socklen_t llen, rlen;
-    uint64_t now, t0;
+    uint64_t now;        /* time of the datagram or timer being handled */
     bool hs_flag;        /* ngtcp2 said the handshake completed */
     bool hs_done;        /* and it has been reported */
     bool closed;         /* ngtcp2 is done with the connection: nothing more to send */
@@ -37,7 +37,7 @@ typedef struct h3state {
     uint32_t unsent;     /* streams submitted whose first byte is not out yet */
     uint64_t n_sent, n_recv, n_lost; /* datagrams sent and received; packets lost */
     uint64_t n_pto;      /* probe timeouts: ngtcp2's pto_count restarts at every ACK, */
-    size_t pto_seen;     /* so its rises are added up at each expiry */
+    size_t pto_seen;     /* so its rises are added up at each report */
     uint8_t *pkt;
     size_t pkt_cap;
     uint8_t held[H3_PKT_MAX]; /* a datagram the socket refused (EAGAIN) */
@@ -65,8 +65,10 @@ void h3_arm(conn *c, h3state *h); /* report ngtcp2's next expiry */
 void h3_read_error(conn *c, h3state *h, int rc, uint64_t now);
 /* pacer ends the connection on an error: CONNECTION_CLOSE, then fail it. */
 void h3_fail(conn *c, h3state *h, enum pc_err_kind kind, const char *why, uint64_t now);
-/* The connection's QUIC figures into the statistics (at its end). */
-void h3_report(conn *c, h3state *h);
+/* The connection's QUIC figures since the last report into the
+ * statistics: at each expiry (so what the warm-up sent is reset with it)
+ * and at its end (then with its RTTs). */
+void h3_report(conn *c, h3state *h, bool end);
 /* Keep the TLS session data for resuming the next connection. */
 void h3_keep_session(h3state *h);
 /* A request that came as HTTP/1.1 text (a script's) as a header list in
