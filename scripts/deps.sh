@@ -34,7 +34,7 @@ wrk                   # its example Lua scripts in /usr/share/doc/wrk (test_scri
 nghttp2-client        # h2load, nghttp (test_h2.sh, test_h2fault_selftest.sh)
 caddy                 # an HTTP/3 server (test_h3*.sh)
 ngtcp2-server         # gtlsserver, a second HTTP/3 server (test_h3*.sh)
-ngtcp2-client         # gtlsclient, checks a relay without pacer (test_h3.sh)
+ngtcp2-client         # gtlsclient, checks the UDP relay without pacer (test_udprelay_selftest.sh)
 hey                   # hey, side by side with `pacer hey` (test_hey.sh)
 time                  # /usr/bin/time, peak RSS (test_faults.sh, test_h2_faults.sh)
 procps                # pgrep (lib.sh nginx_worker)

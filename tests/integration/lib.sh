@@ -398,10 +398,11 @@ CONF
 # caddy_count PROTO: requests Caddy logged over PROTO (e.g. HTTP/3.0).
 caddy_count() { grep -c "\"proto\":\"$1\"" "$CADDY_LOG" 2>/dev/null; }
 
-# start_gtlsserver: ngtcp2's example HTTP/3 server (Debian's ngtcp2-server)
-# on 127.0.0.1:GTLS_PORT (UDP) with h3_cert's certificate, serving
-# $GTLS_DIR/www (index.html is 1024 bytes). Sets GTLS_PORT, GTLS_URL,
-# GTLS_PID, GTLS_DIR.
+# start_gtlsserver [ARGS...]: ngtcp2's example HTTP/3 server (Debian's
+# ngtcp2-server) on 127.0.0.1:GTLS_PORT (UDP) with h3_cert's certificate,
+# serving $GTLS_DIR/www (index.html is 1024 bytes), with gtlsserver's
+# options ARGS (e.g. --timeout=300ms: its idle timeout). Sets GTLS_PORT,
+# GTLS_URL, GTLS_PID, GTLS_DIR.
 start_gtlsserver() {
     local try
     need_cmd /usr/sbin/gtlsserver ngtcp2-server && h3_cert || return 1
@@ -410,7 +411,7 @@ start_gtlsserver() {
     head -c 1024 /dev/zero | tr '\0' 'a' >"$GTLS_DIR/www/index.html"
     for try in 1 2 3 4 5; do
         GTLS_PORT=$(pick_udp_port) || return 1
-        /usr/sbin/gtlsserver -q -d "$GTLS_DIR/www" 127.0.0.1 "$GTLS_PORT" "$H3_KEY" "$H3_CERT" \
+        /usr/sbin/gtlsserver -q "$@" -d "$GTLS_DIR/www" 127.0.0.1 "$GTLS_PORT" "$H3_KEY" "$H3_CERT" \
             >"$GTLS_DIR/out" 2>&1 &
         GTLS_PID=$!
         T_PIDS+=("$GTLS_PID")
@@ -457,6 +458,6 @@ relay_stat() {
 }
 
 # start_quicfault MODE: the fault "QUIC server" (tests/tools/quicfault.c:
-# silent, reset, vn). Sets QF_PORT, QF_PID, QF_STATS; qf_stat KEY.
+# silent, reset, vn, retry). Sets QF_PORT, QF_PID, QF_STATS; qf_stat KEY.
 start_quicfault() { _start_udptool quicfault QF --mode "$@"; }
 qf_stat() { sleep 0.2; grep -oE "$1=[0-9]+" "$QF_STATS" | cut -d= -f2; }

@@ -4,7 +4,8 @@
 # log counting requests by protocol) and ngtcp2's gtlsserver; a 1 s stop of
 # Caddy at a constant rate against the analytic percentiles; through
 # tests/tools/udprelay (loss, blackhole after the handshake) and against
-# tests/tools/quicfault and a dead port (errors, bounded in time); the
+# tests/tools/quicfault (silent, stateless reset, version negotiation,
+# Retry) and a dead port (errors, bounded in time); the
 # h2load persona and layout, compare, suite, JSON and `pacer report`.
 # Every pacer run is bounded by timeout(1): a hang is a failure, not a stall.
 . "$(dirname "$0")/lib.sh"
@@ -29,7 +30,7 @@ run() {
 completed() { awk '/^  Outcomes:/ {print $5}' "$1"; }
 scheduled() { awk '/^  Outcomes:/ {print $2}' "$1"; }
 j() { json_get "$T_DIR/$1" "$2" 2>/dev/null; }
-# The contract's two report lines (numbers with thousands separators).
+# The contract's two report lines (thousands separators allowed, not required).
 QP_RE='^ *QUIC packets: [0-9,]+ sent, [0-9,]+ received, [0-9,]+ lost \([0-9.]+%\)$'
 QR_RE='^ *QUIC RTT: smoothed [0-9.]+(us|ms|s), min [0-9.]+(us|ms|s), PTOs [0-9,]+$'
 
@@ -91,6 +92,55 @@ run 10 --alpn h3 -t1 -c2 -m4 -n 50 "$C"
 ok h3_alpn_list "exit $rc: $(grep -E 'protocol|Outcomes' "$R")" \
     "[ $rc -eq 0 ] && grep -q '^  Application protocol: h3\$' '$R' && [ '$(completed "$R")' = 50 ]"
 
+# --- the rest of pacer over HTTP/3: --urls, a Lua script, --slo, --hlog, --html
+printf '%s\n' "${C}index.html" "POST ${C}post 1" "${C}k.bin?u" >"$T_DIR/urls.txt"
+head -c 1000 /dev/zero >"$CADDY_DIR/www/k.bin"
+cat >"$T_DIR/s.lua" <<'LUA'
+-- wrk's way: each thread counts in its own state, done() sums them.
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) n = 0 end
+wrk.headers["X-Pacer-Script"] = "h3"
+function response(status, headers, body) if status == 200 and #body == 1024 then n = n + 1 end end
+function done(summary, latency, requests)
+    local t = 0
+    for _, th in ipairs(threads) do t = t + th:get("n") end
+    io.write("script saw ", t, " responses\n")
+end
+LUA
+: >"$CADDY_LOG"
+run 20 --h3 -t1 -c2 -m4 -n 90 --urls "$T_DIR/urls.txt" "$C"
+sleep 0.3
+ok h3_urls "exit $rc: $(grep -E '^  URL|Outcomes' "$R"); Caddy: $(grep -oE '"method":"[A-Z]+","host":"[^"]*","uri":"[^"]*"' "$CADDY_LOG" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \
+    "[ $rc -eq 0 ] && [ '$(completed "$R")' = 90 ] && [ \$(grep -c '\"uri\":\"/index.html\"' '$CADDY_LOG') = 30 ] &&
+     [ \$(grep -c '\"method\":\"POST\".*\"uri\":\"/post\"' '$CADDY_LOG') = 30 ] && [ \$(grep -c '\"uri\":\"/k.bin?u\"' '$CADDY_LOG') = 30 ]"
+: >"$CADDY_LOG"
+run 20 --h3 -t1 -c2 -m4 -n 40 -s "$T_DIR/s.lua" "$C"
+sleep 0.3
+ok h3_lua_script "exit $rc: $(grep -E 'script saw|Outcomes' "$R"); Caddy logged $(grep -c 'X-Pacer-Script' "$CADDY_LOG") with the header" \
+    "[ $rc -eq 0 ] && grep -q '^script saw 40 responses\$' '$R' && [ \$(grep -c '\"X-Pacer-Script\":\[\"h3\"\]' '$CADDY_LOG') = 40 ]"
+run 20 --h3 -t1 -c2 -m4 -d1s -R100 --slo 'p99<=1s,errors<=0%,rate>=99%' --hlog "$T_DIR/r.hlog" --html "$T_DIR/r.html" "$C"
+ok h3_slo_hlog_html "exit $rc: $(grep -E '^(  PASS|  FAIL|SLO)' "$R")" \
+    "[ $rc -eq 0 ] && [ \$(grep -c '^  PASS ' '$R') = 3 ] && grep -q 'Tag=corrected' '$T_DIR/r.hlog' && grep -qF -- '--h3' '$T_DIR/r.html'"
+
+# --- the peer's MAX_STREAMS caps -m (quic-go allows 100 a connection) ---------
+run 20 --h3 -t1 -c1 -m300 -n 1000 "$C"
+ok h3_max_streams_waits "exit $rc: $(grep -E 'Outcomes|rror' "$R")" \
+    "[ $rc -eq 0 ] && grep -qE '^  Outcomes: 1000 scheduled = 1000 completed \+ 0 timed out \+ 0 errors' '$R'"
+
+# --- small flow-control windows still move a 256 KiB body -------------------------
+head -c 262144 /dev/zero >"$CADDY_DIR/www/big.bin"
+run 20 --h3 --h3-window 16384 --h3-conn-window 65536 -t1 -c2 -m4 -n 20 --json "$T_DIR/win.json" "${C}big.bin"
+ok h3_small_windows "exit $rc: $(grep -E 'Outcomes|read|rror' "$R")" \
+    "[ $rc -eq 0 ] && [ '$(completed "$R")' = 20 ] && [ \"\$(j win.json \"d['bytes']['read'] >= 20 * 262144\")\" = True ]"
+
+# --- reconnects resume the TLS session (gtlsserver closes idle connections) ---
+if start_gtlsserver --timeout=300ms; then
+    run 20 --h3 -t1 -c1 -R2 -d2s --json "$T_DIR/resume.json" "$GTLS_URL"
+    ok h3_session_resumed "exit $rc: $(grep -E 'TLS handshakes|dropped|Outcomes' "$R"); $(j resume.json "d['connections']")" \
+        "[ $rc -eq 0 ] && [ '$(completed "$R")' = 4 ] && [ \"\$(j resume.json \"d['connections']['opened'] >= 2 and d['connections']['tls_resumed'] >= 1\")\" = True ]"
+fi
+
 # --- a 1 s stop of Caddy at 1000 req/s for 10 s: the analytic p99, p99.9 --------
 STALL_PID=$CADDY_PID STALL_D=10 STALL_ANALYTIC=1 stall_check h3_stall -t1 -c10 -m100 -R1000 --h3 "$C"
 
@@ -105,6 +155,15 @@ if start_udprelay --to "$CADDY_PORT" --drop 0.05 --seed 1; then
     kill "$RELAY_PID" 2>/dev/null
 else
     fail relay_start "udprelay did not start"
+fi
+
+# --- 25 ms each way: latency grows by the 50 ms round trip, no more ------------
+if start_udprelay --to "$CADDY_PORT" --delay 25; then
+    run 20 --h3 -t1 -c2 -m4 -d1s -R50 --latency "https://127.0.0.1:$RELAY_PORT/"
+    p50=$(pct "$R" 1 50.000)
+    ok h3_delay_latency "exit $rc, p50 ${p50:-?} ms: $(grep -E 'Outcomes' "$R")" \
+        "[ $rc -eq 0 ] && [ '$(completed "$R")' = 50 ] && fcmp '${p50:-0}' '>=' 50 && fcmp '${p50:-999}' '<' 80"
+    kill "$RELAY_PID" 2>/dev/null
 fi
 
 # --- a blackhole once the handshake is done: stream timeouts, a clean end --------
@@ -124,13 +183,17 @@ dead=$(pick_udp_port)
 run 15 --h3 -t1 -c2 -d1s --timeout 1s --connect-timeout 1s --json "$T_DIR/dead.json" "https://127.0.0.1:$dead/"
 ok h3_dead_port "exit $rc after ${el} ms: $(grep -E 'rror' "$R" | head -3)" \
     "[ $rc -eq 3 ] && [ $el -lt 5000 ] && [ \"\$(j dead.json \"d['errors']['connect'] > 0\")\" = True ]"
-for mode in silent reset vn; do
+for mode in silent reset vn retry; do
     start_quicfault $mode || { fail "quicfault_$mode" "did not start"; continue; }
     run 15 --h3 -t1 -c2 -d1s --timeout 1s --connect-timeout 1s --json "$T_DIR/$mode.json" "https://127.0.0.1:$QF_PORT/"
     ok "h3_peer_$mode" "exit $rc after ${el} ms: $(grep -E 'rror' "$R" | head -3); errors $(j "$mode.json" "d['errors']"); $(cat "$QF_STATS")" \
         "[ $rc -eq 3 ] && [ $el -lt 6000 ] && [ \"\$(errs $mode.json)\" -gt 0 ] && [ \"\$(qf_stat initials)\" -gt 0 ]"
+    # By kind: Version Negotiation is named; the others are a handshake that
+    # never ends (a reset without a token, a second Retry: ignored, RFC 9000).
+    kind='timed out'; [ $mode = vn ] && kind='Version Negotiation'
+    ok "h3_peer_${mode}_kind" "$(grep 'Errors:' "$R")" "grep -E '^  Errors: ' '$R' | grep -q '$kind'"
     # A QUIC handshake has no SYN and no accept backlog: no TCP advice.
-    ok "h3_peer_${mode}_no_tcp_advice" "$(grep -iE 'SYN|backlog' "$R")" "! grep -qiE 'SYN|backlog' '$R'"
+    ok "h3_peer_${mode}_no_tcp_advice" "$(grep -iE 'SYN|backlog|Errors:' "$R")" "grep -q '^  Errors: ' '$R' && ! grep -qiE 'SYN|backlog' '$R'"
     kill "$QF_PID" 2>/dev/null
 done
 
@@ -148,6 +211,15 @@ run 20 h2load --npn-list h3 -n 100 -c 2 "$C"
 ok h3_h2load_npn_list "exit $rc: $(head -12 "$R")" "[ $rc -eq 0 ] && h2load_ok '$R' 100"
 run 20 --h3 -t1 -c2 -m4 -n 200 --format h2load "$C"
 ok h3_format_h2load "exit $rc: $(head -12 "$R")" "[ $rc -eq 0 ] && h2load_ok '$R' 200"
+# h2load's HTTP/3 build (nghttp2 1.52, Debian 12's version): a "UDP
+# datagram: S sent, R received" line after traffic; connect time is the
+# QUIC handshake's; header bytes are the HEADERS frames' (QPACK-encoded).
+ok h3_h2load_udp_line "$(grep -A1 '^traffic:' "$R")" \
+    "grep -A1 '^traffic:' '$R' | grep -qE '^UDP datagram: [1-9][0-9]* sent, [1-9][0-9]* received\$'"
+cmin=$(awk '/^time for connect:/ { print $4; exit }' "$R")
+ok h3_h2load_connect_time "$(grep '^time for connect' "$R")" "[ -n '$cmin' ] && fcmp \"\$(to_ms '$cmin')\" '>' 0"
+hb=$(grep -oE 'total, [0-9.]+[KMG]?B \([0-9]+\) headers' "$R" | grep -oE '\([0-9]+\)' | tr -d '()')
+ok h3_h2load_header_bytes "$(grep '^traffic:' "$R")" "[ '${hb:-0}' -gt 0 ] && ! grep -q 'space savings 100.00%' '$R'"
 
 # --- the same Caddy over h2 and h3, side by side ------------------------------------
 # compare applies one set of options to every target: h3 against Caddy

@@ -29,7 +29,7 @@ gc() {
         127.0.0.1 "$port" "https://127.0.0.1:$port/index.html" >"$GC_OUT" 2>&1
 }
 got_file() { [ "$(wc -c <"$T_DIR/dl.$1/index.html" 2>/dev/null)" = 1024 ]; }
-# rs KEY: the relay's counter; rs_final KEY: from its exit line.
+# rs KEY: a relay counter from its stats file (refreshed by SIGUSR1 while it runs).
 rs() { relay_stat "$1"; }
 stop_relay() { # true if it exits 0 on SIGTERM with one stats line on stderr
     local rc
@@ -64,10 +64,12 @@ fi
 if [ -n "${GTLS_PORT:-}" ] && start_udprelay --to "$GTLS_PORT"; then
     gc "$RELAY_PORT" 20
     ok relay_gtls_fetch "gtlsclient rc $?: $(tail -c 300 "$GC_OUT")" got_file "$RELAY_PORT"
+    # Counters compared with each other are read once it has stopped (the
+    # server may still send while they are read one by one).
+    ok relay_exit "$(cat "${RELAY_STATS%.stats}.err")" stop_relay
     ok relay_gtls_counts "$(cat "$RELAY_STATS")" \
         '[ "$(rs flows)" = 1 ] && [ "$(rs c2s_in)" -gt 3 ] && [ "$(rs c2s_in)" = "$(rs c2s_fwd)" ] &&
          [ "$(rs s2c_in)" -gt 3 ] && [ "$(rs s2c_in)" = "$(rs s2c_fwd)" ] && [ "$(rs c2s_drop)" = 0 ]'
-    ok relay_exit "$(cat "${RELAY_STATS%.stats}.err")" stop_relay
 else
     fail relay_start "no listening line: $(cat "$T_DIR"/udprelay.*.err 2>/dev/null | tail -3)"
 fi
@@ -78,10 +80,10 @@ if [ -n "${CADDY_PORT:-}" ] && start_udprelay --to "$CADDY_PORT" --drop 0.15 --s
     sleep 0.2
     ok relay_caddy_lossy_fetch "gtlsclient rc $rc: $(tail -c 300 "$GC_OUT")" \
         '[ $rc -eq 0 ] && got_file "$RELAY_PORT" && [ "$(caddy_count HTTP/3.0)" = 30 ]'
+    stop_relay
     ok relay_caddy_drops "$(cat "$RELAY_STATS")" \
         '[ "$(rs c2s_drop)" -gt 0 ] && [ "$(rs s2c_drop)" -gt 0 ] &&
          [ $(($(rs c2s_fwd) + $(rs c2s_drop))) = "$(rs c2s_in)" ] && [ $(($(rs s2c_fwd) + $(rs s2c_drop))) = "$(rs s2c_in)" ]'
-    kill "$RELAY_PID"
 fi
 if [ -n "${GTLS_PORT:-}" ] && start_udprelay --to "$GTLS_PORT" --blackhole-after hs; then
     t0=$SECONDS
@@ -214,6 +216,18 @@ if start_quicfault reset; then
     rc=$?
     ok qf_reset_gtlsclient "rc $rc after $((SECONDS - t0)) s: $(tail -c 200 "$GC_OUT")" \
         '[ $rc -ne 124 ] && grep -q ERR_HANDSHAKE_TIMEOUT "$GC_OUT" && ! got_file "$QF_PORT" && [ "$(qf_stat answered)" -ge 2 ]'
+    kill "$QF_PID"
+fi
+if start_quicfault retry; then
+    a=$(initial "$QF_PORT")
+    # type Retry | version 1 | DCID = our SCID | an 8-byte SCID | 16-byte token | 16-byte tag
+    ok qf_retry_packet "answer: $a" '[[ $a =~ ^f[0-9a-f]0000000104a1a2a3a408[0-9a-f]{80}$ ]]'
+    timeout 5 gtlsclient --handshake-timeout=1s 127.0.0.1 "$QF_PORT" "https://127.0.0.1:$QF_PORT/" >"$GC_OUT" 2>&1
+    # ngtcp2 takes a Retry only if its integrity tag verifies: its next
+    # Initial then goes to the Retry's SCID.
+    rscid=$(grep -m1 -oE 'pkt rx .* scid=0x[0-9a-f]+ version=0x00000001 type=Retry' "$GC_OUT" | grep -oE 'scid=0x[0-9a-f]+' | cut -d= -f2)
+    ok qf_retry_taken "Retry SCID ${rscid:-none}: $(grep -E 'pkt (tx|rx)' "$GC_OUT" | head -4 | cut -c 1-150)" \
+        '[ -n "$rscid" ] && grep -qE "pkt tx .* dcid=$rscid .*type=Initial" "$GC_OUT" && grep -q ERR_HANDSHAKE_TIMEOUT "$GC_OUT"'
     kill "$QF_PID"
 fi
 if start_quicfault silent; then

@@ -3,7 +3,7 @@
  * servers will not: says nothing, or answers every Initial with something a
  * client cannot connect through. Single-threaded, poll(2).
  *
- *   quicfault --mode silent|reset|vn [--port P] [--stats FILE] [--max-time S]
+ *   quicfault --mode silent|reset|vn|retry [--port P] [--stats FILE] [--max-time S]
  *
  *   silent  bind the port, read every datagram, answer none (a server that
  *           is gone without the ICMP a closed port would give)
@@ -14,6 +14,10 @@
  *           Version Negotiation packet (RFC 9000 17.2.1): the client's
  *           connection IDs swapped and only the reserved versions
  *           0x1a2a3a4a and 0x5a6a7a8a (RFC 9000 15), which no client speaks
+ *   retry   answer each client Initial with a valid Retry (RFC 9000 17.2.5,
+ *           its integrity tag per RFC 9001 5.8: AES-128-GCM, OpenSSL): a
+ *           client takes the first, comes back with the token and gets
+ *           another, which it must ignore; the handshake never ends
  *
  * Listens on 127.0.0.1:P (0: the kernel picks); the first stdout line is
  * "quicfault: listening on 127.0.0.1:PORT". SIGTERM/SIGINT end it (exit 0)
@@ -26,6 +30,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <openssl/evp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -37,7 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum mode { M_SILENT, M_RESET, M_VN };
+enum mode { M_SILENT, M_RESET, M_VN, M_RETRY };
 
 static struct {
     enum mode mode;
@@ -122,6 +127,49 @@ static size_t make_reset(size_t n, unsigned char *out) {
     return len;
 }
 
+/* The Retry Integrity Tag (RFC 9001 5.8): AES-128-GCM over nothing, with
+ * the Retry pseudo-packet (the client's original DCID, then the Retry
+ * without its tag) as associated data, under the fixed QUIC v1 key/nonce. */
+static int retry_tag(const unsigned char *odcid, size_t odl, const unsigned char *pkt, size_t n,
+                     unsigned char tag[16]) {
+    static const unsigned char key[16] = {0xbe, 0x0c, 0x69, 0x0b, 0x9f, 0x66, 0x57, 0x5a,
+                                          0x1d, 0x76, 0x6b, 0x54, 0xe3, 0x68, 0xc8, 0x4e};
+    static const unsigned char nonce[12] = {0x46, 0x15, 0x99, 0xd3, 0x5d, 0x63,
+                                            0x2b, 0xf2, 0x23, 0x98, 0x25, 0xbb};
+    unsigned char aad[256], dummy[16];
+    int len, ok;
+    if (1 + odl + n > sizeof aad) return -1;
+    aad[0] = (unsigned char)odl;
+    memcpy(aad + 1, odcid, odl);
+    memcpy(aad + 1 + odl, pkt, n);
+    EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+    if (!c) return -1;
+    ok = EVP_EncryptInit_ex(c, EVP_aes_128_gcm(), NULL, key, nonce) == 1 &&
+         EVP_EncryptUpdate(c, NULL, &len, aad, (int)(1 + odl + n)) == 1 &&
+         EVP_EncryptFinal_ex(c, dummy, &len) == 1 &&
+         EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_GET_TAG, 16, tag) == 1;
+    EVP_CIPHER_CTX_free(c);
+    return ok ? 0 : -1;
+}
+
+/* A Retry to a client Initial (long header type 0): our DCID is the
+ * client's SCID, a fresh 8-byte SCID, a 16-byte token, the tag. */
+static size_t make_retry(const unsigned char *p, size_t n, unsigned char *out) {
+    size_t dcid, dl, scid, sl, o = 0;
+    if (parse_long(p, n, &dcid, &dl, &scid, &sl) || (p[0] & 0x30) != 0) return 0;
+    out[o++] = 0xf0 | (unsigned char)(next_rand() & 0x0f);
+    memcpy(out + o, p + 1, 4); /* the client's version */
+    o += 4;
+    out[o++] = (unsigned char)sl;
+    memcpy(out + o, p + scid, sl);
+    o += sl;
+    out[o++] = 8;
+    for (int i = 0; i < 8; i++) out[o++] = (unsigned char)next_rand();
+    for (int i = 0; i < 16; i++) out[o++] = (unsigned char)next_rand(); /* token */
+    if (retry_tag(p + dcid, dl, out, o, out + o)) return 0;
+    return o + 16;
+}
+
 static int parse_args(int argc, char **argv) {
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *a = argv[i], *v = argv[i + 1];
@@ -130,8 +178,9 @@ static int parse_args(int argc, char **argv) {
             if (!strcmp(v, "silent")) cfg.mode = M_SILENT;
             else if (!strcmp(v, "reset")) cfg.mode = M_RESET;
             else if (!strcmp(v, "vn")) cfg.mode = M_VN;
+            else if (!strcmp(v, "retry")) cfg.mode = M_RETRY;
             else {
-                fprintf(stderr, "quicfault: unknown mode '%s' (silent, reset, vn)\n", v);
+                fprintf(stderr, "quicfault: unknown mode '%s' (silent, reset, vn, retry)\n", v);
                 return 2;
             }
         } else if (!strcmp(a, "--port")) {
@@ -149,7 +198,7 @@ static int parse_args(int argc, char **argv) {
         }
     }
     if (argc % 2 == 0) {
-        fprintf(stderr, "usage: quicfault --mode silent|reset|vn [--port P] [--stats FILE] [--max-time S]\n");
+        fprintf(stderr, "usage: quicfault --mode silent|reset|vn|retry [--port P] [--stats FILE] [--max-time S]\n");
         return 2;
     }
     return 0;
@@ -195,6 +244,7 @@ int main(int argc, char **argv) {
             int initial = parse_long(in, (size_t)r, &dcid, &dl, &scid, &scl) == 0;
             if (initial) n_initials++;
             if (cfg.mode == M_VN && initial) len = make_vn(in, (size_t)r, out);
+            else if (cfg.mode == M_RETRY && initial) len = make_retry(in, (size_t)r, out);
             else if (cfg.mode == M_RESET) len = make_reset((size_t)r, out);
             if (len && sendto(fd, out, len, 0, (struct sockaddr *)&from, fl) == (ssize_t)len)
                 n_answered++;

@@ -20,9 +20,12 @@
  *                dropped and counted as overflow
  *   --blackhole-after N   a flow forwards nothing more, either way, once its
  *                client has sent N datagrams (datagram N+1 on)
- *   --blackhole-after hs  ... once its client sends a datagram that starts
- *                with a QUIC short header (1-RTT: the client has finished
- *                its handshake), that datagram included
+ *   --blackhole-after hs  ... once its client has finished its handshake:
+ *                the first client datagram that carries a QUIC 1-RTT (short
+ *                header) packet, alone or coalesced after long header ones
+ *                (the client's Handshake Finished), is still forwarded, and
+ *                nothing after it either way (the server's HANDSHAKE_DONE
+ *                and every response are lost)
  *   --max-time S exit after S seconds in any case (default 600)
  *
  * SIGTERM/SIGINT end it (exit 0); at exit the stats line goes to stderr:
@@ -80,7 +83,7 @@ static struct flow flows[MAX_FLOWS];
 struct item { /* a delayed datagram */
     struct item *next;
     int64_t due_us;
-    int dir, flow;
+    int dir, flow, pass; /* pass: forwarded even once its flow is a hole */
     size_t len;
     unsigned char data[];
 };
@@ -190,7 +193,7 @@ static void send_to(int dir, int fi, int lfd, const unsigned char *p, size_t n) 
     st.fwd[dir]++;
 }
 
-static void enqueue(int dir, int fi, const unsigned char *p, size_t n) {
+static void enqueue(int dir, int fi, const unsigned char *p, size_t n, int pass) {
     if (q_len >= cfg.queue_max || q_bytes + n > QUEUE_BYTES) {
         st.overflow++;
         return;
@@ -204,6 +207,7 @@ static void enqueue(int dir, int fi, const unsigned char *p, size_t n) {
     it->due_us = now_us() + cfg.delay_ms * 1000;
     it->dir = dir;
     it->flow = fi;
+    it->pass = pass;
     it->len = n;
     memcpy(it->data, p, n);
     if (q_tail) q_tail->next = it;
@@ -222,32 +226,73 @@ static void flush_due(int lfd) {
         if (!q_head) q_tail = NULL;
         q_len--;
         q_bytes -= it->len;
-        if (!flows[it->flow].hole) send_to(it->dir, it->flow, lfd, it->data, it->len);
+        if (!flows[it->flow].hole || it->pass) send_to(it->dir, it->flow, lfd, it->data, it->len);
         else st.hole[it->dir]++;
         free(it);
         stats_dirty = 1;
     }
 }
 
+/* A QUIC variable-length integer (RFC 9000 16) at p[*o], or -1. */
+static int64_t varint(const unsigned char *p, size_t n, size_t *o) {
+    if (*o >= n) return -1;
+    size_t len = (size_t)1 << (p[*o] >> 6);
+    if (n - *o < len) return -1;
+    uint64_t v = p[*o] & 0x3f;
+    for (size_t i = 1; i < len; i++) v = v << 8 | p[*o + i];
+    *o += len;
+    return (int64_t)v;
+}
+
+/* Does the datagram carry a 1-RTT packet: a short header first, or after
+ * coalesced long header packets (RFC 9000 12.2), each skipped by its
+ * Length? Long header types as QUIC v1 numbers them (v2's are rotated). */
+static int carries_1rtt(const unsigned char *p, size_t n) {
+    size_t o = 0;
+    while (o < n) {
+        if (!(p[o] & 0x80)) return 1;
+        if (n - o < 7) return 0;
+        uint32_t ver = (uint32_t)p[o + 1] << 24 | (uint32_t)p[o + 2] << 16 | (uint32_t)p[o + 3] << 8 | p[o + 4];
+        int type = (p[o] >> 4) & 3;
+        if (ver == 0x6b3343cf) type = (type + 3) & 3; /* v2: 1 Initial, 2 0-RTT, 3 Handshake */
+        if (ver == 0 || type == 3) return 0;          /* Version Negotiation, Retry */
+        size_t q = o + 5;
+        q += 1 + p[q];                                 /* DCID */
+        if (q >= n) return 0;
+        q += 1 + p[q];                                 /* SCID */
+        if (type == 0) {                               /* Initial: its token */
+            int64_t tl = varint(p, n, &q);
+            if (tl < 0 || (uint64_t)tl > n - q) return 0;
+            q += (size_t)tl;
+        }
+        int64_t len = varint(p, n, &q);
+        if (len < 0 || (uint64_t)len > n - q) return 0;
+        o = q + (size_t)len;
+    }
+    return 0;
+}
+
 /* One datagram arrived in direction dir on flow fi: decide its fate. */
 static void relay(int dir, int fi, int lfd, const unsigned char *p, size_t n) {
     struct flow *f = &flows[fi];
+    int last = 0; /* forward this one, then nothing more */
     st.in[dir]++;
     stats_dirty = 1;
-    if (dir == C2S) {
+    if (dir == C2S && !f->hole) {
         f->sent++;
         if (cfg.bh_after >= 0 && f->sent > (uint64_t)cfg.bh_after) f->hole = 1;
-        if (cfg.bh_after == -2 && n > 0 && !(p[0] & 0x80)) f->hole = 1;
+        if (cfg.bh_after == -2 && carries_1rtt(p, n)) last = 1;
     }
     if (f->hole) {
         st.hole[dir]++;
         return;
     }
+    if (last) f->hole = 1;
     if (lose(dir)) {
         st.drop[dir]++;
         return;
     }
-    if (cfg.delay_ms > 0) enqueue(dir, fi, p, n);
+    if (cfg.delay_ms > 0) enqueue(dir, fi, p, n, last);
     else send_to(dir, fi, lfd, p, n);
 }
 
