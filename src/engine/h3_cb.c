@@ -168,8 +168,9 @@ static int on_begin_headers(nghttp3_conn *hc, int64_t id, void *ud, void *sud)
 {
     h3state *h = ud;
 
-    (void)hc;
-    (void)id;
+    /* Called once the HEADERS frame's header is read, before its payload:
+     * what is left of it is the whole field section as sent (QPACK). */
+    eng_headers(h->c, nghttp3_conn_get_frame_payload_left(hc, id), 0);
     if (sud)
         eng_first_byte(h->c, sud, h->now);
     return 0;
