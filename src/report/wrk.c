@@ -133,7 +133,8 @@ void report_quic(FILE *f, const pc_stats *st)
         return;
     /* Datagrams; losses are the packets with stream data ngtcp2 declared
      * lost (ngtcp2 0.12 counts no others). */
-    fprintf(f, "QUIC packets: %" PRIu64 " sent, %" PRIu64 " received, %" PRIu64 " lost (%.2f%%)\n",
+    fprintf(f, "QUIC datagrams: %" PRIu64 " sent, %" PRIu64 " received; stream packets lost %" PRIu64
+               " (%.2f%% of sent)\n",
             st->quic_sent, st->quic_recv, st->quic_lost,
             st->quic_sent ? 100.0 * (double)st->quic_lost / (double)st->quic_sent : 0);
     if (st->quic_srtt.total_count)

@@ -31,7 +31,7 @@ completed() { awk '/^  Outcomes:/ {print $5}' "$1"; }
 scheduled() { awk '/^  Outcomes:/ {print $2}' "$1"; }
 j() { json_get "$T_DIR/$1" "$2" 2>/dev/null; }
 # The contract's two report lines (thousands separators allowed, not required).
-QP_RE='^ *QUIC packets: [0-9,]+ sent, [0-9,]+ received, [0-9,]+ lost \([0-9.]+%\)$'
+QP_RE='^ *QUIC datagrams: [0-9,]+ sent, [0-9,]+ received; stream packets lost [0-9,]+ \([0-9.]+% of sent\)$'
 QR_RE='^ *QUIC RTT: smoothed [0-9.]+(us|ms|s), min [0-9.]+(us|ms|s), PTOs [0-9,]+$'
 
 # --- constant rate: 1,500 requests, each one Caddy logged over HTTP/3 -------
@@ -70,8 +70,8 @@ PYEOF
 ok h3_json_schema "$(schema "$T_DIR/rate.json")" "schema '$T_DIR/rate.json' >/dev/null"
 # The same figures in the text report as in JSON.
 sent=$(j rate.json "d['quic']['packets_sent']")
-shown=$(grep -m1 -oE '^ *QUIC packets: [0-9,]+' "$R" | grep -oE '[0-9,]+$' | tr -d ,)
-ok h3_report_matches_json "JSON packets_sent ${sent:-?}: $(grep 'QUIC packets' "$R")" "[ -n '$sent' ] && [ '$sent' = '$shown' ]"
+shown=$(grep -m1 -oE '^ *QUIC datagrams: [0-9,]+' "$R" | grep -oE '[0-9,]+$' | tr -d ,)
+ok h3_report_matches_json "JSON packets_sent ${sent:-?}: $(grep 'QUIC datagrams' "$R")" "[ -n '$sent' ] && [ '$sent' = '$shown' ]"
 
 # --- -n exact, against Caddy and gtlsserver ------------------------------------
 : >"$CADDY_LOG"

@@ -77,7 +77,7 @@ for srv in caddy:$CP gtlsserver:$GP; do
         '[ "$(json_get "$js" "d[\"requests\"][\"completed\"]")" = 1000 ] &&
          [ "$(json_get "$js" "d[\"requests\"][\"errors\"]")" = 0 ]'
     ok "h3_protocol_$name" "$(grep -E "protocol|QUIC" "$out")" \
-        'grep -q "Application protocol: h3" "$out" && grep -qE "^QUIC packets: [0-9]+ sent, [0-9]+ received" "$out" &&
+        'grep -q "Application protocol: h3" "$out" && grep -qE "^QUIC datagrams: [0-9]+ sent, [0-9]+ received; stream packets lost [0-9]+ " "$out" &&
          grep -qE "^QUIC RTT: smoothed [0-9.]+ms, min [0-9.]+ms, PTOs [0-9]+" "$out" &&
          [ "$(json_get "$js" "d[\"protocol\"] + d[\"config\"][\"protocol\"]")" = h3h3 ] &&
          [ "$(json_get "$js" "int(d[\"quic\"][\"packets_sent\"] > 0 and d[\"quic\"][\"packets_received\"] > 0)")" = 1 ] &&
