@@ -272,6 +272,12 @@ static void print_shortfall(FILE *f, const pc_rundesc *run, const pc_results *re
         fprintf(f, "no response was received\n");
     } else if (report_client_limited(res)) {
         fprintf(f, "the client could not keep up (see Send lag above)\n");
+    } else if (st->connect_errors && st->never_sent * 20 >= stats_outcomes(st)) {
+        /* The server went away (or never let connections in): requests
+         * waited for a connection that could not be opened. */
+        fprintf(f, "%" PRIu64 " requests were never sent: %" PRIu64
+                   " connects failed (see Errors)\n",
+                st->never_sent, st->connect_errors);
     } else if (errs * 20 >= stats_outcomes(st)) {
         /* A twentieth or more failed: the connections were tied up waiting
          * on answers that never came, so the Little's-law rule below would
