@@ -25,7 +25,8 @@ DOCDIR  ?= $(PREFIX)/share/doc/pacer
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/vendor-completions
 CC      ?= cc
-PKGS    := openssl zlib libnghttp2 luajit jansson libngtcp2 libngtcp2_crypto_gnutls libnghttp3 gnutls
+include libs.mk
+PKGS    := $(PACER_PKGS)
 SAN     ?= 0
 
 ifeq ($(SAN),1)
@@ -48,7 +49,7 @@ MPI_CFLAGS := -DPACER_MPI=1 $(if $(MPI_SONAME),-DPACER_LIBMPI='"$(MPI_SONAME)"')
 endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lssl -lcrypto -lz -lnghttp2 -lluajit-5.1 -ljansson -lngtcp2 -lngtcp2_crypto_gnutls -lnghttp3 -lgnutls)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo $(PACER_LIBS_ANY))
 
 # The user's flags (CFLAGS, LDFLAGS, LDLIBS), kept apart from what the build
 # always adds (FINAL_*); the user's come last, so their -O or -Wno-... wins.

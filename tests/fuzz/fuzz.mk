@@ -42,12 +42,13 @@ FUZZ_SECONDS ?= 20
 FUZZ_OUT     ?= $(FUZZ_R)build-fuzz
 FUZZ_ONLY    ?=
 FUZZ_COMMA   := ,
-FUZZ_PKGS    := openssl zlib libnghttp2 luajit jansson
+include $(FUZZ_R)libs.mk
+FUZZ_PKGS    := $(PACER_PKGS)
 FUZZ_FLAGS   := -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
                 -I$(FUZZ_R)src $(shell pkg-config --cflags $(FUZZ_PKGS) 2>/dev/null)
 FUZZ_WARN    ?= -Wall -Wextra
-FUZZ_LIBS    := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null || echo -lssl -lcrypto -lz -lnghttp2 -lluajit-5.1 -ljansson) \
+FUZZ_LIBS    := $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null || echo $(PACER_LIBS_ANY)) \
                 -lpthread -lm
 FUZZ_RUNFLAGS ?= -timeout=10 -rss_limit_mb=1024 -max_len=65536
 

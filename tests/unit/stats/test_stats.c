@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "stats/stats.h"
 #include "unit.h"
@@ -345,6 +346,28 @@ static void test_err_names(void)
         CHECK_EQ_STR(pc_err_name(k), want[k]);
 }
 
+/* CONNECTION_CLOSE codes: the transport codes 0x0..0x10 each, a TLS alert
+ * (0x100..0x1ff) as one, HTTP/3's 0x100..0x110 each, the rest "other"; and
+ * every bucket a key of its own (the JSON's, which pacer report reads). */
+static void test_quic_close_buckets(void)
+{
+    char a[32], b[32];
+
+    CHECK_EQ_I64(stats_quic_close_idx(false, 0x0), 0);
+    CHECK_EQ_I64(stats_quic_close_idx(false, 0xa), 10);
+    CHECK_EQ_STR(stats_quic_close_key(stats_quic_close_idx(false, 0x7), a, sizeof a), "0x7");
+    CHECK_EQ_STR(stats_quic_close_key(stats_quic_close_idx(false, 0x10), a, sizeof a), "0x10");
+    CHECK_EQ_STR(stats_quic_close_key(stats_quic_close_idx(false, 0x12a), a, sizeof a), "0x1xx");
+    CHECK_EQ_STR(stats_quic_close_key(stats_quic_close_idx(false, 0x11), a, sizeof a), "other");
+    CHECK_EQ_STR(stats_quic_close_key(stats_quic_close_idx(true, 0x100), a, sizeof a), "app:0x100");
+    CHECK_EQ_STR(stats_quic_close_key(stats_quic_close_idx(true, 0x110), a, sizeof a), "app:0x110");
+    CHECK_EQ_STR(stats_quic_close_key(stats_quic_close_idx(true, 0x111), a, sizeof a), "app:other");
+    CHECK_EQ_STR(stats_quic_close_key(stats_quic_close_idx(true, 0x0), a, sizeof a), "app:other");
+    for (int i = 0; i < STATS_QUIC_CLOSE_N; i++)
+        for (int j = i + 1; j < STATS_QUIC_CLOSE_N; j++)
+            CHECK(strcmp(stats_quic_close_key(i, a, sizeof a), stats_quic_close_key(j, b, sizeof b)) != 0);
+}
+
 int main(void)
 {
     RUN(test_reset_empties_histograms);
@@ -353,5 +376,6 @@ int main(void)
     RUN(test_merge_every_field);
     RUN(test_reset_every_field);
     RUN(test_err_names);
+    RUN(test_quic_close_buckets);
     return unit_done();
 }
