@@ -243,6 +243,17 @@ ok h3_suite_h2_vs_h3 "exit $rc: $(tail -4 "$R"); Caddy logged h2 $(caddy_count H
     "[ $rc -eq 0 ] && [ \"\$(j suite.json \"' '.join(r['result']['protocol'] + ':' + str(r['result']['requests']['completed']) for r in d['runs'])\")\" = 'h2:200 h3:200' ] &&
      [ \"\$(caddy_count HTTP/2.0)\" = 200 ] && [ \"\$(caddy_count HTTP/3.0)\" = 200 ]"
 
+# --- capacity over h3: each step a rated h3 run, Caddy's HTTP/3 log agrees -----------
+: >"$CADDY_LOG"
+run 40 capacity --slo 'p99<=500ms' --start-rate 100 --max-rate 400 --h3 -t1 -c2 -m4 -d1s \
+    --json "$T_DIR/cap.json" "$C"
+sleep 0.3
+capsum=$(j cap.json "sum(s['result']['requests']['completed'] for s in d['steps'])" 2>/dev/null)
+capproto=$(j cap.json "' '.join(sorted(set(s['result']['protocol'] for s in d['steps'])))" 2>/dev/null)
+ok h3_capacity "exit $rc: $(grep -m1 '^Capacity' "$R"); steps' protocol ${capproto:-?}, completed ${capsum:-?}, Caddy h3 $(caddy_count HTTP/3.0)" \
+    "[ $rc -eq 0 ] && grep -qE '^Capacity: sustains at least 400' '$R' && [ '$capproto' = h3 ] &&
+     [ '${capsum:-0}' -ge 600 ] && [ \"\$(caddy_count HTTP/3.0)\" = '$capsum' ]"
+
 # --- pacer report merges two h3 results: packets add ---------------------------------
 run 20 --h3 -t1 -c2 -m4 -d1s -R100 --json "$T_DIR/a.json" "$C"
 run 20 --h3 -t1 -c2 -m4 -d1s -R100 --json "$T_DIR/b.json" "$C"
