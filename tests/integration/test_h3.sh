@@ -88,6 +88,9 @@ fi
 # --- refused combinations ---------------------------------------------------------
 run 5 --h3 -t1 -c1 -n1 "http://127.0.0.1:$CADDY_PORT/"
 ok h3_plain_http_refused "exit $rc: $(cat "$R")" "[ $rc -eq 2 ] && [ \$(wc -l <'$R') -eq 1 ] && grep -q '^pacer: ' '$R' && ! grep -q 'unknown option' '$R'"
+printf '%s\n' "${C}index.html" "http://127.0.0.1:9/plain" >"$T_DIR/mixed.txt"
+run 10 --h3 -t1 -c2 -n 10 --urls "$T_DIR/mixed.txt" "$C"
+ok h3_urls_plain_refused "exit $rc: $(cat "$R")" "[ $rc -eq 2 ] && [ \$(wc -l <'$R') -eq 1 ] && grep -q '^pacer: --h3 needs https:// URLs .*http://127.0.0.1:9/plain' '$R'"
 run 10 --alpn h3 -t1 -c2 -m4 -n 50 "$C"
 ok h3_alpn_list "exit $rc: $(grep -E 'protocol|Outcomes' "$R")" \
     "[ $rc -eq 0 ] && grep -q '^  Application protocol: h3\$' '$R' && [ '$(completed "$R")' = 50 ]"
