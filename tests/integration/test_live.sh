@@ -22,8 +22,11 @@ start_serve --threads 1 || { fail serve_start "pacer serve did not start"; finis
 live() {
     local name=$1 w=$2 h=$3; shift 3
     TM kill-session -t "$name" 2>/dev/null
+    # bash, whatever the default shell: a Ctrl-C sent while pacer runs must
+    # reach pacer and leave the shell waiting for it (dash, /bin/sh on a
+    # fresh Debian with no SHELL, dies of it and ends the session).
     TM new-session -d -s "$name" -x "$w" -y "$h" \
-        "$(printf '%q ' "$PACER" "$@"); echo __done__ \$?; sleep 120"
+        bash -c "$(printf '%q ' "$PACER" "$@"); echo __done__ \$?; sleep 120"
 }
 cap() { TM capture-pane -p -J -t "$1"; }
 # wait_done NAME: until pacer has ended (max ~20 s).
