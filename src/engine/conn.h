@@ -157,6 +157,11 @@ void eng_script_response(conn *c, int status, sbuf *hdrs, sbuf *body);
  * beats a complete huge body). 0 or -ENOMEM. */
 int sbuf_add(sbuf *b, const char *p, size_t n, size_t max);
 #define SBUF_REQUEST_MAX (16u << 20) /* a script's request body over HTTP/2 */
+/* s's request body (HTTP/2, HTTP/3), which must stay until it is sent:
+ * a template's is stable and kept where it is; a request()'s (q->transient)
+ * is copied into b, the slot's own buffer (NULL: none could be had). false:
+ * out of memory, and s has failed. */
+bool eng_keep_body(conn *c, slot *s, const pc_request *q, const char *body, size_t len, sbuf *b);
 /* The response's Server header (only asked for until one is known). */
 void eng_server(conn *c, const char *v, size_t n);
 bool eng_want_server(const conn *c);

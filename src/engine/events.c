@@ -102,6 +102,22 @@ int sbuf_add(sbuf *b, const char *p, size_t n, size_t max)
     return 0;
 }
 
+bool eng_keep_body(conn *c, slot *s, const pc_request *q, const char *body, size_t len, sbuf *b)
+{
+    s->req_body = body;
+    s->req_body_len = len;
+    if (!len || !q->transient)
+        return true;
+    if (b)
+        b->len = 0;
+    if (!b || sbuf_add(b, body, len, SBUF_REQUEST_MAX) < 0) {
+        eng_failed(c, s, PC_ERR_WRITE, "out of memory", 0);
+        return false;
+    }
+    s->req_body = b->p;
+    return true;
+}
+
 bool eng_wants_response(const conn *c)
 {
     return c->w->src.wants_response;

@@ -466,21 +466,10 @@ bool h3_from_text(conn *c, h3state *h, slot *s, const pc_request *q, nghttp3_nv 
         n = cap;
     for (size_t i = 0; i < n; i++)
         nv_set(&nv[i], f[i].name, f[i].nlen, f[i].value, f[i].vlen);
-    /* The body must stay until acknowledged: a static request's is stable,
-     * a request()'s is copied into the slot's buffer. */
-    s->req_body = r.body;
-    s->req_body_len = r.body_len;
-    if (r.body_len && q->transient) {
-        sbuf *b = h3_slot_buf(h, s, SB_REQ_BODY);
-
-        if (b)
-            b->len = 0;
-        if (!b || sbuf_add(b, r.body, r.body_len, SBUF_REQUEST_MAX) < 0) {
-            eng_failed(c, s, PC_ERR_WRITE, "out of memory", 0);
-            return false;
-        }
-        s->req_body = b->p;
-    }
+    /* The body must stay until acknowledged. */
+    if (!eng_keep_body(c, s, q, r.body, r.body_len,
+                       r.body_len && q->transient ? h3_slot_buf(h, s, SB_REQ_BODY) : NULL))
+        return false;
     *nvlen = n;
     return true;
 }

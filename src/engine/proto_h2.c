@@ -382,21 +382,9 @@ static bool from_text(conn *c, h2state *h, slot *s, const pc_request *q, const v
                      sizeof nvnames);
     for (size_t i = 0; i < n; i++)
         nv_set(&nv[i], f[i].name, f[i].nlen, f[i].value, f[i].vlen);
-    /* The body must outlive this call: a static request's is stable, a
-     * request()'s is copied into the slot's buffer. */
-    s->req_body = r.body;
-    s->req_body_len = r.body_len;
-    if (r.body_len && q->transient) {
-        sbuf *b = slot_buf(h, s, SB_REQ_BODY);
-
-        if (b)
-            b->len = 0;
-        if (!b || sbuf_add(b, r.body, r.body_len, SBUF_REQUEST_MAX) < 0) {
-            eng_failed(c, s, PC_ERR_WRITE, "out of memory", 0);
-            return false;
-        }
-        s->req_body = b->p;
-    }
+    if (!eng_keep_body(c, s, q, r.body, r.body_len,
+                       r.body_len && q->transient ? slot_buf(h, s, SB_REQ_BODY) : NULL))
+        return false;
     *nva = nv;
     *nvlen = n;
     return true;
