@@ -186,6 +186,14 @@ void eng_close_after(conn *c, const slot *s);
 void eng_idle_closed(conn *c);
 /* n response body bytes arrived. */
 void eng_body(conn *c, uint64_t n);
+/* n body bytes of s's response came (HTTP/2, HTTP/3; s NULL: a stream no
+ * slot waits on, only counted): counted, its first byte noted, and kept in
+ * b (the slot's buffer for response(), NULL: none) up to the response cap.
+ * 0, or -ENOMEM when b could not take them. */
+int eng_body_data(conn *c, slot *s, sbuf *b, const char *p, size_t n, uint64_t now);
+/* Append one response header to b as "name\0value\0" for response(), up
+ * to the response cap (b NULL, or a NUL in either: nothing). 0 or -ENOMEM. */
+int eng_header_pair(conn *c, sbuf *b, const char *n, size_t nl, const char *v, size_t vl);
 /* The first byte of s's response arrived. */
 void eng_first_byte(conn *c, slot *s, uint64_t now);
 /* Want (or not) to be told when the socket is writable. */

@@ -183,6 +183,29 @@ void eng_body(conn *c, uint64_t n)
     c->w->st.body_bytes += n;
 }
 
+int eng_body_data(conn *c, slot *s, sbuf *b, const char *p, size_t n, uint64_t now)
+{
+    eng_body(c, n);
+    if (!s)
+        return 0;
+    s->body += n;
+    eng_first_byte(c, s, now);
+    return b ? sbuf_add(b, p, n, conn_run(c)->resp_cap) : 0;
+}
+
+int eng_header_pair(conn *c, sbuf *b, const char *n, size_t nl, const char *v, size_t vl)
+{
+    static const char nul = '\0';
+    size_t max = conn_run(c)->resp_cap;
+
+    if (!b || memchr(n, 0, nl) || memchr(v, 0, vl)) /* a NUL would split the pair */
+        return 0;
+    if (sbuf_add(b, n, nl, max) < 0 || sbuf_add(b, &nul, 1, max) < 0 ||
+        sbuf_add(b, v, vl, max) < 0 || sbuf_add(b, &nul, 1, max) < 0)
+        return -ENOMEM;
+    return 0;
+}
+
 void eng_h2_event(conn *c, int ev)
 {
     if (ev == H2EV_RST)

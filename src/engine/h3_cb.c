@@ -197,15 +197,10 @@ static int on_recv_header(nghttp3_conn *hc, int64_t id, int32_t token, nghttp3_r
 
         if (status >= 200 || (status < 100 && status > 0)) /* 1xx: interim */
             sl->status = status;
-    } else if (n.len && n.base[0] != ':' && eng_wants_response(h->c)) {
-        sbuf *b = h3_slot_buf(h, sl, SB_HEADERS);
-        static const char nul = '\0';
-        size_t max = conn_run(h->c)->resp_cap;
-
-        if (b && !memchr(n.base, 0, n.len) && !memchr(v.base, 0, v.len) &&
-            (sbuf_add(b, (const char *)n.base, n.len, max) < 0 || sbuf_add(b, &nul, 1, max) < 0 ||
-             sbuf_add(b, (const char *)v.base, v.len, max) < 0 || sbuf_add(b, &nul, 1, max) < 0))
-            return NGHTTP3_ERR_CALLBACK_FAILURE;
+    } else if (n.len && n.base[0] != ':' && eng_wants_response(h->c) &&
+               eng_header_pair(h->c, h3_slot_buf(h, sl, SB_HEADERS), (const char *)n.base, n.len,
+                               (const char *)v.base, v.len) < 0) {
+        return NGHTTP3_ERR_CALLBACK_FAILURE;
     }
     return 0;
 }
@@ -219,17 +214,10 @@ static int on_recv_data(nghttp3_conn *hc, int64_t id, const uint8_t *data, size_
     (void)hc;
     ngtcp2_conn_extend_max_stream_offset(h->q, id, len);
     ngtcp2_conn_extend_max_offset(h->q, len);
-    eng_body(h->c, len);
-    if (!sl)
-        return 0;
-    sl->body += len;
-    eng_first_byte(h->c, sl, h->now);
-    if (eng_wants_response(h->c)) {
-        sbuf *b = h3_slot_buf(h, sl, SB_BODY);
-
-        if (b && sbuf_add(b, (const char *)data, len, conn_run(h->c)->resp_cap) < 0)
-            return NGHTTP3_ERR_CALLBACK_FAILURE;
-    }
+    if (eng_body_data(h->c, sl,
+                      sl && eng_wants_response(h->c) ? h3_slot_buf(h, sl, SB_BODY) : NULL,
+                      (const char *)data, len, h->now) < 0)
+        return NGHTTP3_ERR_CALLBACK_FAILURE;
     return 0;
 }
 

@@ -71,16 +71,10 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
     sl = stream_slot(s, f->hd.stream_id);
     if (namelen == 6 && memcmp(name, "server", 6) == 0 && eng_want_server(h->c))
         eng_server(h->c, (const char *)value, valuelen);
-    if (sl && name[0] != ':' && eng_wants_response(h->c)) {
-        sbuf *b = slot_buf(h, sl, SB_HEADERS);
-        static const char nul = '\0';
-        size_t max = conn_run(h->c)->resp_cap;
-
-        if (b && !memchr(name, 0, namelen) && !memchr(value, 0, valuelen) &&
-            (sbuf_add(b, (const char *)name, namelen, max) < 0 || sbuf_add(b, &nul, 1, max) < 0 ||
-             sbuf_add(b, (const char *)value, valuelen, max) < 0 || sbuf_add(b, &nul, 1, max) < 0))
-            return NGHTTP2_ERR_CALLBACK_FAILURE;
-    }
+    if (sl && name[0] != ':' && eng_wants_response(h->c) &&
+        eng_header_pair(h->c, slot_buf(h, sl, SB_HEADERS), (const char *)name, namelen,
+                        (const char *)value, valuelen) < 0)
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
     if (sl && namelen == 7 && memcmp(name, ":status", 7) == 0 && valuelen == 3 &&
         value[0] >= '0' && value[0] <= '9' && value[1] >= '0' && value[1] <= '9' &&
         value[2] >= '0' && value[2] <= '9') {
@@ -101,17 +95,10 @@ static int on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id, const ui
     slot *sl = stream_slot(s, id);
 
     (void)flags;
-    eng_body(h->c, len);
-    if (sl) {
-        sl->body += len;
-        eng_first_byte(h->c, sl, h->now);
-        if (eng_wants_response(h->c)) {
-            sbuf *b = slot_buf(h, sl, SB_BODY);
-
-            if (b && sbuf_add(b, (const char *)data, len, conn_run(h->c)->resp_cap) < 0)
-                return NGHTTP2_ERR_CALLBACK_FAILURE;
-        }
-    }
+    if (eng_body_data(h->c, sl,
+                      sl && eng_wants_response(h->c) ? slot_buf(h, sl, SB_BODY) : NULL,
+                      (const char *)data, len, h->now) < 0)
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
     return 0;
 }
 
