@@ -11,6 +11,8 @@
 #   FLOOR=1       also, each round: pacer -R1000 against wrk -t1 -c1 (the
 #                 closed-loop single-connection floor), p50 side by side
 #   PAGE=NAME     4k.html (default, 4096 bytes) or empty (0 bytes)
+#   SLACKS="D..." also pacer --slack D for each D (e.g. "100us 200us 500us"):
+#                 the trade-off between wake-ups (CPU) and lateness (p50)
 #
 # nginx: 1 worker pinned to CPU 0, a 4096-byte page; every client on CPU 1,
 # -t1 -c50 -d${DUR}s -R R. Within a round the tools run alternately (pacer,
@@ -78,6 +80,8 @@ run() {
         --latency "$URL" >"$out" 2>&1 ;;
     pacer0) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$PACER" -t1 -c50 -d"${DUR}s" -R"$r" \
         --slack 0 --json "$out.json" "$URL" >"$out" 2>&1 ;;
+    slack=*) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$PACER" -t1 -c50 -d"${DUR}s" -R"$r" \
+        --slack "${tool#slack=}" --json "$out.json" "$URL" >"$out" 2>&1 ;;
     wrk2) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$WRK2" -t1 -c50 -d"${DUR}s" -R"$r" \
         --latency "$URL" >"$out" 2>&1 ;;
     esac
@@ -87,7 +91,7 @@ tool, r, out, t = sys.argv[1:5]
 u, s, w, c = open(t).read().split()[-4:]
 cpu = float(u) + float(s); csw = int(w) + int(c)
 def ms(v, unit): return float(v) * {"us": 1e-3, "ms": 1, "s": 1e3, "m": 6e4}[unit]
-if tool.startswith("pacer") or tool == "base":
+if tool.startswith("pacer") or tool == "base" or tool.startswith("slack="):
     d = json.load(open(out + ".json"))
     n = d["requests"]["completed"]; rate = d["rate"]["achieved"]
     p50 = d["latency"]["corrected"]["percentiles"]["50"] / 1e3
@@ -105,7 +109,7 @@ PY
 
 for round in $(seq 1 "$ROUNDS"); do
     for r in "${RATES[@]}"; do
-        for tool in pacer ${BASE:+base} pacer0 ${WRK2:+wrk2}; do
+        for tool in pacer ${BASE:+base} pacer0 ${SLACKS:+$(printf 'slack=%s ' $SLACKS)} ${WRK2:+wrk2}; do
             run "$tool" "$r" "$round" || echo "rate_sweep: $tool at $r failed (round $round)" >&2
         done
     done
@@ -116,12 +120,13 @@ for round in $(seq 1 "$ROUNDS"); do
     fi
 done
 
-python3 - "$W/rows" "${RATES[@]}" <<'PY'
-import sys, statistics as st
+SLACKS=${SLACKS:-} python3 - "$W/rows" "${RATES[@]}" <<'PY'
+import os, sys, statistics as st
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 rates = sys.argv[2:]
 tools = [("pacer", "pacer (adaptive)"), ("base", "pacer before (BASE)"),
-         ("pacer0", "pacer --slack 0"), ("wrk2", "wrk2")]
+         ("pacer0", "pacer --slack 0")] + \
+        [("slack=" + d, "pacer --slack " + d) for d in os.environ["SLACKS"].split()] + [("wrk2", "wrk2")]
 print("| R (req/s) | tool | CPU/request | achieved (req/s) | p50 (ms) | p99 (ms) | ctx switches/request | runs |")
 print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 for r in rates:

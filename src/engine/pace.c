@@ -24,7 +24,13 @@
 
 #include <time.h>
 
-#define SLACK_MAX_NS 500000ull
+/* The adaptive slack's ceiling. A pass sends what fell due since the last
+ * one, so the lateness is spread evenly from 0 to the slack: its median,
+ * half the slack, is added to the median latency. 200 us keeps that at
+ * 100 us at most (wrk2's 1 ms batches add about 0.5 ms); a longer slack
+ * buys fewer wake-ups (on this project's 2-core VMs, 500 us made 8,000
+ * req/s cost 40% less CPU a request but doubled its p50: docs/benchmarks.md). */
+#define SLACK_MAX_NS 200000ull
 #define SLACK_BUSY_HI 0.15
 #define SLACK_BUSY_LO 0.07
 #define SLACK_HOLD 20 /* ticks (100 ms each) */

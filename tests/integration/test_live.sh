@@ -74,24 +74,29 @@ n=$(grep -cE '^Tag=corrected,[0-9.]+,1\.000,' "$D/rate.hlog")
 ok live_hlog_intervals "$n corrected intervals of 1 s: $(grep -c '^Tag=' "$D/rate.hlog") records" "[ $n -eq 3 ]"
 
 # --- -n: done/total; a narrow, short terminal; a resize ---------------------
-live count 44 12 -t1 -c4 -n 3000 -R1000 "$SERVE_URL"
+# 5 s, so that the resize comes while the view is up, however slow the
+# machine is to start pacer and tmux.
+live count 44 12 -t1 -c4 -n 5000 -R1000 "$SERVE_URL"
 sleep 0.8
 cap count >"$D/count.1"
-ok live_done_total "$(cat "$D/count.1")" "grep -qE '^\[[#.]{20}\] [0-9]+/3000 req' '$D/count.1'"
+ok live_done_total "$(cat "$D/count.1")" "grep -qE '^\[[#.]{20}\] [0-9]+/5000 req' '$D/count.1'"
 w=$(grep -E '^\[|^req/s|^latency|^status|^errors|^  <=' "$D/count.1" | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
 ok live_narrow_width "widest line $w of 44: $(cat "$D/count.1")" "[ $w -lt 44 ]"
 n=$(grep -cE '^\[[#.]{20}\] |^req/s|^latency|^status|^errors|^  <=' "$D/count.1")
 ok live_short_height "$n view lines on 12 rows" "[ $n -ge 5 ] && [ $n -le 11 ]"
 TM resize-window -t count -x 30 -y 12 2>/dev/null
-# The redraw after the resize: within 0.5 s on a quiet machine, later under
-# load (bounded: 10 looks 250 ms apart).
-for _ in 1 2 3 4 5 6 7 8 9 10; do
+# Until pacer's redraw at the new width: tmux first rewraps the old view to
+# 30 columns (lines 30 wide); pacer's next frame, which must erase all of
+# the rewrapped rows, has one copy of its first lines, each under 30. Within
+# 0.5 s on a quiet machine, later under load (bounded: 20 looks 250 ms apart).
+for _ in $(seq 1 20); do
     sleep 0.25
-    cap count >"$D/count.2"
+    TM capture-pane -p -t count >"$D/count.2"
     n=$(grep -cE '^\[[#.]{20}|^req/s ' "$D/count.2")
-    [ "$n" -ge 2 ] && break
+    w=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$D/count.2")
+    [ "$n" -eq 2 ] && [ "$w" -lt 30 ] && break
+    grep -q '^__done__' "$D/count.2" && break
 done
-w=$(TM capture-pane -p -t count | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
 ok live_resized "$n copies of the first lines, widest $w of 30: $(cat "$D/count.2")" \
     "[ $n -eq 2 ] && [ $w -lt 30 ]"
 wait_done count
@@ -100,7 +105,7 @@ cap count >"$D/count.final"
 # the scrollback too (that also holds the view copies the resize left).
 TM capture-pane -p -J -S - -t count >"$D/count.all"
 ok live_count_gone "$(cat "$D/count.final")" \
-    "! grep -qE '^req/s |^latency  p50|^  <= ' '$D/count.final' && grep -q '3000 requests in' '$D/count.all'"
+    "! grep -qE '^req/s |^latency  p50|^  <= ' '$D/count.final' && grep -q '5000 requests in' '$D/count.all'"
 
 # --- Ctrl-C: the engine's "stopping" line below the view is taken into
 # account; no stale view line is left above the report.

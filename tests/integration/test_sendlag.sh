@@ -113,6 +113,15 @@ for try in 1 2 3; do
 done
 ok slack_capped_by_connections "after $try tries: $(grep '^Send lag' "$D/c8.out")" \
     "[ \"\$(json_get '$D/c8.json' \"0 < d['client']['slack']['max'] <= 25.1 and d['client']['sent_early'] == 0\")\" = True ]"
+# ... and never past 200 us, whatever the rate: its median lateness, half of
+# it, is what it adds to the median latency. At 8000/s the first step alone
+# would be 250 us (twice the gap between sends).
+for try in 1 2 3; do
+    "$PACER" -t1 -c50 -d3s -R8000 --json "$D/c50.json" "$FAST_URL" >"$D/c50.out" 2>&1
+    [ "$(json_get "$D/c50.json" "d['client']['slack']['max'] > 0")" = True ] && break
+done
+ok slack_at_most_200us "after $try tries: $(grep '^Send lag' "$D/c50.out")" \
+    "[ \"\$(json_get '$D/c50.json' \"0 < d['client']['slack']['max'] <= 200.1 and d['client']['sent_early'] == 0\")\" = True ]"
 "$PACER" report --json "$D/s2r.json" "$D/s2.json" >"$D/s2r.out" 2>&1
 ok slack_round_trip "$(grep '^Send lag' "$D/s2r.out")" \
     "[ \"\$(json_get '$D/s2r.json' \"d['config']['slack_s'] == 0.002 and d['client']['slack'] == json.load(open('$D/s2.json'))['client']['slack']\")\" = True ] && grep -q '; slack 2.00ms (--slack)' '$D/s2r.out'"
