@@ -91,7 +91,10 @@ ok slack_fixed_coalesces "$(grep '^Send lag' "$D/s2ms.out")" \
     "grep -qE '; slack 2.00ms \(--slack\)\$' '$D/s2ms.out' && [ \"\$(json_get '$D/s2.json' \"d['config']['slack_s'] == 0.002 and 300 < d['latency']['send_lag']['percentiles']['50'] < 2500 and d['requests']['completed'] == d['requests']['scheduled'] == 2000\")\" = True ]"
 ok slack_fixed_bound "$(json_get "$D/s2.json" "d['latency']['send_lag']['percentiles']")" \
     "[ \"\$(json_get '$D/s2.json' \"d['latency']['send_lag']['percentiles']['90'] < 2000 + 1000\")\" = True ]"
-ok slack_fixed_not_flagged "$(grep -A1 '^Send lag' "$D/s2ms.out")" "! grep -q 'limited this run' '$D/s2ms.out' || json_get '$D/s2.json' \"d['latency']['send_lag']['percentiles']['99']\" | awk '{exit !(\$1 > 3000)}'"
+# The lateness the slack allows is not held against the client: flagged
+# only when the lag beyond it is (over a tenth of the p50 and over 20 us;
+# a loaded machine's late wake-ups can be).
+ok slack_fixed_not_flagged "$(grep -A1 '^Send lag' "$D/s2ms.out")" "! grep -q 'limited this run' '$D/s2ms.out' || [ \"\$(json_get '$D/s2.json' \"d['latency']['send_lag']['percentiles']['99'] - 2000 > max(0.1 * d['latency']['corrected']['percentiles']['50'], 20)\")\" = True ]"
 # The bound at a second rate: --slack 500us at 5000/s.
 "$PACER" -t1 -c20 -d2s -R5000 --slack 500us --json "$D/s5.json" "$FAST_URL" >"$D/s5.out" 2>&1
 ok slack_bound_5000 "$(json_get "$D/s5.json" "d['latency']['send_lag']['percentiles'], d['requests']")" \
