@@ -2,7 +2,8 @@
 # bench/rate_sweep.sh - constant rate from one thread, side by side: pacer
 # (adaptive slack), pacer --slack 0 and wrk2, against one local nginx.
 #
-#   bench/rate_sweep.sh [RATES...]     (default: 2000 8000 20000 40000 60000)
+#   bench/rate_sweep.sh [RATES...]     (default: 2000 8000 20000 40000 60000
+#                                       80000 100000 120000)
 #
 #   WRK2=PATH     the wrk2 binary (default: wrk2 on PATH; build one with
 #                 ../shared/peers/build-wrk2.sh DEST)
@@ -30,7 +31,7 @@ WRK2=${WRK2:-$(command -v wrk2 || true)}
 ROUNDS=${ROUNDS:-3}
 DUR=${DUR:-5}
 RATES=("$@")
-[ ${#RATES[@]} -gt 0 ] || RATES=(2000 8000 20000 40000 60000)
+[ ${#RATES[@]} -gt 0 ] || RATES=(2000 8000 20000 40000 60000 80000 100000 120000)
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$PACER" ] || { echo "rate_sweep: build pacer first (make)" >&2; exit 1; }
 [ -x "$NGINX" ] || { echo "rate_sweep: nginx not found (apt-get install nginx-light)" >&2; exit 1; }

@@ -612,6 +612,19 @@ done
 say "stopping nginx"
 stop_nginx
 
+# e2. The rate sweep (issue 16): bench/rate_sweep.sh with its own nginx (a
+# 4 KiB page), pacer adaptive, pacer --slack 0 and wrk2 alternating at each
+# rate, then the highest rate each held and the 1,000 req/s floor.
+SWEEP_RATES=${SWEEP_RATES:-2000 8000 20000 40000 60000 80000 100000 120000}
+SWEEP_DUR=${SWEEP_DUR:-5}
+[ "$QUICK" = 1 ] && SWEEP_RATES="2000 20000" SWEEP_DUR=2
+say "e2. rate sweep: -t1 -c50 -d${SWEEP_DUR}s -R {${SWEEP_RATES// /, }}, $ROUNDS round(s)"
+# shellcheck disable=SC2086
+SWEEP=$(ROUNDS=$ROUNDS DUR=$SWEEP_DUR FLOOR=1 "$ROOT/bench/rate_sweep.sh" $SWEEP_RATES 2>"$WORK/sweep.err") ||
+    problem "e2. rate sweep failed: $(head -c 300 "$WORK/sweep.err")"
+[ -s "$WORK/sweep.err" ] && NOTES+=("e2. rate sweep said: $(tr '\n' ' ' <"$WORK/sweep.err" | head -c 300)")
+CMDS+=("ROUNDS=$ROUNDS DUR=$SWEEP_DUR FLOOR=1 bench/rate_sweep.sh $SWEEP_RATES")
+
 # ----------------------------------------------------------------------------
 # report
 
@@ -746,6 +759,10 @@ REPORT=$WORK/report.md
         printf '%s' "${C_OUT[$d]:-}" | sed 's/^/    /'
         echo
     done
+    echo "## e2. Rate sweep: CPU per request, rate, p50/p99, context switches (medians)"
+    echo
+    printf '%s\n' "${SWEEP:-(not run)}"
+    echo
     echo "## Per-round values"
     echo
     list "a. pacer µs/req" "${A_P_US[@]}"
