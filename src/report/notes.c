@@ -79,16 +79,22 @@ static void fmt_busy(const hdr_hist *b, char *buf, size_t cap)
                                     (double)v / 10);
 }
 
+/* The send lag's p99 less the largest slack in force (ns): lateness within
+ * the slack was pacer's choice, and shown; what counts is the lag beyond it. */
+static double lag_beyond_slack(const pc_stats *st)
+{
+    double p99 = st->send_lag.total_count ? (double)hdr_value_at_percentile(&st->send_lag, 99) : 0;
+
+    if (st->slack.total_count)
+        p99 = p99 > (double)hdr_max(&st->slack) ? p99 - (double)hdr_max(&st->slack) : 0;
+    return p99;
+}
+
 bool report_client_limited(const pc_results *res)
 {
     const pc_stats *st = &res->st;
-    double p99 = st->send_lag.total_count ? (double)hdr_value_at_percentile(&st->send_lag, 99) : 0;
+    double p99 = lag_beyond_slack(st);
     double p50 = st->latency.total_count ? (double)hdr_value_at_percentile(&st->latency, 50) : 0;
-
-    /* Lateness within the slack in force was pacer's choice, and shown:
-     * what counts is the lag beyond it. */
-    if (st->slack.total_count)
-        p99 = p99 > (double)hdr_max(&st->slack) ? p99 - (double)hdr_max(&st->slack) : 0;
 
     /* A few microseconds are how long a sleeping thread takes to run
      * again: the relative test starts at REPORT_LAG_FLOOR_NS. */
@@ -119,7 +125,7 @@ static void fmt_slack(const pc_rundesc *run, const pc_stats *st, char *buf, size
 void report_send_lag(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent)
 {
     const pc_stats *st = &res->st;
-    char p50[32], p99[32], max[32], lat[32], busy[160], slack[96];
+    char p50[32], p99[32], max[32], lat[32], busy[160], slack[96], p99x[96];
 
     if (!st->send_lag.total_count && !st->busy.total_count)
         return; /* a result file from before pacer measured it */
@@ -127,6 +133,17 @@ void report_send_lag(FILE *f, const pc_rundesc *run, const pc_results *res, cons
     fmt_pct(&st->send_lag, 99, p99, sizeof p99);
     fmt_pct(&st->send_lag, 100, max, sizeof max);
     fmt_pct(&st->latency, 50, lat, sizeof lat);
+    /* With a slack in force, the lag's p99 is named with what of it lies
+     * beyond the slack: that part is what the diagnosis weighs. */
+    if (st->slack.total_count && hdr_max(&st->slack) > 0) {
+        char beyond[32];
+        size_t len = strlen(p99);
+
+        units_fmt_time_us(lag_beyond_slack(st) / 1e3, beyond, sizeof beyond);
+        snprintf(p99x, sizeof p99x, "%.*s, %s beyond the slack", (int)len, p99, beyond);
+    } else {
+        snprintf(p99x, sizeof p99x, "%s", p99);
+    }
     fmt_busy(&st->busy, busy, sizeof busy);
     fmt_slack(run, st, slack, sizeof slack);
     fprintf(f, "%sSend lag (pacer's own): p50 %s p99 %s max %s; threads busy %s%s\n", indent,
@@ -136,13 +153,13 @@ void report_send_lag(FILE *f, const pc_rundesc *run, const pc_results *res, cons
     if (st->busy.total_count && hdr_max(&st->busy) > 500)
         fprintf(f,
                 "%sThe client, not the server, limited this run: a thread was busy %.0f%% of "
-                "the time and sent late (lag p99 %s, latency p50 %s); use more threads (-t), "
+                "the time and sent late (lag p99 %s; latency p50 %s); use more threads (-t), "
                 "--slack, or more machines (pacer report merges their results)\n",
-                indent, (double)hdr_max(&st->busy) / 10, p99, lat);
+                indent, (double)hdr_max(&st->busy) / 10, p99x, lat);
     else
         fprintf(f,
                 "%sThe client, not the server, limited this run: its threads were not busy but "
-                "woke late (lag p99 %s, latency p50 %s): a loaded or virtual machine; give "
+                "woke late (lag p99 %s; latency p50 %s): a loaded or virtual machine; give "
                 "pacer CPUs of its own (taskset), or more machines\n",
-                indent, p99, lat);
+                indent, p99x, lat);
 }

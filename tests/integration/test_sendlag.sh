@@ -69,6 +69,11 @@ rc=$?
 ok lag_burn_exit0 "exit $rc: $(cat "$D/b.err")" "[ $rc -eq 0 ]"
 ok lag_burn_flagged "$(grep -A2 '^Send lag' "$D/b.out")" \
     "grep -A1 '^Send lag' '$D/b.out' | grep -q '^The client, not the server, limited this run: .*more threads (-t), --slack'"
+# With a slack in force the diagnosis says what of the lag lies beyond it
+# (that part is what it weighs).
+"$PACER" -t1 -c20 -d2s -R3000 --slack 100us -s "$D/burn.lua" "$SERVE_URL" >"$D/bs.out" 2>&1
+ok lag_burn_beyond_slack "$(grep -A1 '^Send lag' "$D/bs.out")" \
+    "grep -A1 '^Send lag' '$D/bs.out' | grep -qE '^The client, not the server, limited this run: .*\(lag p99 [0-9.]+(us|ms|s), [0-9.]+(us|ms|s) beyond the slack; latency p50 [0-9.]+(us|ms|s)\); use more threads'"
 ok lag_burn_shortfall_blames_client "$(grep 'Requested rate' "$D/b.out")" \
     "grep -q 'Requested rate .*: the client could not keep up' '$D/b.out'"
 ok lag_burn_json "$(json_get "$D/b.json" "d['client'], d['latency']['send_lag']['percentiles']['99']")" \
@@ -99,30 +104,31 @@ ok slack_fixed_not_flagged "$(grep -A1 '^Send lag' "$D/s2ms.out")" "! grep -q 'l
 "$PACER" -t1 -c20 -d2s -R5000 --slack 500us --json "$D/s5.json" "$FAST_URL" >"$D/s5.out" 2>&1
 ok slack_bound_5000 "$(json_get "$D/s5.json" "d['latency']['send_lag']['percentiles'], d['requests']")" \
     "[ \"\$(json_get '$D/s5.json' \"60 < d['latency']['send_lag']['percentiles']['50'] < 500 + 200 and d['latency']['send_lag']['percentiles']['90'] < 500 + 1000 and d['requests']['completed'] == d['requests']['scheduled'] == 10000\")\" = True ]"
-# A busy thread at 20000/s: the adaptive slack grows (up to three tries on a
-# loaded machine, where a starved thread reads as less busy).
-for try in 1 2 3; do
-    "$PACER" -t1 -c50 -d3s -R20000 --json "$D/h.json" "$FAST_URL" >"$D/h.out" 2>&1
-    [ "$(json_get "$D/h.json" "d['client']['slack']['max'] > 0")" = True ] && break
-done
+# until_slack NAME ARGS...: pacer ARGS against the fast server into
+# $D/NAME.json and .out, up to three tries until the adaptive slack grew (on
+# a loaded machine a starved thread reads as less busy); $try says how many.
+until_slack() {
+    local name=$1
+    shift
+    for try in 1 2 3; do
+        "$PACER" "$@" --json "$D/$name.json" "$FAST_URL" >"$D/$name.out" 2>&1
+        [ "$(json_get "$D/$name.json" "d['client']['slack']['max'] > 0")" = True ] && break
+    done
+}
+# A busy thread at 20000/s: the adaptive slack grows.
+until_slack h -t1 -c50 -d3s -R20000
 ok slack_adapts_when_busy "after $try tries: $(grep '^Send lag' "$D/h.out")" \
     "[ \"\$(json_get '$D/h.json' \"d['client']['slack']['max'] > 0 and d['config']['slack_s'] is None\")\" = True ] && grep -qE '; slack adaptive \(p50 [0-9.]+[mun]?s, max [1-9][0-9.]*us\)\$' '$D/h.out'"
 # ... but never past the time the thread takes to send an eighth of what its
 # connections hold: -c8 at 40000/s is 8 requests in 200 us, so at most 25 us
 # (the first step alone would be 50 us, twice the gap between sends).
-for try in 1 2 3; do
-    "$PACER" -t1 -c8 -d3s -R40000 --json "$D/c8.json" "$FAST_URL" >"$D/c8.out" 2>&1
-    [ "$(json_get "$D/c8.json" "d['client']['slack']['max'] > 0")" = True ] && break
-done
+until_slack c8 -t1 -c8 -d3s -R40000
 ok slack_capped_by_connections "after $try tries: $(grep '^Send lag' "$D/c8.out")" \
     "[ \"\$(json_get '$D/c8.json' \"0 < d['client']['slack']['max'] <= 25.1 and d['client']['sent_early'] == 0\")\" = True ]"
 # ... and never past 200 us, whatever the rate: its median lateness, half of
 # it, is what it adds to the median latency. At 8000/s the first step alone
 # would be 250 us (twice the gap between sends).
-for try in 1 2 3; do
-    "$PACER" -t1 -c50 -d3s -R8000 --json "$D/c50.json" "$FAST_URL" >"$D/c50.out" 2>&1
-    [ "$(json_get "$D/c50.json" "d['client']['slack']['max'] > 0")" = True ] && break
-done
+until_slack c50 -t1 -c50 -d3s -R8000
 ok slack_at_most_200us "after $try tries: $(grep '^Send lag' "$D/c50.out")" \
     "[ \"\$(json_get '$D/c50.json' \"0 < d['client']['slack']['max'] <= 200.1 and d['client']['sent_early'] == 0\")\" = True ]"
 "$PACER" report --json "$D/s2r.json" "$D/s2.json" >"$D/s2r.out" 2>&1
