@@ -11,6 +11,7 @@
 #include "mpi/glue.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,6 +218,9 @@ int mpi_allgather(pc_mpi *m, const void *mine, size_t len, void *all)
 {
     MPI_Request r;
 
+    if (len > INT_MAX / (size_t)m->size)
+        return -E2BIG; /* small messages only: MPI counts are int */
+
     return wait_for(m, m->allgather(mine, (int)len, m->byte, all, (int)len, m->byte, m->world, &r),
                     &r);
 }
@@ -225,6 +229,9 @@ int mpi_bcast(pc_mpi *m, void *buf, size_t len, int root)
 {
     MPI_Request r;
 
+    if (len > INT_MAX / (size_t)m->size)
+        return -E2BIG; /* small messages only: MPI counts are int */
+
     return wait_for(m, m->bcast(buf, (int)len, m->byte, root, m->world, &r), &r);
 }
 
@@ -232,39 +239,96 @@ int mpi_gather(pc_mpi *m, const void *mine, size_t len, void *all)
 {
     MPI_Request r;
 
+    if (len > INT_MAX / (size_t)m->size)
+        return -E2BIG; /* small messages only: MPI counts are int */
+
     return wait_for(m, m->gather(mine, (int)len, m->byte, all, (int)len, m->byte, 0, m->world, &r),
                     &r);
 }
 
+/* One MPI_Gatherv (counts and displacements are int: the caller keeps
+ * every one under INT_MAX). */
+static int gatherv_once(pc_mpi *m, const void *mine, int len, void *all, const int *counts,
+                        const int *displs)
+{
+    MPI_Request r;
+
+    return wait_for(m, m->gatherv(mine, len, m->byte, all, counts, displs, m->byte, 0, m->world, &r),
+                    &r);
+}
+
+/* Of a rank's len bytes, how many round j (of cap bytes a rank) moves. */
+static size_t piece(size_t len, uint64_t j, size_t cap)
+{
+    size_t at = (size_t)j * cap;
+
+    return len > at ? (len - at < cap ? len - at : cap) : 0;
+}
+
+/* A gather bigger than MPI's int counts and displacements allow (over
+ * 2 GiB in all: an hour of per-request records from a few ranks) goes in
+ * rounds of at most GATHER_ROUND bytes, every rank's next piece at a time,
+ * through a buffer on rank 0; PACER_MPI_ROUND=N (for tests) forces rounds
+ * of N bytes. Rank 0 says how many rounds, and how big a rank's piece. */
+#define GATHER_ROUND (256u << 20)
+
 int mpi_gatherv(pc_mpi *m, const void *mine, size_t len, void *all, const size_t *lens)
 {
+    const char *knob = getenv("PACER_MPI_ROUND");
+    uint64_t plan[2] = {1, 0}; /* rounds; bytes a rank a round (0: all in one call) */
     int *counts = NULL, *displs = NULL, rc;
+    size_t *off = NULL, round = knob ? strtoull(knob, NULL, 10) : 0;
+    char *buf = all;
 
     if (m->rank == 0) {
-        size_t at = 0;
+        size_t total = 0, most = 0;
 
+        for (int i = 0; i < m->size; i++) {
+            total += lens[i];
+            most = lens[i] > most ? lens[i] : most;
+        }
+        if (!round && total > INT_MAX)
+            round = GATHER_ROUND;
+        if (round) {
+            plan[1] = round / (size_t)m->size ? round / (size_t)m->size : 1;
+            plan[0] = most ? (most + plan[1] - 1) / plan[1] : 1;
+        }
+    }
+    if ((rc = mpi_bcast(m, plan, sizeof plan, 0)) < 0)
+        return rc;
+    if (m->rank == 0) {
+        rc = -ENOMEM;
         counts = calloc((size_t)m->size, sizeof *counts);
         displs = calloc((size_t)m->size, sizeof *displs);
-        if (!counts || !displs) {
-            free(counts);
-            free(displs);
-            return -ENOMEM;
-        }
-        for (int i = 0; i < m->size; i++) {
-            counts[i] = (int)lens[i];
-            displs[i] = (int)at;
-            at += lens[i];
-        }
+        off = calloc((size_t)m->size, sizeof *off);
+        if (plan[1] && !(buf = malloc((size_t)plan[1] * (size_t)m->size)))
+            goto out;
+        if (!counts || !displs || !off)
+            goto out;
+        for (int i = 1; i < m->size; i++)
+            off[i] = off[i - 1] + lens[i - 1];
+        rc = 0;
     }
-    {
-        MPI_Request r;
+    for (uint64_t j = 0; j < plan[0] && rc == 0; j++) {
+        size_t mine_j = plan[1] ? piece(len, j, plan[1]) : len;
+        int at = 0;
 
-        rc = wait_for(m, m->gatherv(mine, (int)len, m->byte, all, counts, displs, m->byte, 0,
-                                    m->world, &r),
-                      &r);
+        for (int i = 0; m->rank == 0 && i < m->size; i++) {
+            counts[i] = (int)(plan[1] ? piece(lens[i], j, plan[1]) : lens[i]);
+            displs[i] = at;
+            at += counts[i];
+        }
+        rc = gatherv_once(m, (const char *)mine + (mine_j ? (size_t)j * plan[1] : 0), (int)mine_j,
+                          buf, counts, displs);
+        for (int i = 0; rc == 0 && plan[1] && m->rank == 0 && i < m->size; i++)
+            memcpy((char *)all + off[i] + (size_t)j * plan[1], buf + displs[i], (size_t)counts[i]);
     }
+out:
+    if (buf != all)
+        free(buf);
     free(counts);
     free(displs);
+    free(off);
     return rc;
 }
 

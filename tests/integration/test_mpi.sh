@@ -48,7 +48,10 @@ ok mpi_ab_percentiles_merged "$(head -2 "$T_DIR/e.csv" 2>&1; tail -1 "$T_DIR/e.c
     "[ \$(wc -l <'$T_DIR/e.csv') -eq 102 ] && grep -q '^Percentage served,Time in ms\$' '$T_DIR/e.csv' && grep -qE '^100,[0-9.]+\$' '$T_DIR/e.csv'"
 
 # hey's -o csv: a row per request, every rank's, offsets on one time base.
-"${MPI[@]}" "$PACER" hey -c 6 -n 300 -o csv "${U}?mpi-hey" >"$T_DIR/hey.csv" 2>"$R"; rc=$?
+# The gather to rank 0 in rounds of 1000 bytes (PACER_MPI_ROUND), as one
+# over MPI's 2 GiB of int counts goes: the records and the result texts
+# must come out whole and in place.
+"${MPI[@]}" -x PACER_MPI_ROUND=1000 "$PACER" hey -c 6 -n 300 -o csv "${U}?mpi-hey" >"$T_DIR/hey.csv" 2>"$R"; rc=$?
 ok mpi_hey_csv_merged "rc $rc: $(wc -l <"$T_DIR/hey.csv") lines, offsets $(awk -F, 'NR > 1 { print $8 }' "$T_DIR/hey.csv" | sort -n | sed -n '1p;$p' | tr '\n' ' ')$(grep pacer: "$R" | head -2)" \
     "[ $rc -eq 0 ] && [ \$(grep -cE '^[0-9.]+,[0-9.]+,,,[0-9.]+,[0-9.]+,200,-?[0-9.]+\$' '$T_DIR/hey.csv') -eq 300 ] &&
      [ \$(wc -l <'$T_DIR/hey.csv') -eq 301 ] &&
