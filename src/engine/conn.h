@@ -88,6 +88,12 @@ typedef struct proto_ops {
      * is inside the protocol): the connection failing now is a failed
      * connect, not a dropped connection. */
     bool (*connecting)(const conn *c);
+    /* Optional. Bytes of the response being read that nobody will look
+     * at (HTTP/1.1: the rest of a body when no script reads bodies), which
+     * the transport may drop unread (net_ops.discard), and, once it has,
+     * how many went by. */
+    uint64_t (*skippable)(const conn *c);
+    void (*skip)(conn *c, size_t n, uint64_t now);
 } proto_ops;
 
 /* The protocols, each defined by its own file. */

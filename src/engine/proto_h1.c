@@ -229,6 +229,26 @@ static void complete(conn *c, h1state *h, bool keep, uint64_t now)
     eng_done(c, pop_head(c, h), h->p.status, h->p.body_bytes, now);
 }
 
+/* The response to s has ended (H1_DONE): complete it; false when the
+ * connection cannot carry more (the others in flight are refused). */
+static bool answered(conn *c, h1state *h, const slot *s, uint64_t now)
+{
+    bool keep = h->p.keep_alive;
+
+    if (h->ooff < h->olen && h->owr < s->obeg + s->olen) {
+        /* Answered before it was fully written (an early error response):
+         * the connection cannot carry more. */
+        keep = false;
+    }
+    complete(c, h, keep, now);
+    if (!keep) {
+        refuse_rest(c, h, now);
+        return false;
+    }
+    h->need_begin = true;
+    return true;
+}
+
 static size_t h1_input(conn *c, const char *buf, size_t len, uint64_t now)
 {
     h1state *h = c->ps;
@@ -251,19 +271,8 @@ static size_t h1_input(conn *c, const char *buf, size_t len, uint64_t now)
         rc = h1_feed(&h->p, buf + off, len - off, &used);
         off += used;
         if (rc == H1_DONE) {
-            bool keep = h->p.keep_alive;
-
-            if (h->ooff < h->olen && h->owr < s->obeg + s->olen) {
-                /* Answered before it was fully written (an early error
-                 * response): the connection cannot carry more. */
-                keep = false;
-            }
-            complete(c, h, keep, now);
-            if (!keep) {
-                refuse_rest(c, h, now);
+            if (!answered(c, h, s, now))
                 return len; /* whatever else came is past the close */
-            }
-            h->need_begin = true;
             continue;
         }
         if (rc != H1_NEED_MORE) {
@@ -275,6 +284,23 @@ static size_t h1_input(conn *c, const char *buf, size_t len, uint64_t now)
     /* An unfinished line (bounded by the parser's header limit) is left
      * for the worker to hand back in front of the next read. */
     return off;
+}
+
+/* The rest of a body nobody reads (no script response()) may be dropped
+ * by the transport unread: h1_skippable says how much. */
+static uint64_t h1_skippable_cb(const conn *c)
+{
+    const h1state *h = c->ps;
+
+    return c->count && !h->need_begin ? h1_skippable(&h->p) : 0;
+}
+
+static void h1_skip_cb(conn *c, size_t n, uint64_t now)
+{
+    h1state *h = c->ps;
+
+    if (h1_skip(&h->p, n) == H1_DONE)
+        answered(c, h, head_slot(c, h), now);
 }
 
 static void h1_eof_cb(conn *c, uint64_t now)
@@ -340,4 +366,6 @@ const proto_ops proto_h1 = {
     .eof = h1_eof_cb,
     .timeout = h1_timeout,
     .reset = h1_reset,
+    .skippable = h1_skippable_cb,
+    .skip = h1_skip_cb,
 };

@@ -30,6 +30,7 @@ typedef struct net_conn {
     int want;  /* NET_WANT_* after -EAGAIN */
     bool rx_ts;        /* plain reads ask the kernel when the bytes came (net_rx_times) */
     uint64_t rx_real;  /* after a read: CLOCK_REALTIME ns its last byte came, 0 = unknown */
+    bool tcp;          /* a TCP socket (plain discard works there only) */
 } net_conn;
 
 typedef struct net_ops {
@@ -47,6 +48,10 @@ typedef struct net_ops {
     int (*handshake)(net_conn *c, char *err, size_t errlen);
     /* > 0 bytes read, 0 orderly EOF, -EAGAIN, or -errno. */
     ssize_t (*read)(net_conn *c, void *buf, size_t len);
+    /* Optional (NULL: the transport cannot): as read, but the bytes (at
+     * most len) are dropped in the kernel, never copied out; for a body
+     * nobody reads. -EOPNOTSUPP where this connection cannot. */
+    ssize_t (*discard)(net_conn *c, size_t len);
     /* > 0 bytes written, -EAGAIN, or -errno (-EPIPE for a reset peer). */
     ssize_t (*write)(net_conn *c, const void *buf, size_t len);
     /* Non-zero when bytes wait inside the transport (TLS buffers) that the

@@ -22,6 +22,7 @@ int net_connect(net_conn *c, const struct sockaddr *addr, socklen_t alen)
     c->want = 0;
     c->rx_ts = false;
     c->rx_real = 0;
+    c->tcp = addr->sa_family != AF_UNIX;
     c->fd = fd;
     if (fd < 0)
         return -errno;
@@ -61,8 +62,8 @@ void net_rx_times(net_conn *c)
 }
 
 /* A read that also takes the receive time of the last byte read (TCP: of
- * the last segment it reached into). */
-static ssize_t read_timed(net_conn *c, void *buf, size_t len)
+ * the last segment it reached into); flags MSG_TRUNC: dropped, not copied. */
+static ssize_t read_timed(net_conn *c, void *buf, size_t len, int flags)
 {
     union {
         char b[CMSG_SPACE(sizeof(struct timespec))];
@@ -71,7 +72,7 @@ static ssize_t read_timed(net_conn *c, void *buf, size_t len)
     struct iovec io = {.iov_base = buf, .iov_len = len};
     struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = cb.b,
                        .msg_controllen = sizeof cb.b};
-    ssize_t n = recvmsg(c->fd, &m, 0);
+    ssize_t n = recvmsg(c->fd, &m, flags);
 
     c->rx_real = 0;
     for (struct cmsghdr *h = n > 0 ? CMSG_FIRSTHDR(&m) : NULL; h; h = CMSG_NXTHDR(&m, h))
@@ -84,10 +85,9 @@ static ssize_t read_timed(net_conn *c, void *buf, size_t len)
     return n;
 }
 
-static ssize_t plain_read(net_conn *c, void *buf, size_t len)
+/* A read's result: bytes, 0 at EOF, -EAGAIN (want set), or -errno. */
+static ssize_t read_result(net_conn *c, ssize_t n)
 {
-    ssize_t n = c->rx_ts ? read_timed(c, buf, len) : read(c->fd, buf, len);
-
     if (n >= 0)
         return n;
     if (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -95,6 +95,21 @@ static ssize_t plain_read(net_conn *c, void *buf, size_t len)
         return -EAGAIN;
     }
     return errno == EINTR ? -EAGAIN : -errno;
+}
+
+static ssize_t plain_read(net_conn *c, void *buf, size_t len)
+{
+    return read_result(c, c->rx_ts ? read_timed(c, buf, len, 0) : read(c->fd, buf, len));
+}
+
+/* TCP's MSG_TRUNC: the kernel drops up to len bytes without copying them
+ * (Linux; a Unix-domain socket would try to copy into NULL). */
+static ssize_t plain_discard(net_conn *c, size_t len)
+{
+    if (!c->tcp)
+        return -EOPNOTSUPP;
+    return read_result(c, c->rx_ts ? read_timed(c, NULL, len, MSG_TRUNC)
+                                   : recv(c->fd, NULL, len, MSG_TRUNC));
 }
 
 static ssize_t plain_write(net_conn *c, const void *buf, size_t len)
@@ -128,6 +143,7 @@ const net_ops net_plain_ops = {
     .rx_times = net_rx_times,
     .handshake = plain_handshake,
     .read = plain_read,
+    .discard = plain_discard,
     .write = plain_write,
     .pending = plain_pending,
     .close = plain_close,

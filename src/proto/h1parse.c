@@ -533,6 +533,28 @@ int h1_eof(h1_parser *p)
     }
 }
 
+uint64_t h1_skippable(const h1_parser *p)
+{
+    return !p->on_body && (p->st_ == ST_BODY_LEN || p->st_ == ST_CHUNK_DATA) ? p->remain_ : 0;
+}
+
+int h1_skip(h1_parser *p, uint64_t n)
+{
+    if (n == 0 || n > h1_skippable(p))
+        return H1_NEED_MORE; /* nothing that could be passed over */
+    p->body_bytes += n;
+    p->wire_bytes += n;
+    p->remain_ -= n;
+    if (p->remain_)
+        return H1_NEED_MORE;
+    if (p->st_ == ST_CHUNK_DATA) {
+        p->st_ = ST_CHUNK_END;
+        return H1_NEED_MORE;
+    }
+    p->st_ = ST_DONE;
+    return H1_DONE;
+}
+
 bool h1_started(const h1_parser *p)
 {
     return p->wire_bytes > 0 || p->held_ > 0;

@@ -111,6 +111,15 @@ int h1_feed(h1_parser *p, const char *buf, size_t len, size_t *consumed);
  * response had arrived (an idle close; the engine decides what it means). */
 int h1_eof(h1_parser *p);
 
+/* Body bytes that may be passed over unseen now: what is left of a
+ * Content-Length body or of the current chunk, when on_body is not set
+ * (nobody reads the bytes); 0 otherwise. */
+uint64_t h1_skippable(const h1_parser *p);
+/* n (1..h1_skippable()) body bytes went by unseen (the transport dropped
+ * them): counted as h1_feed would count them. H1_DONE when they end the
+ * response, else H1_NEED_MORE. */
+int h1_skip(h1_parser *p, uint64_t n);
+
 /* Whether any byte of this response has arrived: consumed, or presented
  * and held back as an unfinished line. A status line arrives as a whole,
  * so "consumed" alone would miss a response cut inside its first line. */

@@ -43,6 +43,15 @@ scenario reset_after_headers --mode reset-after-headers -- -- \
     "grep -qE '^  Errors: read [1-9][0-9]* \\(' '$R' && grep -q '0 completed' '$R'"
 scenario close_mid_body --mode close-mid-body -- -- \
     "grep -qE '^  Errors: read [1-9][0-9]* \\(connection closed by the server in the middle of a response\\)' '$R'"
+# The same three with bodies large enough that pacer drops them unread
+# (MSG_TRUNC, engine/worker.c on_readable): framing errors are found as
+# when the bytes are read.
+scenario close_mid_body_big --mode close-mid-body --size 1048576 -- -- \
+    "grep -qE '^  Errors: read [1-9][0-9]* \\(connection closed by the server in the middle of a response\\)' '$R'"
+scenario cl_long_big --mode cl-long --size 262144 -- -R 50 -- \
+    "grep -qE 'timeout [1-9]' '$R' && grep -q '0 completed' '$R'"
+scenario cl_short_big --mode cl-short --size 262144 -- -- \
+    "grep -qE '^  Errors: protocol [1-9]|^  Connections dropped with no request in flight: [1-9][0-9]* \\(server sent data with no request outstanding\\)' '$R' && grep -q 'Status codes: 200' '$R'"
 scenario garbage_status --mode garbage-status -- -- \
     "grep -qE '^  Errors: protocol [1-9][0-9]* \\(malformed status line\\)' '$R'"
 scenario huge_headers --mode huge-headers -- -- \
