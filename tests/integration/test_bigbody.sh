@@ -5,7 +5,7 @@
 # is counted whole: requests, body and wire bytes as when the bytes are
 # read; a script's response() still gets every body byte; under -R (reads
 # that also take the kernel's receive time), pipelined, and over a
-# Unix-domain socket (which reads: MSG_TRUNC is TCP's), the same.
+# Unix-domain socket (read whole: MSG_TRUNC is TCP's), the same.
 . "$(dirname "$0")/lib.sh"
 
 D="$T_DIR/bigbody"; mkdir -p "$D"
