@@ -150,7 +150,15 @@ void report_send_lag(FILE *f, const pc_rundesc *run, const pc_results *res, cons
             p50, p99, max, busy[0] ? busy : "?", slack);
     if (!report_client_limited(res))
         return;
-    if (st->busy.total_count && hdr_max(&st->busy) > 500)
+    if (run->rate <= 0 && st->busy.total_count && hdr_max(&st->busy) > 900)
+        /* A closed loop sends as fast as answers come: a busy thread means
+         * the load was what pacer could make, not what the server takes. */
+        fprintf(f,
+                "%sThe client, not the server, limited this run: a thread was busy %.0f%% of "
+                "the time, so the load was what pacer's threads could make; use more threads "
+                "(-t), or more machines (pacer report merges their results)\n",
+                indent, (double)hdr_max(&st->busy) / 10);
+    else if (st->busy.total_count && hdr_max(&st->busy) > 500)
         fprintf(f,
                 "%sThe client, not the server, limited this run: a thread was busy %.0f%% of "
                 "the time and sent late (lag p99 %s; latency p50 %s); use more threads (-t), "

@@ -74,6 +74,11 @@ ok lag_burn_flagged "$(grep -A2 '^Send lag' "$D/b.out")" \
 "$PACER" -t1 -c20 -d2s -R3000 --slack 100us -s "$D/burn.lua" "$SERVE_URL" >"$D/bs.out" 2>&1
 ok lag_burn_beyond_slack "$(grep -A1 '^Send lag' "$D/bs.out")" \
     "grep -A1 '^Send lag' '$D/bs.out' | grep -qE '^The client, not the server, limited this run: .*\(lag p99 [0-9.]+(us|ms|s), [0-9.]+(us|ms|s) beyond the slack; latency p50 [0-9.]+(us|ms|s)\); use more threads'"
+# A closed loop has no lateness: a thread that is always busy made all the
+# load it could, and the line says that, not "sent late".
+"$PACER" -t1 -c4 -d1s -s "$D/burn.lua" "$SERVE_URL" >"$D/bc.out" 2>&1
+ok lag_burn_closed_loop "$(grep -A1 '^Send lag' "$D/bc.out")" \
+    "grep -A1 '^Send lag' '$D/bc.out' | grep -q '^The client, not the server, limited this run: a thread was busy [0-9]*% of the time, so the load was what pacer.s threads could make; use more threads (-t)'"
 ok lag_burn_shortfall_blames_client "$(grep 'Requested rate' "$D/b.out")" \
     "grep -q 'Requested rate .*: the client could not keep up' '$D/b.out'"
 ok lag_burn_json "$(json_get "$D/b.json" "d['client'], d['latency']['send_lag']['percentiles']['99']")" \
