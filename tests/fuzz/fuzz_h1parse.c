@@ -160,40 +160,31 @@ static void run(const char *in, size_t n, size_t piece, bool head, uint32_t cap,
 
     for (;;) {
         size_t k = n - off, used = (size_t)-1;
-        uint64_t s = skip && blen == 0 ? h1_skippable(&p) : 0;
+        uint64_t s = skip && blen == 0 && off < n ? h1_skippable(&p) : 0;
 
-        if (s && off < n) {
+        if (k > piece)
+            k = piece;
+        if (s) {
             /* The next piece of the body goes by unseen. */
-            if (k > piece)
-                k = piece;
             if (k > s)
                 k = (size_t)s;
             rc = h1_skip(&p, k);
             off += k;
-            wire += k;
-            if (rc == H1_DONE) {
-                outcome(&c, &p, rc, head, wire);
-                t->responses++;
-                wire = 0;
-                h1_begin(&p, head);
-            }
-            continue;
+            used = k;
+        } else {
+            if (k > cap - blen)
+                k = cap - blen;
+            memcpy(fbuf + blen, in + off, k);
+            blen += k;
+            off += k;
+            c.lo = fbuf;
+            c.hi = fbuf + blen;
+            rc = h1_feed(&p, fbuf, blen, &used);
+            if (used > blen)
+                abort();
+            memmove(fbuf, fbuf + used, blen - used);
+            blen -= used;
         }
-
-        if (k > piece)
-            k = piece;
-        if (k > cap - blen)
-            k = cap - blen;
-        memcpy(fbuf + blen, in + off, k);
-        blen += k;
-        off += k;
-        c.lo = fbuf;
-        c.hi = fbuf + blen;
-        rc = h1_feed(&p, fbuf, blen, &used);
-        if (used > blen)
-            abort();
-        memmove(fbuf, fbuf + used, blen - used);
-        blen -= used;
         wire += used;
         if (rc == H1_DONE) {
             outcome(&c, &p, rc, head, wire);
