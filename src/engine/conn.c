@@ -1,7 +1,7 @@
 /*
  * conn.c - a connection's lifecycle: connect, TLS handshake, ALPN choice
  * (the protocol table), the protocol's own state, back-off, reopen; epoll
- * interest; where a worker's connections go.
+ * interest; where a worker's connections go; reading one (conn_readable).
  */
 #include "engine/worker_int.h"
 
@@ -541,4 +541,104 @@ void eng_quic_event(conn *c, int ev, uint64_t code)
         st->quic_resets++;
     else
         st->quic_goaway++;
+}
+
+/* ---- reading --------------------------------------------------------- */
+
+/* What the protocol left unconsumed (an unfinished header line, bounded by
+ * the protocol) waits for the rest in a per-connection buffer, grown on
+ * demand, and goes in front of the next read. */
+static int carry_rest(conn *c, const char *p, size_t rest, uint64_t now)
+{
+    if (rest > c->carry_cap) {
+        char *q = realloc(c->carry, rest);
+
+        if (!q) {
+            eng_conn_fail(c, PC_ERR_READ, "out of memory", now);
+            return -ENOMEM;
+        }
+        c->carry = q;
+        c->carry_cap = (uint32_t)rest;
+    }
+    memcpy(c->carry, p, rest);
+    c->carry_len = (uint32_t)rest;
+    return 0;
+}
+
+/* Bytes read off the wire: counted, outside the warm-up. */
+static void count_read(pc_worker *w, ssize_t n, uint64_t now)
+{
+    if (!warm(w, now)) {
+        w->st.bytes_read += (uint64_t)n;
+        if (w->iv)
+            w->iv->bytes_read += (uint64_t)n;
+    }
+}
+
+/* The least of a body nobody reads worth dropping unread (net_ops.discard)
+ * rather than copying out: a read of it would cost the same system call. */
+#define SKIP_MIN (16 * 1024)
+#define SKIP_MAX (64u << 20)
+
+void conn_readable(conn *c)
+{
+    pc_worker *w = c->w;
+    uint32_t gen = c->gen;
+
+    for (int rounds = 0; rounds < 16; rounds++) {
+        uint32_t keep = c->carry_len;
+        size_t room = RBUF_SIZE - keep;
+        uint64_t skip = !keep && c->net->discard && c->proto->skippable ? c->proto->skippable(c) : 0;
+        ssize_t n = -EOPNOTSUPP;
+        uint64_t now;
+
+        if (skip >= SKIP_MIN)
+            n = c->net->discard(&c->nc, skip < SKIP_MAX ? (size_t)skip : SKIP_MAX);
+        if (n > 0) {
+            now = pace_came_at(w, c, pc_now_ns());
+            count_read(w, n, now);
+            c->proto->skip(c, (size_t)n, now);
+            if (c->gen != gen)
+                return;
+            if ((uint64_t)n < skip && (size_t)n < SKIP_MAX)
+                break; /* the socket is empty */
+            continue;
+        }
+        if (n == -EOPNOTSUPP)
+            n = c->net->read(&c->nc, w->rbuf + keep, room);
+        now = pc_now_ns();
+        if (n > 0) {
+            size_t have = keep + (size_t)n, used;
+
+            now = pace_came_at(w, c, now);
+            if (keep)
+                memcpy(w->rbuf, c->carry, keep);
+            c->carry_len = 0;
+            count_read(w, n, now);
+            used = c->proto->input(c, w->rbuf, have, now);
+            if (c->gen != gen)
+                return;
+            if (used < have && carry_rest(c, w->rbuf + used, have - used, now) < 0)
+                return;
+            if ((size_t)n < room && c->net->pending(&c->nc) == 0)
+                break;
+        } else if (n == 0) {
+            c->proto->eof(c, now);
+            if (c->gen == gen)
+                eng_conn_recycle(c, now);
+            return;
+        } else if (n == -EAGAIN) {
+            break;
+        } else {
+            eng_conn_fail(c, PC_ERR_READ, strerror((int)-n), now);
+            return;
+        }
+    }
+    if (c->state == CS_READY) {
+        uint64_t now = pc_now_ns();
+
+        after_io(c, now);
+        if (c->gen == gen && c->state == CS_READY)
+            c->proto->flush(c, now);
+    }
 }

@@ -131,6 +131,9 @@ static inline uint64_t backlog_len(const pc_worker *w)
 /* conn.c */
 int worker_connect_to(pc_worker *w, const char *addr); /* "ip:port": its connections go there */
 void after_io(conn *c, uint64_t now);
+/* conn.c: c is readable: read (or drop, a body nobody reads) and hand the
+ * bytes to its protocol, then refill. */
+void conn_readable(conn *c);
 void conn_close(conn *c);
 void conn_start(conn *c, uint64_t now);
 void connect_failed(conn *c, const char *why, uint64_t now);

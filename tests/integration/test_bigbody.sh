@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Large response bodies over plain TCP: the part of a body no script reads
-# is dropped in the kernel unread (recv MSG_TRUNC; engine/worker.c
-# on_readable, proto/h1parse.c h1_skip). Whatever the path, every response
+# is dropped in the kernel unread (recv MSG_TRUNC; engine/conn.c
+# conn_readable, proto/h1parse.c h1_skip). Whatever the path, every response
 # is counted whole: requests, body and wire bytes as when the bytes are
 # read; a script's response() still gets every body byte; under -R (reads
 # that also take the kernel's receive time), pipelined, and over a

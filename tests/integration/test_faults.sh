@@ -44,7 +44,7 @@ scenario reset_after_headers --mode reset-after-headers -- -- \
 scenario close_mid_body --mode close-mid-body -- -- \
     "grep -qE '^  Errors: read [1-9][0-9]* \\(connection closed by the server in the middle of a response\\)' '$R'"
 # The same three with bodies large enough that pacer drops them unread
-# (MSG_TRUNC, engine/worker.c on_readable): framing errors are found as
+# (MSG_TRUNC, engine/conn.c conn_readable): framing errors are found as
 # when the bytes are read.
 scenario close_mid_body_big --mode close-mid-body --size 1048576 -- -- \
     "grep -qE '^  Errors: read [1-9][0-9]* \\(connection closed by the server in the middle of a response\\)' '$R'"
