@@ -111,7 +111,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBOBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(FINAL_CFLAGS) -Itests/unit -o $@ $< $(LIBOBJ) $(FINAL_LDFLAGS) $(FINAL_LIBS)
 
-$(BUILD)/tools/%: tests/tools/%.c $(LIBOBJ)
+$(BUILD)/tools/%: tests/tools/%.c tests/tools/tool_util.h $(LIBOBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(FINAL_CFLAGS) -o $@ $< $(LIBOBJ) $(FINAL_LDFLAGS) $(FINAL_LIBS)
 

@@ -52,6 +52,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tool_util.h"
+
 #define IN_CAP (64 * 1024)        /* input buffer = max request head */
 #define OUT_CAP (32 * 1024)       /* output buffer per connection */
 #define PAD_TOTAL (1024 * 1024)   /* huge-headers: bytes of X-Pad lines */
@@ -234,19 +236,10 @@ static void stats_write(void)
 {
     g_stats_dirty = false;
     g_stats_written = now_ms();
-    if (!cfg.stats_path)
-        return;
-    char tmp[PATH_MAX + 16], line[128];
-    snprintf(tmp, sizeof tmp, "%s.tmp", cfg.stats_path);
-    int n = snprintf(line, sizeof line, "requests=%" PRIu64 " connections=%" PRIu64 "\n",
-                     g_requests, g_connections);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return;
-    ssize_t w = write(fd, line, (size_t)n);
-    close(fd);
-    if (w == n)
-        rename(tmp, cfg.stats_path);
+    char line[128];
+    snprintf(line, sizeof line, "requests=%" PRIu64 " connections=%" PRIu64 "\n", g_requests,
+             g_connections);
+    tool_stats_file(cfg.stats_path, line);
 }
 
 static void stats_changed(void) { g_stats_dirty = true; }

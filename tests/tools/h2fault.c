@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tool_util.h"
+
 #define MAX_CONNS 1024          /* more are accepted and closed at once */
 #define MAX_OPEN_PER_CONN 10000 /* streams beyond it get REFUSED_STREAM */
 #define OUT_HIGH (64 * 1024)    /* stop serializing / reading above this */
@@ -110,19 +112,11 @@ static void stats_line(char *buf, size_t n) {
 }
 
 static void stats_write(void) {
-    char line[512], tmp[4200];
+    char line[512];
     stats_dirty = 0;
     stats_written_ms = now_ms();
-    if (!cfg.stats_path) return;
     stats_line(line, sizeof line);
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", cfg.stats_path) >= sizeof tmp) return;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return;
-    size_t len = strlen(line);
-    ssize_t w = write(fd, line, len);
-    close(fd);
-    if (w == (ssize_t)len) rename(tmp, cfg.stats_path);
-    else unlink(tmp);
+    tool_stats_file(cfg.stats_path, line);
 }
 
 static void dq_push(struct stream *s) {

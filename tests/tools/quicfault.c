@@ -42,6 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tool_util.h"
+
 enum mode { M_SILENT, M_RESET, M_VN, M_RETRY };
 
 static struct {
@@ -72,17 +74,9 @@ static void stats_line(char *buf, size_t n) {
 }
 
 static void stats_write(void) {
-    char line[256], tmp[4200];
-    if (!cfg.stats_path) return;
+    char line[256];
     stats_line(line, sizeof line);
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", cfg.stats_path) >= sizeof tmp) return;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return;
-    size_t len = strlen(line);
-    ssize_t w = write(fd, line, len);
-    close(fd);
-    if (w == (ssize_t)len) rename(tmp, cfg.stats_path);
-    else unlink(tmp);
+    tool_stats_file(cfg.stats_path, line);
 }
 
 /* A long header packet with a non-zero version: p[0] has the form bit;
@@ -213,16 +207,13 @@ int main(int argc, char **argv) {
     sigaddset(&mask, SIGINT);
     sigprocmask(SIG_BLOCK, &mask, NULL);
     int sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)cfg.port),
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t sl = sizeof sa;
-    if (sfd < 0 || fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-        getsockname(fd, (struct sockaddr *)&sa, &sl) != 0) {
+    unsigned bound = 0;
+    int fd = tool_udp_listen(cfg.port, &bound);
+    if (sfd < 0 || fd < 0) {
         fprintf(stderr, "quicfault: cannot bind 127.0.0.1:%u: %s\n", cfg.port, strerror(errno));
         return 1;
     }
-    printf("quicfault: listening on 127.0.0.1:%u\n", ntohs(sa.sin_port));
+    printf("quicfault: listening on 127.0.0.1:%u\n", bound);
     fflush(stdout);
     stats_write();
 

@@ -49,6 +49,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tool_util.h"
+
 #define MAX_FLOWS 64
 #define MAX_DGRAM 65536
 #define QUEUE_BYTES (32u << 20)
@@ -120,18 +122,10 @@ static void stats_line(char *buf, size_t n) {
 }
 
 static void stats_write(void) {
-    char line[512], tmp[4200];
+    char line[512];
     stats_dirty = 0;
-    if (!cfg.stats_path) return;
     stats_line(line, sizeof line);
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", cfg.stats_path) >= sizeof tmp) return;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return;
-    size_t len = strlen(line);
-    ssize_t w = write(fd, line, len);
-    close(fd);
-    if (w == (ssize_t)len) rename(tmp, cfg.stats_path);
-    else unlink(tmp);
+    tool_stats_file(cfg.stats_path, line);
 }
 
 static int usage(void) {
@@ -353,18 +347,15 @@ int main(int argc, char **argv) {
     sigaddset(&mask, SIGUSR1);
     sigprocmask(SIG_BLOCK, &mask, NULL);
     int sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-    int lfd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)cfg.port),
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t sl = sizeof sa;
-    if (sfd < 0 || lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-        getsockname(lfd, (struct sockaddr *)&sa, &sl) != 0) {
+    unsigned bound = 0;
+    int lfd = tool_udp_listen(cfg.port, &bound);
+    if (sfd < 0 || lfd < 0) {
         fprintf(stderr, "udprelay: cannot bind 127.0.0.1:%u: %s\n", cfg.port, strerror(errno));
         return 1;
     }
     int big = 4 << 20;
     setsockopt(lfd, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
-    printf("udprelay: listening on 127.0.0.1:%u\n", ntohs(sa.sin_port));
+    printf("udprelay: listening on 127.0.0.1:%u\n", bound);
     fflush(stdout);
     stats_write();
 
