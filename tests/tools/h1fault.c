@@ -1249,12 +1249,7 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigprocmask(SIG_BLOCK, &set, NULL);
-    g_sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    g_sfd = tool_signalfd(0);
     g_ep = epoll_create1(EPOLL_CLOEXEC);
     if (g_sfd < 0 || g_ep < 0) {
         perror("h1fault: signalfd/epoll");

@@ -201,12 +201,7 @@ static int parse_args(int argc, char **argv) {
 int main(int argc, char **argv) {
     if (parse_args(argc, argv)) return 2;
     rng ^= (uint64_t)now_ms();
-    sigset_t mask;
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGINT);
-    sigprocmask(SIG_BLOCK, &mask, NULL);
-    int sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    int sfd = tool_signalfd(0);
     unsigned bound = 0;
     int fd = tool_udp_listen(cfg.port, &bound);
     if (sfd < 0 || fd < 0) {

@@ -1,6 +1,7 @@
 /*
  * tool_util.h - what the test servers in tests/tools share: the --stats
- * file, written whole through a rename, and a UDP socket on loopback. Each
+ * file, written whole through a rename, a UDP socket on loopback, and the
+ * signals that stop them read from a descriptor. Each
  * tool is one .c file that includes this.
  */
 #ifndef PACER_TOOL_UTIL_H
@@ -11,6 +12,8 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -57,6 +60,21 @@ static inline int tool_udp_listen(unsigned port, unsigned *bound)
     }
     *bound = ntohs(sa.sin_port);
     return fd;
+}
+
+/* SIGTERM and SIGINT (and extra, when non-zero) blocked and readable on
+ * the non-blocking signalfd returned (-1 on failure). */
+static inline int tool_signalfd(int extra)
+{
+    sigset_t mask;
+
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGINT);
+    if (extra)
+        sigaddset(&mask, extra);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+    return signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 }
 
 #endif

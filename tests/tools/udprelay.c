@@ -340,13 +340,7 @@ int main(int argc, char **argv) {
     if (parse_args(argc, argv)) return 2;
     rng[C2S] = cfg.seed ^ 0x6a09e667f3bcc908ULL;
     rng[S2C] = cfg.seed ^ 0xbb67ae8584caa73bULL;
-    sigset_t mask;
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGUSR1);
-    sigprocmask(SIG_BLOCK, &mask, NULL);
-    int sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    int sfd = tool_signalfd(SIGUSR1);
     unsigned bound = 0;
     int lfd = tool_udp_listen(cfg.port, &bound);
     if (sfd < 0 || lfd < 0) {
