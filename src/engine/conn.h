@@ -16,6 +16,7 @@
 
 #include "engine/sched.h"
 #include "engine/worker.h"
+#include "proto/h1req.h"
 
 typedef struct slot {
     uint64_t intended;   /* when the schedule meant it to be sent */
@@ -168,6 +169,13 @@ int sbuf_add(sbuf *b, const char *p, size_t n, size_t max);
  * is copied into b, the slot's own buffer (NULL: none could be had). false:
  * out of memory, and s has failed. */
 bool eng_keep_body(conn *c, slot *s, const pc_request *q, const char *body, size_t len, sbuf *b);
+/* A script's request() text (q->h1) as HTTP/2 or HTTP/3 header fields, the
+ * pseudo-headers first (scheme, the URL's authority): into f (at most
+ * H1REQ_MAX_FIELDS; the names lower-cased into names, cap bytes), the parsed
+ * request, its body with it, into *r. The count, or -1 when the text is not
+ * HTTP/1.1 (and s has failed). */
+long eng_script_fields(conn *c, slot *s, const pc_request *q, const char *scheme, h1req_field *f,
+                       char *names, size_t cap, h1req_parsed *r);
 /* The response's Server header (only asked for until one is known). */
 void eng_server(conn *c, const char *v, size_t n);
 bool eng_want_server(const conn *c);

@@ -183,6 +183,16 @@ void eng_body(conn *c, uint64_t n)
     c->w->st.body_bytes += n;
 }
 
+long eng_script_fields(conn *c, slot *s, const pc_request *q, const char *scheme, h1req_field *f,
+                       char *names, size_t cap, h1req_parsed *r)
+{
+    if (h1req_parse(q->h1, q->h1_len, r) < 0) {
+        eng_failed(c, s, PC_ERR_WRITE, "script request is not valid HTTP/1.1 text", 0);
+        return -1;
+    }
+    return (long)h1req_fields(r, scheme, conn_run(c)->cfg->url.hostport, f, names, cap);
+}
+
 int eng_body_data(conn *c, slot *s, sbuf *b, const char *p, size_t n, uint64_t now)
 {
     eng_body(c, n);

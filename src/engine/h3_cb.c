@@ -443,15 +443,12 @@ bool h3_from_text(conn *c, h3state *h, slot *s, const pc_request *q, nghttp3_nv 
     static __thread char names[8192]; /* the header names, lower-cased */
     h1req_field f[H1REQ_MAX_FIELDS];
     h1req_parsed r;
+    long got = eng_script_fields(c, s, q, "https", f, names, sizeof names, &r);
     size_t n;
 
-    if (h1req_parse(q->h1, q->h1_len, &r) < 0) {
-        eng_failed(c, s, PC_ERR_WRITE, "script request is not valid HTTP/1.1 text", 0);
+    if (got < 0)
         return false;
-    }
-    n = h1req_fields(&r, "https", conn_run(c)->cfg->url.hostport, f, names, sizeof names);
-    if (n > cap)
-        n = cap;
+    n = (size_t)got < cap ? (size_t)got : cap;
     for (size_t i = 0; i < n; i++)
         nv_set(&nv[i], f[i].name, f[i].nlen, f[i].value, f[i].vlen);
     /* The body must stay until acknowledged. */

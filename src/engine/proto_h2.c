@@ -356,24 +356,20 @@ static bool from_text(conn *c, h2state *h, slot *s, const pc_request *q, const v
 {
     static __thread nghttp2_nv nv[H1REQ_MAX_FIELDS];
     static __thread char nvnames[8192]; /* the header names, lower-cased */
-    const pc_config *cfg = conn_run(c)->cfg;
     h1req_field f[H1REQ_MAX_FIELDS];
     h1req_parsed r;
-    size_t n;
+    long n = eng_script_fields(c, s, q, conn_run(c)->cfg->url.tls ? "https" : "http", f, nvnames,
+                               sizeof nvnames, &r);
 
-    if (h1req_parse(q->h1, q->h1_len, &r) < 0) {
-        eng_failed(c, s, PC_ERR_WRITE, "script request is not valid HTTP/1.1 text", 0);
+    if (n < 0)
         return false;
-    }
-    n = h1req_fields(&r, cfg->url.tls ? "https" : "http", cfg->url.hostport, f, nvnames,
-                     sizeof nvnames);
-    for (size_t i = 0; i < n; i++)
+    for (long i = 0; i < n; i++)
         nv_set(&nv[i], f[i].name, f[i].nlen, f[i].value, f[i].vlen);
     if (!eng_keep_body(c, s, q, r.body, r.body_len,
                        r.body_len && q->transient ? slot_buf(h, s, SB_REQ_BODY) : NULL))
         return false;
     *nva = nv;
-    *nvlen = n;
+    *nvlen = (size_t)n;
     return true;
 }
 
