@@ -116,6 +116,7 @@ void report_ab(FILE *f, const pc_rundesc *run, const pc_results *res)
     }
     /* pacer's own lines, as every layout's: the send lag first. */
     report_send_lag(f, run, res, "pacer: ");
+    report_verdict(f, run, res, "pacer: ");
     report_notes(f, run, res, "pacer: ");
 }
 

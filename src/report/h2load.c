@@ -150,6 +150,7 @@ void report_h2load(FILE *f, const pc_rundesc *run, const pc_results *res)
                    ", REFUSED_STREAM %" PRIu64 ", GOAWAY %" PRIu64 "\n",
                 st->never_sent, st->resent, st->h2_rst, st->h2_refused, st->h2_goaway);
     report_send_lag(f, run, res, "pacer: ");
+    report_verdict(f, run, res, "pacer: ");
     report_notes(f, run, res, "pacer: ");
     if (res->signal)
         fprintf(f, "pacer: stopped early by %s\n", pc_signal_name(res->signal));

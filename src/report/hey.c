@@ -156,6 +156,7 @@ static void pacer_lines(FILE *f, const pc_rundesc *run, const pc_results *res)
                 run->rate, p50, p99);
     }
     report_send_lag(f, run, res, "pacer: ");
+    report_verdict(f, run, res, "pacer: ");
     for (int i = 300; i < 400; i++)
         redirects += st->status[i];
     if (redirects && run->peer_follows_redirects)

@@ -122,34 +122,46 @@ static void fmt_slack(const pc_rundesc *run, const pc_stats *st, char *buf, size
     snprintf(buf, cap, "; slack adaptive (p50 %s, max %s)", a, b);
 }
 
+/* The lag's p99 as text: with a slack in force, named with what of it
+ * lies beyond the slack, which is what the diagnosis weighs. */
+static void fmt_lag_p99(const pc_stats *st, const char *p99, char *buf, size_t cap)
+{
+    if (st->slack.total_count && hdr_max(&st->slack) > 0) {
+        char beyond[32];
+
+        units_fmt_time_us(lag_beyond_slack(st) / 1e3, beyond, sizeof beyond);
+        snprintf(buf, cap, "%s, %s beyond the slack", p99, beyond);
+    } else {
+        snprintf(buf, cap, "%s", p99);
+    }
+}
+
 void report_send_lag(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent)
 {
     const pc_stats *st = &res->st;
-    char p50[32], p99[32], max[32], lat[32], busy[160], slack[96], p99x[96];
+    char p50[32], p99[32], max[32], busy[160], slack[96];
 
     if (!st->send_lag.total_count && !st->busy.total_count)
         return; /* a result file from before pacer measured it */
     fmt_pct(&st->send_lag, 50, p50, sizeof p50);
     fmt_pct(&st->send_lag, 99, p99, sizeof p99);
     fmt_pct(&st->send_lag, 100, max, sizeof max);
-    fmt_pct(&st->latency, 50, lat, sizeof lat);
-    /* With a slack in force, the lag's p99 is named with what of it lies
-     * beyond the slack: that part is what the diagnosis weighs. */
-    if (st->slack.total_count && hdr_max(&st->slack) > 0) {
-        char beyond[32];
-        size_t len = strlen(p99);
-
-        units_fmt_time_us(lag_beyond_slack(st) / 1e3, beyond, sizeof beyond);
-        snprintf(p99x, sizeof p99x, "%.*s, %s beyond the slack", (int)len, p99, beyond);
-    } else {
-        snprintf(p99x, sizeof p99x, "%s", p99);
-    }
     fmt_busy(&st->busy, busy, sizeof busy);
     fmt_slack(run, st, slack, sizeof slack);
     fprintf(f, "%sSend lag (pacer's own): p50 %s p99 %s max %s; threads busy %s%s\n", indent,
             p50, p99, max, busy[0] ? busy : "?", slack);
+}
+
+void report_verdict(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent)
+{
+    const pc_stats *st = &res->st;
+    char p99[32], lat[32], p99x[96];
+
     if (!report_client_limited(res))
         return;
+    fmt_pct(&st->send_lag, 99, p99, sizeof p99);
+    fmt_pct(&st->latency, 50, lat, sizeof lat);
+    fmt_lag_p99(st, p99, p99x, sizeof p99x);
     if (run->rate <= 0 && st->busy.total_count && hdr_max(&st->busy) > 900)
         /* A closed loop sends as fast as answers come: a busy thread means
          * the load was what pacer could make, not what the server takes. */

@@ -60,9 +60,12 @@ void report_outcomes(FILE *f, const pc_stats *st, const char *label);
  * slack in force) over 1 ms, or over 10% of the corrected p50 (and over
  * REPORT_LAG_FLOOR_NS), or a thread busy over 90% of the time. */
 bool report_client_limited(const pc_results *res);
-/* "Send lag (pacer's own): ..." and, when report_client_limited(), what
- * to do (the wrk layout, after Transfer/sec). */
+/* "Send lag (pacer's own): ..." (the wrk layout, after Transfer/sec). */
 void report_send_lag(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent);
+/* Who limited the run, when the report can tell (every layout prints it
+ * after the send lag; the HTML page at its top): today, when
+ * report_client_limited(), that the client did and what to do. */
+void report_verdict(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent);
 
 /* Responses per second of the measured period (wrk's Requests/sec). */
 double report_rate(const pc_results *res);

@@ -362,6 +362,7 @@ void report_wrk(FILE *f, const pc_rundesc *run, const pc_results *res)
     units_fmt_binary(secs > 0 ? (double)st->bytes_read / secs : 0, buf, sizeof buf);
     fprintf(f, "Transfer/sec: %10sB\n", buf);
     report_send_lag(f, run, res, "");
+    report_verdict(f, run, res, "");
     report_quic(f, st);
 
     /* pacer's additions: below the lines scripts grep for. */
