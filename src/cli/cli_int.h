@@ -131,6 +131,7 @@ cli_take take_basic_auth;
 cli_take take_host;
 cli_take take_connect_to;
 cli_take take_mix;
+cli_take take_tls_resume;
 cli_take take_shard;
 cli_take take_start_at;
 cli_take take_refuse; /* another tool's flag pacer cannot honour: its help says why */

@@ -106,6 +106,7 @@ static const cli_opt pacer_opts[] = {
      .help = "ab's percentage CSV"},
     {"unix", 0, "PATH", FN(take_unix),
      .help = "Connect to a Unix-domain socket"},
+    {"tls-resume", 0, "on|off", FN(take_tls_resume), .help = "Resume TLS sessions (default on)"},
     {"verify", 0, NULL, ON(verify),
      .help = "Verify the server's TLS certificate"},
     {"cacert", 0, "FILE", FN(take_cacert),

@@ -154,6 +154,7 @@ static void ab_usage(FILE *f)
 static void ab_defaults(pc_config *cfg)
 {
     cfg->format = PC_FORMAT_AB;
+    cfg->no_tls_resume = true; /* a full handshake on every connection, as the tool */
     cfg->threads = 1;
     cfg->connections = 1;
     cfg->requests = 1;

@@ -142,6 +142,7 @@ static void h2load_usage(FILE *f)
 static void h2load_defaults(pc_config *cfg)
 {
     cfg->format = PC_FORMAT_H2LOAD;
+    cfg->no_tls_resume = true; /* a full handshake on every connection, as the tool */
     cfg->threads = 1;
     cfg->connections = 1;
     cfg->requests = 1;

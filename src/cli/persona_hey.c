@@ -212,6 +212,7 @@ static void hey_defaults(pc_config *cfg)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
     cfg->format = PC_FORMAT_HEY;
+    cfg->no_tls_resume = true; /* a full handshake on every connection, as the tool */
     cfg->requests = 200;
     cfg->connections = 50;
     cfg->threads = cpus > 0 ? (uint32_t)cpus : 1;

@@ -486,6 +486,17 @@ int take_mix(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
     return 0;
 }
 
+/* --tls-resume on|off: offer the worker's last TLS session on reconnects. */
+int take_tls_resume(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    (void)o;
+    if (strcmp(arg, "on") == 0 || strcmp(arg, "off") == 0)
+        cfg->no_tls_resume = strcmp(arg, "off") == 0;
+    else
+        return cli_bad(err, "unknown --tls-resume '%s' (on or off)", arg);
+    return 0;
+}
+
 /* An option of another tool that pacer cannot honour: refused, naming it
  * and why (the entry's help text), never ignored. */
 int take_refuse(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)

@@ -299,8 +299,10 @@ void on_tcp_connected(conn *c, uint64_t now)
     if (syn_retransmitted(c->nc.fd))
         w->st.connect_retrans++;
     if (c->net == &net_tls_ops) {
-        if (net_tls_attach(&c->nc, w->run->ssl_ctx, w->run->origins[c->origin].tls_name, w->session,
-                           &w->session) < 0) {
+        bool resume = !w->run->cfg->no_tls_resume;
+
+        if (net_tls_attach(&c->nc, w->run->ssl_ctx, w->run->origins[c->origin].tls_name,
+                           resume ? w->session : NULL, resume ? &w->session : NULL) < 0) {
             connect_failed(c, "TLS: out of memory", now);
             return;
         }

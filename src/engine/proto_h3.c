@@ -159,7 +159,8 @@ static int h3_start(conn *c, uint64_t now)
     if ((rc = quic_new(c, h, now)) < 0)
         return rc;
     h->tls = net_quic_session_new(run->quic_ctx, run->origins[c->origin].tls_name, &h->ref,
-                                  h->resume, h->resume_len, err, sizeof err);
+                                  run->cfg->no_tls_resume ? NULL : h->resume, h->resume_len, err,
+                                  sizeof err);
     if (!h->tls) {
         h->closed = true;
         eng_conn_fail(c, PC_ERR_CONNECT, err, now); /* a failed connect, with GnuTLS's reason */

@@ -82,9 +82,10 @@ int net_connect_result(net_conn *c);
 
 /* TLS context for a client: ALPN offering `alpn` (wire format: length-
  * prefixed names, alpn_len bytes), no verification unless verify (then the
- * system store, or cacert when given). NULL with a reason in err. */
+ * system store, or cacert when given), sessions kept for resumption only
+ * when resume. NULL with a reason in err. */
 SSL_CTX *net_tls_ctx_new(bool verify, const char *cacert, const unsigned char *alpn,
-                         size_t alpn_len, char *err, size_t errlen);
+                         size_t alpn_len, bool resume, char *err, size_t errlen);
 void net_tls_ctx_free(SSL_CTX *ctx);
 
 /* Attach a client TLS session to a connected socket. peer is the name or

@@ -1,8 +1,9 @@
 /*
  * tls.c - the OpenSSL transport. One SSL_CTX for the run (shared by the
- * workers, which OpenSSL 3 allows), one SSL per connection, and the newest
- * session ticket kept per worker so reconnects resume instead of paying a
- * full handshake again (as browsers and h2load do).
+ * workers, which OpenSSL 3 allows), one SSL per connection, and, unless
+ * --tls-resume off, the newest session ticket kept per worker so reconnects
+ * resume instead of paying a full handshake again (as browsers and wrk do;
+ * ab, hey and h2load never resume).
  */
 #include "net/net.h"
 
@@ -29,7 +30,7 @@ static int new_session_cb(SSL *ssl, SSL_SESSION *sess)
 }
 
 SSL_CTX *net_tls_ctx_new(bool verify, const char *cacert, const unsigned char *alpn,
-                         size_t alpn_len, char *err, size_t errlen)
+                         size_t alpn_len, bool resume, char *err, size_t errlen)
 {
     SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
 
@@ -43,8 +44,13 @@ SSL_CTX *net_tls_ctx_new(bool verify, const char *cacert, const unsigned char *a
     /* Read whole socket buffers, not a 5-byte record header and then the
      * record: half the read(2) calls. */
     SSL_CTX_set_read_ahead(ctx, 1);
-    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
-    SSL_CTX_sess_set_new_cb(ctx, new_session_cb);
+    if (resume) {
+        SSL_CTX_set_session_cache_mode(ctx,
+                                       SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+        SSL_CTX_sess_set_new_cb(ctx, new_session_cb);
+    } else {
+        SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF); /* no session is kept */
+    }
     if (SSL_CTX_set_alpn_protos(ctx, alpn, (unsigned)alpn_len) != 0) {
         snprintf(err, errlen, "TLS: cannot set ALPN");
         SSL_CTX_free(ctx);
@@ -229,6 +235,12 @@ static size_t tls_pending(net_conn *c)
 static void tls_close(net_conn *c)
 {
     if (c->ssl) {
+        /* A close_notify, as a polite client sends (one write, never
+         * waited on): OpenSSL forgets the session of a connection freed
+         * without one, so the next connect could not resume it. */
+        if (SSL_is_init_finished(c->ssl))
+            SSL_shutdown(c->ssl);
+        ERR_clear_error();
         SSL_free(c->ssl);
         c->ssl = NULL;
     }

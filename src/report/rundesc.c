@@ -39,6 +39,7 @@ void rundesc_of(pc_rundesc *d, const pc_config *cfg)
     d->pipeline = cfg->pipeline;
     d->batch_latency = cfg->batch_latency;
     d->strict_length = cfg->strict_length;
+    d->no_tls_resume = cfg->no_tls_resume;
     d->format = cfg->format;
     d->latency = cfg->latency;
     d->u_latency = cfg->u_latency;

@@ -66,6 +66,7 @@ typedef struct pc_rundesc {
     uint32_t pipeline;
     bool batch_latency;      /* -B */
     bool strict_length;      /* --strict-length (ab's Length failures) */
+    bool no_tls_resume;      /* --tls-resume off (ab, hey, h2load): no session offered */
     /* What the report shows */
     int format;              /* PC_FORMAT_* */
     bool latency;            /* -L */

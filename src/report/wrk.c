@@ -385,8 +385,9 @@ void report_wrk(FILE *f, const pc_rundesc *run, const pc_results *res)
                 st->h2_rst, st->h2_refused, st->h2_goaway);
     }
     if (st->tls.total_count)
-        fprintf(f, "  TLS handshakes: %" PRIu64 " (%" PRIu64 " resumed), mean %.2fms\n",
-                (uint64_t)st->tls.total_count, st->tls_resumed, hdr_mean(&st->tls) / 1e6);
+        fprintf(f, "  TLS handshakes: %" PRIu64 " (%" PRIu64 " resumed%s), mean %.2fms\n",
+                (uint64_t)st->tls.total_count, st->tls_resumed,
+                run->no_tls_resume ? "; session resumption off" : "", hdr_mean(&st->tls) / 1e6);
     for (uint32_t i = 0; st->urls && i < st->nurls && i < run->nreqs && i < REPORT_URL_LINES; i++) {
         const hdr_hist *h = &st->urls[i].latency;
         char p50[32], p99[32];

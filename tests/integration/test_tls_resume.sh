@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# TLS session resumption, counted in nginx's own log ($ssl_session_reused
+# per $connection): each persona does what its tool does (ab, hey and
+# h2load never resume; wrk does, its connections reconnecting with their
+# last session), the real ab, hey and h2load side by side; pacer's own CLI
+# resumes unless --tls-resume off, and its report says which it did.
+. "$(dirname "$0")/lib.sh"
+need_cmd ab apache2-utils && need_cmd hey hey && need_cmd h2load nghttp2-client || finish
+
+PS=$(pick_port) || { fail ports "no free port"; finish; }
+start_nginx "
+    log_format resume '\$connection \$ssl_session_reused';
+    server {
+        listen 127.0.0.1:$PS ssl http2;
+        access_log $T_DIR/nginx/resume.log resume;
+        root $T_DIR/nginx/www;
+    }" || { fail nginx_start "nginx did not start"; finish; }
+U="https://127.0.0.1:$PS/"
+LOG="$NGX_DIR/resume.log"
+
+# measure NAME CMD...: run CMD (30 s at most) with the log emptied first;
+# sets RC, REQS (requests logged), CONNS (distinct connections) and RESUMED
+# (connections whose handshake resumed a session, "r" in the log).
+measure() {
+    local name=$1
+    shift
+    : >"$LOG"
+    timeout 30 "$@" >"$T_DIR/$name.out" 2>"$T_DIR/$name.err"
+    RC=$?
+    sleep 0.1
+    REQS=$(wc -l <"$LOG")
+    CONNS=$(awk '{print $1}' "$LOG" | sort -u | wc -l)
+    RESUMED=$(awk '$2 == "r" {print $1}' "$LOG" | sort -u | wc -l)
+}
+
+# --- the peers: a full handshake every time ------------------------------------
+measure ab_real ab -n 40 -c 4 "$U"
+ok ab_real_never_resumes "rc $RC, $CONNS connections, $RESUMED resumed" \
+    "[ $RC -eq 0 ] && [ $CONNS -eq 40 ] && [ $RESUMED -eq 0 ]"
+measure ab "$PACER" ab -n 40 -c 4 "$U"
+ok ab_never_resumes "rc $RC, $CONNS connections, $RESUMED resumed: $(cat "$T_DIR/ab.err")" \
+    "[ $RC -eq 0 ] && [ $CONNS -eq 40 ] && [ $RESUMED -eq 0 ]"
+
+measure hey_real hey -n 40 -c 4 -disable-keepalive "$U"
+ok hey_real_never_resumes "rc $RC, $CONNS connections, $RESUMED resumed" \
+    "[ $RC -eq 0 ] && [ $CONNS -eq 40 ] && [ $RESUMED -eq 0 ]"
+measure hey "$PACER" hey -n 40 -c 4 -disable-keepalive "$U"
+ok hey_never_resumes "rc $RC, $CONNS connections, $RESUMED resumed: $(cat "$T_DIR/hey.err")" \
+    "[ $RC -eq 0 ] && [ $CONNS -eq 40 ] && [ $RESUMED -eq 0 ]"
+
+# h2load: one connection per client; the later clients of a thread do not
+# take the earlier ones' sessions.
+measure h2load_real h2load -n 100 -c 10 "$U"
+ok h2load_real_never_resumes "rc $RC, $CONNS connections, $RESUMED resumed" \
+    "[ $RC -eq 0 ] && [ $CONNS -eq 10 ] && [ $RESUMED -eq 0 ]"
+measure h2load "$PACER" h2load -n 100 -c 10 "$U"
+ok h2load_never_resumes "rc $RC, $CONNS connections, $RESUMED resumed: $(cat "$T_DIR/h2load.err")" \
+    "[ $RC -eq 0 ] && [ $CONNS -eq 10 ] && [ $RESUMED -eq 0 ]"
+
+# --- wrk reconnects with its last session: only the first handshake of each
+# connection is a full one.
+measure wrk "$PACER" wrk -t1 -c2 -d1s -H 'Connection: close' "$U"
+ok wrk_resumes "rc $RC, $CONNS connections, $RESUMED resumed" \
+    "[ $RC -eq 0 ] && [ $CONNS -gt 4 ] && [ $RESUMED -ge $((CONNS - 2)) ]"
+
+# --- pacer's own CLI: on by default, off on request, said in the report ---------
+measure native "$PACER" --no-keepalive -t1 -c2 -n 30 "$U"
+ok native_resumes "rc $RC, $CONNS connections, $RESUMED resumed" \
+    "[ $RC -eq 0 ] && [ $CONNS -eq 30 ] && [ $RESUMED -ge 28 ]"
+ok native_reports_resumed "$(grep 'TLS handshakes' "$T_DIR/native.out")" \
+    "grep -qE '^  TLS handshakes: 30 \\($RESUMED resumed\\), mean' '$T_DIR/native.out'"
+measure native_off "$PACER" --tls-resume off --no-keepalive -t1 -c2 -n 30 "$U"
+ok native_off_never_resumes "rc $RC, $CONNS connections, $RESUMED resumed" \
+    "[ $RC -eq 0 ] && [ $CONNS -eq 30 ] && [ $RESUMED -eq 0 ]"
+ok native_off_said "$(grep 'TLS handshakes' "$T_DIR/native_off.out")" \
+    "grep -qE '^  TLS handshakes: 30 \\(0 resumed; session resumption off\\), mean' '$T_DIR/native_off.out'"
+"$PACER" --tls-resume maybe "$U" >"$T_DIR/bad.out" 2>"$T_DIR/bad.err"
+rc=$?
+ok tls_resume_bad_value "rc $rc: $(cat "$T_DIR/bad.err")" \
+    "[ $rc -eq 2 ] && [ \$(wc -l <'$T_DIR/bad.err') -eq 1 ] && grep -q 'on or off' '$T_DIR/bad.err'"
+
+finish
