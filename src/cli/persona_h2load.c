@@ -5,7 +5,8 @@
  * pipelined per connection), -D a duration (then -n is ignored), several
  * URIs (on the command line or -i FILE) used in turn on the first one's
  * origin, --rps per client (pacer's -R = N x -c, corrected for coordinated
- * omission, the uncorrected row shown too), and h2load's report layout.
+ * omission, the uncorrected row shown too), --warm-up-time only with -D (as
+ * h2load), and h2load's report layout.
  * What pacer cannot honour (-r, -T, -N, ...) is one line naming the flag,
  * exit 2.
  */
@@ -92,7 +93,7 @@ static const cli_opt h2load_opts[] = {
     {"duration", 'D', "DURATION", FN(h2_duration), AT(duration_ns), MS_MIN,
      .help = "Timing-based run of this long (-n is then ignored)"},
     {"warm-up-time", 0, "DURATION", DUR(warmup_ns, 0),
-     .help = "Run this long first, not measured"},
+     .help = "Run this long first, not measured (with -D only)"},
     {"connection-active-timeout", 'T', "DURATION",
      REFUSE("h2load's connection lifetime limit is not supported (the request\n"
             "timeout is `pacer --timeout T URL`)")},
@@ -227,6 +228,13 @@ static int h2load_finish(pc_config *cfg, FILE *err)
         /* http/1.1: -m is requests pipelined in flight, 1 with -d. */
         cfg->pipeline = cfg->body ? 1 : cfg->streams;
         cfg->streams = 1;
+    }
+    if (!cfg->duration_set && cfg->warmup_ns) {
+        /* h2load warms up only a timing-based run: with -n it sends the
+         * -n requests at once, measured, and no more. */
+        fprintf(err, "pacer: note: --warm-up-time is ignored without -D, as h2load ignores it "
+                     "(its warm-up is for timing-based runs)\n");
+        cfg->warmup_ns = 0;
     }
     if (cfg->duration_set)
         cfg->requests = 0; /* timing-based: -n ignored */

@@ -182,9 +182,11 @@ static bool charge_attempt(conn *c, uint64_t now)
         s.intended = r.intended;
         s.tmpl = r.tmpl;
     } else if (!w->open_loop && w->created < w->quota) {
-        w->created++;
-        if (!warm(w, now))
+        check_warmup(w, now);
+        if (!warm(w, now)) { /* -n counts the measured requests */
+            w->created++;
             w->st.scheduled++;
+        }
         s.intended = now;
         s.tmpl = pick_tmpl_for(w, c->origin);
     } else {
@@ -570,6 +572,7 @@ static int carry_rest(conn *c, const char *p, size_t rest, uint64_t now)
 /* Bytes read off the wire: counted, outside the warm-up. */
 static void count_read(pc_worker *w, ssize_t n, uint64_t now)
 {
+    check_warmup(w, now);
     if (!warm(w, now)) {
         w->st.bytes_read += (uint64_t)n;
         if (w->iv)

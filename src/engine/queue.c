@@ -289,11 +289,14 @@ void closed_fill(conn *c, uint64_t now)
             if (w->quota && w->created >= w->quota)
                 break;
             t = pick_tmpl_for(w, c->origin);
-            w->created++;
             /* Counted before it is handed on: the script's request() runs
-             * inside, and a worker seized there still owes it an outcome. */
-            if (!warm(w, now))
+             * inside, and a worker seized there still owes it an outcome.
+             * -n counts the measured requests: the warm-up's are extra. */
+            check_warmup(w, now);
+            if (!warm(w, now)) {
+                w->created++;
                 w->st.scheduled++;
+            }
             enqueue(c, (resend){.intended = now, .tmpl = t});
         }
         any = true;

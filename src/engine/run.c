@@ -777,7 +777,7 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
         res->stopped_by = pc_signal_name(res->signal);
     else if (script_stop)
         res->stopped_by = "script";
-    else if (cfg->requests && stats_outcomes(&res->st) + res->warmup_outcomes >= cfg->requests)
+    else if (cfg->requests && stats_outcomes(&res->st) >= cfg->requests)
         res->stopped_by = "requests";
     else
         res->stopped_by = "duration";

@@ -25,17 +25,26 @@
 #include "engine/worker_int.h"
 #include "dist/shard.h"
 
-/* The measured period starts: forget what the warm-up measured. Called
- * before anything is processed at or after measure_start, so nothing of
- * the measured period is lost; per-request outcomes of warm-up requests
- * never reach the statistics anyway (see warm()). */
-static inline void check_warmup(pc_worker *w, uint64_t now)
+/* What describes the server rather than counts what it did (its Server
+ * header, the TLS version and cipher) outlives the reset, and so do the
+ * HTTP/2 connections still open: the measured period's too. */
+void warmup_end(pc_worker *w, uint64_t now)
 {
-    if (!w->warm_reset && w->phase == P_RUN && now >= w->measure_start) {
-        stats_reset(&w->st);
-        pace_begin(w, now);
-        w->warm_reset = true;
-    }
+    char server[sizeof w->st.server], version[sizeof w->st.tls_version],
+        cipher[sizeof w->st.tls_cipher];
+
+    memcpy(server, w->st.server, sizeof server);
+    memcpy(version, w->st.tls_version, sizeof version);
+    memcpy(cipher, w->st.tls_cipher, sizeof cipher);
+    stats_reset(&w->st);
+    memcpy(w->st.server, server, sizeof server);
+    memcpy(w->st.tls_version, version, sizeof version);
+    memcpy(w->st.tls_cipher, cipher, sizeof cipher);
+    for (uint32_t i = 0; i < w->nconns; i++)
+        if (w->conns[i].state == CS_READY && w->conns[i].proto == &proto_h2)
+            w->st.h2_conns++;
+    pace_begin(w, now);
+    w->warm_reset = true;
 }
 
 static void on_event(conn *c, uint32_t ev)
@@ -457,8 +466,9 @@ void *worker_main(void *arg)
                        shard_worker(cfg, w->index));
         w->k_end = sched_count_limit(&w->sc, w->end);
         w->k_meas = sched_count_before(&w->sc, w->measure_start);
-        if (w->quota && w->k_end > w->quota)
-            w->k_end = w->quota;
+        /* -n counts the measured requests: the warm-up's k_meas first. */
+        if (w->quota && w->k_end > w->k_meas + w->quota)
+            w->k_end = w->k_meas + w->quota;
     }
     w->phase = P_RUN;
     /* Stopped while connecting: nothing is sent. */

@@ -153,6 +153,18 @@ static inline bool src_stopped(const pc_worker *w)
 /* pace.c */
 void pace_start(pc_worker *w, uint64_t now); /* the run begins: the slack's start */
 void pace_begin(pc_worker *w, uint64_t now); /* the measured period begins: busy from here */
+
+/* The measured period starts: forget what the warm-up measured. Called
+ * before anything is counted at or after measure_start (an event, the run
+ * loop's turn, a request created, bytes read), so nothing of the measured
+ * period is lost; per-request outcomes of warm-up requests never reach the
+ * statistics anyway (see warm()). */
+void warmup_end(pc_worker *w, uint64_t now); /* worker.c */
+static inline void check_warmup(pc_worker *w, uint64_t now)
+{
+    if (!w->warm_reset && w->phase == P_RUN && now >= w->measure_start)
+        warmup_end(w, now);
+}
 void pace_end(pc_worker *w, uint64_t now);
 void pace_tick(pc_worker *w, uint64_t now);
 /* Wait for events until deadline; with a slack, not before the slack
