@@ -21,6 +21,7 @@
 typedef struct slot {
     uint64_t intended;   /* when the schedule meant it to be sent */
     uint64_t sent;       /* first byte written (0 = not yet) */
+    uint64_t written;    /* last byte written (0 = not yet, or not tracked: HTTP/3) */
     uint64_t ready;      /* when it became sendable: intended, or when its connection had room */
     uint64_t first_byte; /* first byte of the response seen (0 = not yet) */
     uint64_t ctime;      /* connect (+TLS) time if this request opened its connection, else 0 */

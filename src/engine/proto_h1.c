@@ -19,6 +19,7 @@ typedef struct h1state {
     uint32_t *fifo;     /* slot indexes in request order (c->depth entries) */
     uint32_t fifo_head;
     uint32_t unsent;    /* trailing fifo entries whose first byte is not out yet */
+    uint32_t unwritten; /* trailing fifo entries whose last byte is not out yet */
     bool need_begin;    /* the parser must be started for the next response */
     char *obuf;         /* requests not yet written (templates copied in) */
     size_t olen, ooff, ocap;
@@ -109,7 +110,7 @@ static int h1_start(conn *c, uint64_t now)
     (void)now;
     h->need_begin = true;
     h->fifo_head = 0;
-    h->unsent = 0;
+    h->unsent = h->unwritten = 0;
     h->olen = h->ooff = 0;
     h->otot = h->owr = 0;
     h->rh.len = h->rb.len = 0;
@@ -145,7 +146,9 @@ static void h1_submit(conn *c, slot *s)
     if (!r->h1) {
         /* Part of the batch the first request's bytes carry. */
         s->obeg = h->otot ? h->otot - 1 : 0;
+        s->olen = 1; /* written with the batch's last byte */
         h->unsent++;
+        h->unwritten++;
         return;
     }
     if (h->olen + len > h->ocap) {
@@ -167,6 +170,7 @@ static void h1_submit(conn *c, slot *s)
     s->obeg = h->otot;
     h->otot += len;
     h->unsent++;
+    h->unwritten++;
 }
 
 static void h1_flush(conn *c, uint64_t now)
@@ -190,6 +194,15 @@ static void h1_flush(conn *c, uint64_t now)
                     c->batch_sent = now;
                 h->unsent--;
             }
+            /* ...and written when its last byte is (hey's Request-write). */
+            while (h->unwritten) {
+                slot *s = &c->slots[h->fifo[(h->fifo_head + c->count - h->unwritten) % c->depth]];
+
+                if (s->obeg + s->olen > h->owr)
+                    break;
+                s->written = now;
+                h->unwritten--;
+            }
             eng_written(c, (size_t)n);
         } else if (n == -EAGAIN) {
             eng_want_write(c, c->nc.want != NET_WANT_READ);
@@ -210,7 +223,7 @@ static void refuse_rest(conn *c, h1state *h, uint64_t now)
     while (c->count)
         eng_refused(c, pop_head(c, h), "server closed the connection with requests unanswered",
                     now);
-    h->unsent = 0;
+    h->unsent = h->unwritten = 0;
     h->olen = h->ooff = 0;
 }
 
@@ -346,7 +359,7 @@ static void h1_reset(conn *c)
 {
     h1state *h = c->ps;
 
-    h->unsent = 0;
+    h->unsent = h->unwritten = 0;
     h->olen = h->ooff = 0;
     h->p.on_header = NULL;
     h->p.on_body = NULL;

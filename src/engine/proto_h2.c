@@ -136,6 +136,10 @@ static int on_frame_send(nghttp2_session *s, const nghttp2_frame *f, void *ud)
         if (!h->c->batch_sent) /* --batch-latency: the batch went out with its first */
             h->c->batch_sent = h->now;
     }
+    /* The request's last frame (hey's Request-write ends here). */
+    if ((f->hd.type == NGHTTP2_HEADERS || f->hd.type == NGHTTP2_DATA) &&
+        (f->hd.flags & NGHTTP2_FLAG_END_STREAM) && (sl = stream_slot(s, f->hd.stream_id)))
+        sl->written = h->now;
     if (f->hd.type == NGHTTP2_GOAWAY && f->goaway.error_code != NGHTTP2_NO_ERROR) {
         /* nghttp2 puts its reason, when it has one, in the GOAWAY's debug data. */
         const char *why = h->lib_why;

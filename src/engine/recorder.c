@@ -63,6 +63,7 @@ void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t
             .ctime = s->ctime,
             .dtime = now - sent,
             .wait = s->first_byte >= sent ? s->first_byte - sent : 0,
+            .write = s->sent && s->written >= s->sent ? s->written - s->sent : UINT64_MAX,
             .status = status,
         };
     hdr_record(&w->st.total_req, (int64_t)(s->ctime + now - sent));

@@ -697,6 +697,7 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
         if (sig)
             res->signal = sig;
     }
+    res->connect_mono_ns = pc_now_ns();
     for (uint32_t i = 0; rc == 0 && i < cfg->threads; i++) {
         if (pthread_create(&tids[i], NULL, worker_main, ws[i]) != 0) {
             rc = -EAGAIN;

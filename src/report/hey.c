@@ -233,27 +233,49 @@ static int cmp_done(const void *a, const void *b)
     return (dx > dy) - (dx < dy);
 }
 
-/* Numbers in seconds as hey's; DNS and Request-write are empty fields:
- * pacer does not measure them. offset: from the start of the measured
- * period to the request's start (its connect, if it opened one: negative
- * for a connection opened before the period began). */
+/* A duration in seconds as hey prints it, or an empty field when it was
+ * not measured. */
+static void csv_secs(FILE *f, uint64_t ns)
+{
+    if (ns != UINT64_MAX)
+        fprintf(f, "%4.4f", (double)ns / NS_PER_S);
+    fputc(',', f);
+}
+
+/* Numbers in seconds with hey's meanings: response-time from the request's
+ * start (its connect, if it opened one) to its last byte read; DNS+dialup
+ * its connect and TLS handshake (0 on a connection already open); DNS 0:
+ * pacer resolves names once, before the run, so no request includes a
+ * lookup (hey's too for an IP address); Request-write from its first byte
+ * written to its last (empty where not known: HTTP/3); Response-delay from
+ * then to the response's first byte; Response-read from there to its end;
+ * offset from the start of the run (when the first connection was begun,
+ * as hey's clock starts before it dials) to the request's start. */
 int report_hey_csv(FILE *f, FILE *note, const pc_rundesc *run, const pc_results *res)
 {
     pc_reqrec *r = res->st.recs;
     size_t n = res->st.nrecs;
+    uint64_t base = res->connect_mono_ns ? res->connect_mono_ns : res->start_mono_ns;
 
+    for (size_t i = 0; i < n; i++)
+        if (r[i].start < base)
+            base = r[i].start; /* a merged result: its first request */
     if (n > 1)
         qsort(r, n, sizeof *r, cmp_done);
     fputs("response-time,DNS+dialup,DNS,Request-write,Response-delay,Response-read,status-code,"
           "offset",
           f);
     for (size_t i = 0; i < n; i++) {
-        double offset = ((double)r[i].start - (double)res->start_mono_ns) / NS_PER_S;
         uint64_t read = r[i].dtime > r[i].wait ? r[i].dtime - r[i].wait : 0;
+        uint64_t write = r[i].write != UINT64_MAX && r[i].write <= r[i].wait ? r[i].write
+                                                                             : UINT64_MAX;
 
-        fprintf(f, "\n%4.4f,%4.4f,,,%4.4f,%4.4f,%d,%4.4f",
-                (double)(r[i].ctime + r[i].dtime) / NS_PER_S, (double)r[i].ctime / NS_PER_S,
-                (double)r[i].wait / NS_PER_S, (double)read / NS_PER_S, r[i].status, offset);
+        fprintf(f, "\n%4.4f,%4.4f,0.0000,", (double)(r[i].ctime + r[i].dtime) / NS_PER_S,
+                (double)r[i].ctime / NS_PER_S);
+        csv_secs(f, write);
+        csv_secs(f, write != UINT64_MAX ? r[i].wait - write : r[i].wait);
+        fprintf(f, "%4.4f,%d,%4.4f", (double)read / NS_PER_S, r[i].status,
+                (double)(r[i].start - base) / NS_PER_S);
     }
     fputc('\n', f);
     pacer_lines(note, run, res);

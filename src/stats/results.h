@@ -22,6 +22,8 @@ typedef struct pc_results {
     const char *stopped_by;   /* what ended the run: "duration" (-d), "requests" (-n done),
                                  "script" (thread:stop()), "SIGINT", "SIGTERM" (static) */
     uint64_t start_mono_ns;   /* monotonic time the measured period began */
+    uint64_t connect_mono_ns; /* monotonic time the workers began opening connections (hey's
+                                 start of the run; 0: not known, e.g. a merged result) */
     uint64_t start_wall_ns;   /* the same moment, wall clock (ns since the epoch) */
     uint64_t start_late_ns;   /* --start-at (or an agreed start): how late this process
                                  woke for it, on its own clock */

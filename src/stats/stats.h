@@ -34,6 +34,8 @@ enum pc_err_kind {
 typedef struct pc_reqrec {
     uint64_t start; /* monotonic: when its connection (if it opened one) or its write began */
     uint64_t ctime, dtime, wait;
+    uint64_t write; /* first to last byte of the request written; UINT64_MAX: not known
+                       (HTTP/3, or answered before it was all written) */
     int status; /* the response's status code */
 } pc_reqrec;
 

@@ -120,11 +120,24 @@ ok h2_on_http_is_http1 "log: $(log_protocols); $(cat "$E")" \
      grep -q '^pacer: note: -h2 on http:// is HTTP/1.1 in hey' '$E'"
 
 # --- -o csv: hey's header and a row per request -----------------------------
+# Every cell a number, as the real hey's (an IP address: DNS 0), offsets from
+# the start of the run (never negative), and the parts adding up to the
+# response time (to the rounding of four decimals), over HTTP/1.1 and h2.
+csv_row='^[0-9]+\.[0-9]{4}(,[0-9]+\.[0-9]{4}){5},200,[0-9]+\.[0-9]{4}$'
+csv_sums() { awk -F, 'NR > 1 { d = $1 - ($2 + $4 + $5 + $6); if (d > 0.0003 || d < -0.0003) bad++ }
+    END { exit bad > 0 }' "$1"; }
+hey -n 20 -c 2 -o csv "$U" >"$H" 2>"$E"
+ok csv_real_hey_numbers "$(head -3 "$H")" "[ \$(grep -cE '$csv_row' '$H') -eq 20 ] && grep -qE '^[^,]*,[^,]*,0\.0000,' '$H'"
 "$PACER" hey -n 20 -c 2 -o csv "$U" >"$R" 2>"$E"
 ok csv_rows "$(head -3 "$R")" "
     head -1 '$R' | grep -qx 'response-time,DNS+dialup,DNS,Request-write,Response-delay,Response-read,status-code,offset' &&
-    [ \$(grep -cE '^[0-9]+\\.[0-9]{4},[0-9]+\\.[0-9]{4},,,[0-9]+\\.[0-9]{4},[0-9]+\\.[0-9]{4},200,-?[0-9]+\\.[0-9]{4}\$' '$R') -eq 20 ] &&
+    [ \$(grep -cE '$csv_row' '$R') -eq 20 ] && [ \$(cut -d, -f3 '$R' | grep -c '^0\.0000\$') -eq 20 ] &&
     [ \$(wc -l <'$R') -eq 21 ] && grep -q '^pacer: outcomes: 20 scheduled' '$E'"
+ok csv_parts_add_up "$(head -5 "$R")" csv_sums "$R"
+"$PACER" hey -n 20 -c 4 -disable-keepalive -o csv "${U}ok" >"$R" 2>"$E"
+ok csv_rows_no_keepalive "$(head -3 "$R")" "[ \$(grep -cE '$csv_row' '$R') -eq 20 ] && csv_sums '$R'"
+"$PACER" hey -h2 -n 20 -c 2 -o csv "https://127.0.0.1:$PS/" >"$R" 2>"$E"
+ok csv_rows_h2 "$(head -3 "$R"; cat "$E")" "[ \$(grep -cE '$csv_row' '$R') -eq 20 ] && csv_sums '$R'"
 
 # --- redirects: hey follows them, pacer does not, and says so ---------------
 "$PACER" hey -n 10 -c 1 "${U}r" >"$R" 2>"$E"
