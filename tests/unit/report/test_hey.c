@@ -255,16 +255,20 @@ static void test_csv(void)
     pc_rundesc cfg = {0};
     pc_results r;
     pc_reqrec recs[2] = {
-        /* finished second: starts at 1 ms, 0.5 ms connect, 3 ms from its write */
-        {.start = 10000000 + 1 * MS, .ctime = MS / 2, .dtime = 3 * MS, .wait = 2 * MS, .status = 200},
-        /* finished first: on a reused connection */
-        {.start = 10000000 + 2 * MS, .ctime = 0, .dtime = 1 * MS, .wait = MS / 2, .status = 404},
+        /* finished second: starts at 1 ms, 0.5 ms connect, 3 ms from its write,
+         * written in 0.2 ms */
+        {.start = 10000000 + 1 * MS, .ctime = MS / 2, .dtime = 3 * MS, .wait = 2 * MS,
+         .write = MS / 5, .status = 200},
+        /* finished first: on a reused connection, its write not timed (h3) */
+        {.start = 10000000 + 2 * MS, .ctime = 0, .dtime = 1 * MS, .wait = MS / 2,
+         .write = UINT64_MAX, .status = 404},
     };
     char *out, *want_raw;
 
     memset(&r, 0, sizeof r);
     CHECK(stats_init(&r.st) == 0);
     r.start_mono_ns = 10000000;
+    r.connect_mono_ns = 10000000 - MS; /* offsets count from here, the run's start */
     r.st.recs = malloc(sizeof recs);
     CHECK(r.st.recs);
     memcpy(r.st.recs, recs, sizeof recs);
@@ -274,8 +278,8 @@ static void test_csv(void)
     CHECK(out && want_raw);
     /* hey's header line, then pacer's rows in the order they finished. */
     CHECK(strncmp(out, want_raw, (size_t)(strchr(want_raw, '\n') - want_raw) + 1) == 0);
-    CHECK_EQ_STR(strchr(out, '\n') + 1, "0.0010,0.0000,,,0.0005,0.0005,404,0.0020\n"
-                                        "0.0035,0.0005,,,0.0020,0.0010,200,0.0010\n");
+    CHECK_EQ_STR(strchr(out, '\n') + 1, "0.0010,0.0000,0.0000,,0.0005,0.0005,404,0.0030\n"
+                                        "0.0035,0.0005,0.0000,0.0002,0.0018,0.0010,200,0.0020\n");
     free(out), free(want_raw);
     results_free(&r);
 }
