@@ -216,6 +216,8 @@ typedef struct pc_config {
     uint64_t requests;     /* -n: exactly this many requests, 0 = by duration */
     bool duration_set;     /* -d given (with -n it is an upper bound) */
     bool no_keepalive;     /* --no-keepalive: a new connection per request */
+    bool goaway_ends_conn; /* h2load: a connection the server sent GOAWAY on is not reopened
+                              (its client is done; -n's requests left are not done) */
     bool no_tls_resume;    /* --tls-resume off: every TLS handshake is a full one (ab, hey,
                               h2load never resume; wrk and pacer by default do) */
     const char *method;    /* -X, default GET (HEAD with -i) */

@@ -44,6 +44,7 @@ void conn_close(conn *c)
     c->timer_at = 0;
     c->reused = false;
     c->draining = false;
+    c->goaway = false;
     c->nc.want = 0;
 }
 
@@ -382,11 +383,25 @@ void opening(conn *c, bool on)
     }
 }
 
+/* A connection the server ended with GOAWAY: reopened, and counted so the
+ * report can say so, or, as h2load does (goaway_ends_conn), its client is
+ * done: retired for the rest of the run. */
 void eng_conn_recycle(conn *c, uint64_t now)
 {
+    pc_worker *w = c->w;
+    bool goaway = c->goaway;
+
     conn_close(c);
-    if (c->w->phase == P_RUN && more_work(c->w))
+    if (goaway && w->cfg->goaway_ends_conn) {
+        c->state = CS_RETIRED;
+        w->retired++;
+        return;
+    }
+    if (w->phase == P_RUN && more_work(w)) {
+        if (goaway)
+            w->st.goaway_reopens++;
         conn_start(c, now);
+    }
 }
 
 void eng_conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now)
@@ -544,7 +559,7 @@ void eng_quic_event(conn *c, int ev, uint64_t code)
     else if (ev == QEV_RESET)
         st->quic_resets++;
     else
-        st->quic_goaway++;
+        st->quic_goaway++, c->goaway = true;
 }
 
 /* ---- reading --------------------------------------------------------- */

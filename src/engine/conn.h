@@ -114,6 +114,7 @@ struct conn {
     bool settled;  /* connected or failed once (start-up barrier) */
     bool reused;   /* carried at least one complete response */
     bool draining; /* takes no new request (GOAWAY, Connection: close) */
+    bool goaway;   /* the server sent GOAWAY on this connection */
     uint16_t origin; /* which origin's pool (--urls with several origins) */
     uint32_t events;
     uint32_t gen; /* bumped at every close: stale work can tell */
@@ -142,7 +143,8 @@ struct conn {
     const proto_ops *ps_of;   /* whose state ps is */
 };
 
-enum { CS_CLOSED, CS_CONNECTING, CS_HANDSHAKE, CS_READY, CS_BACKOFF };
+enum { CS_CLOSED, CS_CONNECTING, CS_HANDSHAKE, CS_READY, CS_BACKOFF,
+       CS_RETIRED /* ended by the server's GOAWAY, never reopened (h2load) */ };
 
 /* ---- what the protocols call ------------------------------------------ */
 

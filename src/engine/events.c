@@ -223,7 +223,7 @@ void eng_h2_event(conn *c, int ev)
     else if (ev == H2EV_REFUSED)
         c->w->st.h2_refused++;
     else if (ev == H2EV_GOAWAY)
-        c->w->st.h2_goaway++;
+        c->w->st.h2_goaway++, c->goaway = true;
     else
         c->w->st.h2_conns++;
 }

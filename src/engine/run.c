@@ -761,6 +761,7 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
         stats_merge(&res->st, worker_stats(ws[i]));
         collect_never_sent_due(res, ws[i], co.k);
         res->warmup_outcomes += worker_warmup_outcomes(ws[i]);
+        res->goaway_retired += worker_retired(ws[i]);
         if (worker_stopped_ns(ws[i]) > stopped)
             stopped = worker_stopped_ns(ws[i]);
         /* Closed loop: the responses that came after the stop are counted,
@@ -780,6 +781,8 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
         res->stopped_by = "script";
     else if (cfg->requests && stats_outcomes(&res->st) >= cfg->requests)
         res->stopped_by = "requests";
+    else if (cfg->requests && res->goaway_retired == cfg->connections)
+        res->stopped_by = "goaway"; /* h2load: every client done at its GOAWAY */
     else
         res->stopped_by = "duration";
     if (stats_outcomes(&res->st) != res->st.scheduled)

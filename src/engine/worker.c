@@ -360,6 +360,10 @@ static void run_loop(pc_worker *w)
             if (w->quota && w->inflight == 0 && backlog_len(w) == 0 &&
                 (w->open_loop ? w->k_due >= w->k_end : w->created >= w->quota))
                 w->stop = now;
+            /* -n, every connection retired after GOAWAY (h2load): nothing
+             * more can be sent; the requests left are not done. */
+            if (w->quota && w->retired == w->nconns && w->inflight == 0)
+                w->stop = now;
             if (now >= w->stop)
                 begin_drain(w, now);
         }
@@ -675,6 +679,11 @@ const pc_stats *worker_stats(const pc_worker *w)
 uint64_t worker_warmup_outcomes(const pc_worker *w)
 {
     return w->warm_outcomes;
+}
+
+uint32_t worker_retired(const pc_worker *w)
+{
+    return w->retired;
 }
 
 const uint64_t *worker_never_sent_due(const pc_worker *w, uint32_t *n)

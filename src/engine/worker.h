@@ -87,6 +87,8 @@ void *worker_main(void *arg);
 /* After the thread has been joined. */
 const pc_stats *worker_stats(const pc_worker *w);
 uint64_t worker_warmup_outcomes(const pc_worker *w);
+/* Connections the server ended with GOAWAY and the worker did not reopen. */
+uint32_t worker_retired(const pc_worker *w);
 /* Never-sent requests by the index of the interval they were due in
  * (*n entries; NULL when none, or without intervals). */
 const uint64_t *worker_never_sent_due(const pc_worker *w, uint32_t *n);

@@ -79,6 +79,7 @@ struct pc_worker {
     uint64_t created; /* requests created (closed loop) */
     uint64_t rr;      /* round-robin position over the templates */
     uint32_t opening; /* connections opening or open without a request yet */
+    uint32_t retired; /* connections ended by GOAWAY and not reopened (h2load) */
     uint32_t starting; /* inside conn_start (a connect that fails there is retried later) */
     pc_reqsrc src;    /* where requests come from: the templates, or a script */
     uint64_t next_wake; /* earliest delay() wake-up, 0 = none */

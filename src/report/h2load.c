@@ -11,6 +11,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "report/report.h"
 
@@ -94,7 +95,7 @@ void report_h2load(FILE *f, const pc_rundesc *run, const pc_results *res)
 {
     const pc_stats *st = &res->st;
     double secs = (double)res->duration_ns / 1e9;
-    uint64_t errored = 0, by_class[6] = {0};
+    uint64_t errored = 0, not_done = 0, by_class[6] = {0};
     char dur[32], rate[32], total[32], head[32], data[32];
     double savings = st->header_decoded
                          ? 100.0 * (1.0 - (double)st->header_wire / (double)st->header_decoded)
@@ -102,6 +103,11 @@ void report_h2load(FILE *f, const pc_rundesc *run, const pc_results *res)
 
     for (int k = 0; k < PC_ERR_KINDS; k++)
         errored += st->err[k];
+    /* h2load's clients stop at the server's GOAWAY: the -n requests they
+     * had left are in its total, failed and errored (never started). */
+    if (run->requests && res->stopped_by && strcmp(res->stopped_by, "goaway") == 0 &&
+        stats_outcomes(st) < run->requests)
+        not_done = run->requests - stats_outcomes(st);
     /* A code outside 100..599 counts as a 5xx, as RFC 9110 15 says to
      * process it (other, from older files, likewise). */
     for (int i = 0; i < STATS_MAX_STATUS; i++)
@@ -121,8 +127,9 @@ void report_h2load(FILE *f, const pc_rundesc *run, const pc_results *res)
     fprintf(f,
             "requests: %" PRIu64 " total, %" PRIu64 " started, %" PRIu64 " done, %" PRIu64
             " succeeded, %" PRIu64 " failed, %" PRIu64 " errored, %" PRIu64 " timeout\n",
-            st->scheduled, st->scheduled - st->never_sent, st->completed + errored,
-            st->completed - st->non2xx, st->non2xx + errored, errored, st->err[PC_ERR_TIMEOUT]);
+            st->scheduled + not_done, st->scheduled - st->never_sent, st->completed + errored,
+            st->completed - st->non2xx, st->non2xx + errored + not_done, errored + not_done,
+            st->err[PC_ERR_TIMEOUT]);
     fprintf(f, "status codes: %" PRIu64 " 2xx, %" PRIu64 " 3xx, %" PRIu64 " 4xx, %" PRIu64 " 5xx\n",
             by_class[2], by_class[3], by_class[4], by_class[5]);
     fmt_bytes((double)st->bytes_read, total, sizeof total);
@@ -149,6 +156,14 @@ void report_h2load(FILE *f, const pc_rundesc *run, const pc_results *res)
         fprintf(f, "pacer: %" PRIu64 " never sent, %" PRIu64 " re-sent, RST_STREAM %" PRIu64
                    ", REFUSED_STREAM %" PRIu64 ", GOAWAY %" PRIu64 "\n",
                 st->never_sent, st->resent, st->h2_rst, st->h2_refused, st->h2_goaway);
+    if (res->goaway_retired)
+        fprintf(f, "pacer: %u of %u clients stopped at the server's GOAWAY and were not reconnected, "
+                   "as h2load's%s\n",
+                res->goaway_retired, run->connections, not_done ? ": the requests they had left are failed" : "");
+    if (st->goaway_reopens)
+        fprintf(f, "pacer: %" PRIu64 " connections reopened after the server's GOAWAY (h2load "
+                   "stops those clients instead)\n",
+                st->goaway_reopens);
     report_send_lag(f, run, res, "pacer: ");
     report_verdict(f, run, res, "pacer: ");
     report_notes(f, run, res, "pacer: ");

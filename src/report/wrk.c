@@ -384,6 +384,10 @@ void report_wrk(FILE *f, const pc_rundesc *run, const pc_results *res)
                     : 0,
                 st->h2_rst, st->h2_refused, st->h2_goaway);
     }
+    if (st->goaway_reopens)
+        fprintf(f, "  Reopened after the server's GOAWAY: %" PRIu64 " connections (h2load would "
+                   "stop those clients)\n",
+                st->goaway_reopens);
     if (st->tls.total_count)
         fprintf(f, "  TLS handshakes: %" PRIu64 " (%" PRIu64 " resumed%s), mean %.2fms\n",
                 (uint64_t)st->tls.total_count, st->tls_resumed,

@@ -18,6 +18,7 @@ typedef struct pc_results {
                                  may come after -d: every response counted is in it) */
     uint64_t warmup_ns;       /* length of the warm-up as run */
     uint64_t warmup_outcomes; /* requests of the warm-up, not in st */
+    uint32_t goaway_retired;  /* connections not reopened after the server's GOAWAY (h2load) */
     int signal;               /* 0, or SIGINT/SIGTERM that stopped the run */
     const char *stopped_by;   /* what ended the run: "duration" (-d), "requests" (-n done),
                                  "script" (thread:stop()), "SIGINT", "SIGTERM" (static) */

@@ -124,6 +124,7 @@ typedef struct pc_stats {
     uint64_t h2_rst;            /* RST_STREAM received (other than REFUSED_STREAM) */
     uint64_t h2_refused;        /* REFUSED_STREAM received */
     uint64_t h2_goaway;         /* GOAWAY received */
+    uint64_t goaway_reopens;    /* connections reopened after the server's GOAWAY (h2, h3) */
     uint64_t h2_conns;          /* connections that spoke HTTP/2 */
     /* QUIC (HTTP/3): each connection's figures, added when it ends */
     uint64_t quic_conns;        /* QUIC connections that ended */
@@ -207,6 +208,7 @@ typedef struct pc_stats {
     X(SUM, h2_rst, TABLE, "http2.rst_stream")                                                \
     X(SUM, h2_refused, TABLE, "http2.refused_stream")                                        \
     X(SUM, h2_goaway, TABLE, "http2.goaway")                                                 \
+    X(SUM, goaway_reopens, TABLE, "http2.goaway_reopens")                                    \
     X(SUM, quic_conns, TABLE, "quic.connections")                                           \
     X(SUM, quic_sent, TABLE, "quic.packets_sent")                                            \
     X(SUM, quic_recv, TABLE, "quic.packets_received")                                        \
