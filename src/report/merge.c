@@ -201,6 +201,8 @@ static int load_what_ran(const json_val *root, pc_loaded *l)
         l->cfg.streams = 1;
     l->cfg.warmup_ns = (uint64_t)(jd(root, "config.warmup_s") * 1e9);
     l->cfg.batch_latency = json_bool(json_path(root, "config.batch_latency"));
+    v = json_path(root, "config.tls_resume"); /* absent in older files: on */
+    l->cfg.no_tls_resume = json_type_of(v) == JSON_BOOL && !json_bool(v);
     v = json_path(root, "config.headers");
     if (rc == 0 && json_len(v) && !(l->cfg.headers = calloc(json_len(v), sizeof *l->cfg.headers)))
         rc = -ENOMEM;
@@ -662,6 +664,7 @@ int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen)
         dst->cfg.slack_set = src->cfg.slack_set;
         dst->cfg.slack_ns = src->cfg.slack_ns;
         dst->cfg.batch_latency = src->cfg.batch_latency;
+        dst->cfg.no_tls_resume = src->cfg.no_tls_resume;
     }
     dst->have_config = dst->have_config && src->have_config;
     dst->have_outcomes = dst->have_outcomes && src->have_outcomes;

@@ -69,11 +69,15 @@ ok native_resumes "rc $RC, $CONNS connections, $RESUMED resumed" \
     "[ $RC -eq 0 ] && [ $CONNS -eq 30 ] && [ $RESUMED -ge 28 ]"
 ok native_reports_resumed "$(grep 'TLS handshakes' "$T_DIR/native.out")" \
     "grep -qE '^  TLS handshakes: 30 \\($RESUMED resumed\\), mean' '$T_DIR/native.out'"
-measure native_off "$PACER" --tls-resume off --no-keepalive -t1 -c2 -n 30 "$U"
+measure native_off "$PACER" --tls-resume off --no-keepalive -t1 -c2 -n 30 --json "$T_DIR/off.json" "$U"
 ok native_off_never_resumes "rc $RC, $CONNS connections, $RESUMED resumed" \
     "[ $RC -eq 0 ] && [ $CONNS -eq 30 ] && [ $RESUMED -eq 0 ]"
 ok native_off_said "$(grep 'TLS handshakes' "$T_DIR/native_off.out")" \
     "grep -qE '^  TLS handshakes: 30 \\(0 resumed; session resumption off\\), mean' '$T_DIR/native_off.out'"
+"$PACER" report "$T_DIR/off.json" >"$T_DIR/report.out" 2>&1
+ok native_off_in_json "$(grep -o '"tls_resume": *[a-z]*' "$T_DIR/off.json"); $(grep TLS "$T_DIR/report.out")" \
+    "grep -qE '\"tls_resume\": *false' '$T_DIR/off.json' &&
+     grep -q '^  TLS handshakes: 30 (0 resumed; session resumption off)' '$T_DIR/report.out'"
 "$PACER" --tls-resume maybe "$U" >"$T_DIR/bad.out" 2>"$T_DIR/bad.err"
 rc=$?
 ok tls_resume_bad_value "rc $rc: $(cat "$T_DIR/bad.err")" \
