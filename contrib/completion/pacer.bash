@@ -18,7 +18,7 @@ _pacer_run_long="--connections --duration --threads --rate --stages --start-rate
 --h3-window --h3-conn-window --streams --max-concurrent-streams --window-bits --connection-window-bits --format
 --script --requests --no-keepalive --keepalive --method --body --body-file
 --content-type --cookie --basic-auth --head --host --connect-to --urls --mix
---strict-length --gnuplot --percentiles-csv --unix --verify --cacert --hlog --hgrm
+--strict-length --gnuplot --percentiles-csv --unix --tls-resume --verify --cacert --hlog --hgrm
 --json --csv --html --interval --progress --quiet --no-progress --slo --shard --start-at
 --per-rank --version --help"
 _pacer_run_short="-c -d -t -R -L -U -B -H -m -s -n -k -X -p -T -C -A -i -g -e -v -h"
@@ -105,6 +105,7 @@ _pacer_value() {
         *:--cacert | *:--unix) _pacer_files ;;
     *:--format) _pacer_words "wrk h2load ab hey" ;;
     *:--mix) _pacer_words "roundrobin random" ;;
+    *:--tls-resume) _pacer_words "on off" ;;
     *:--arrival) _pacer_words "constant poisson" ;;
     *:--alpn) _pacer_words "$_pacer_protocols" ;;
     *:-X | *:--method) _pacer_words "$_pacer_methods" ;;
