@@ -218,8 +218,9 @@ typedef struct pc_config {
     bool no_keepalive;     /* --no-keepalive: a new connection per request */
     bool goaway_ends_conn; /* h2load: a connection the server sent GOAWAY on is not reopened
                               (its client is done; -n's requests left are not done) */
-    bool no_tls_resume;    /* --tls-resume off: every TLS handshake is a full one (ab, hey,
-                              h2load never resume; wrk and pacer by default do) */
+    bool no_tls_resume;    /* --tls-resume off: every TLS handshake is a full one (ab and hey
+                              never resume; wrk, h2load and pacer by default do, each
+                              connection with its own last session) */
     const char *method;    /* -X, default GET (HEAD with -i) */
     char *body;            /* --body / -p FILE contents (heap) */
     size_t body_len;

@@ -143,7 +143,6 @@ static void h2load_usage(FILE *f)
 static void h2load_defaults(pc_config *cfg)
 {
     cfg->format = PC_FORMAT_H2LOAD;
-    cfg->no_tls_resume = true; /* a full handshake on every connection, as the tool */
     cfg->goaway_ends_conn = true; /* a client whose server sent GOAWAY is done, as h2load's */
     cfg->threads = 1;
     cfg->connections = 1;

@@ -305,7 +305,7 @@ void on_tcp_connected(conn *c, uint64_t now)
         bool resume = !w->run->cfg->no_tls_resume;
 
         if (net_tls_attach(&c->nc, w->run->ssl_ctx, w->run->origins[c->origin].tls_name,
-                           resume ? w->session : NULL, resume ? &w->session : NULL) < 0) {
+                           resume ? c->session : NULL, resume ? &c->session : NULL) < 0) {
             connect_failed(c, "TLS: out of memory", now);
             return;
         }

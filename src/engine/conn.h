@@ -115,6 +115,7 @@ struct conn {
     bool reused;   /* carried at least one complete response */
     bool draining; /* takes no new request (GOAWAY, Connection: close) */
     bool goaway;   /* the server sent GOAWAY on this connection */
+    SSL_SESSION *session; /* its newest TLS session, offered when it reconnects (wrk, h2load) */
     uint16_t origin; /* which origin's pool (--urls with several origins) */
     uint32_t events;
     uint32_t gen; /* bumped at every close: stale work can tell */

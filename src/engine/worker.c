@@ -635,6 +635,7 @@ void worker_free(pc_worker *w)
             conn *c = &w->conns[i];
 
             conn_close(c);
+            net_tls_session_free(c->session);
             free(c->carry);
             if (c->ps_of)
                 c->ps_of->state_free(c->ps);
@@ -644,7 +645,6 @@ void worker_free(pc_worker *w)
         close(w->epfd);
     if (w->tfd >= 0)
         close(w->tfd);
-    net_tls_session_free(w->session);
     stats_free(&w->st);
     interval_free(w->iv);
     for (pc_interval *l = w->iv_ready, *n; l; l = n) {

@@ -94,7 +94,6 @@ struct pc_worker {
     uint32_t naddrs;
     pc_addr own_addr;
     uint64_t rng;     /* xorshift state for --mix random */
-    SSL_SESSION *session;
     pc_stats st;
     pc_interval *iv;       /* the interval being recorded (NULL: none) */
     uint64_t iv_end;       /* its nominal end */

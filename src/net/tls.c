@@ -1,9 +1,9 @@
 /*
  * tls.c - the OpenSSL transport. One SSL_CTX for the run (shared by the
  * workers, which OpenSSL 3 allows), one SSL per connection, and, unless
- * --tls-resume off, the newest session ticket kept per worker so reconnects
- * resume instead of paying a full handshake again (as browsers and wrk do;
- * ab, hey and h2load never resume).
+ * --tls-resume off, the newest session ticket kept per connection so that
+ * it resumes when it reconnects instead of paying a full handshake again
+ * (as wrk's and h2load's connections do; ab and hey never resume).
  */
 #include "net/net.h"
 

@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # TLS session resumption, counted in nginx's own log ($ssl_session_reused
-# per $connection): each persona does what its tool does (ab, hey and
-# h2load never resume; wrk does, its connections reconnecting with their
-# last session), the real ab, hey and h2load side by side; pacer's own CLI
-# resumes unless --tls-resume off, and its report says which it did.
+# per $connection): each persona does what its tool does (ab and hey never
+# resume; h2load's and wrk's connections reconnect with their own last
+# session, never another's), the real ab, hey and h2load side by side;
+# pacer's own CLI resumes unless --tls-resume off, and its report says
+# which it did.
 . "$(dirname "$0")/lib.sh"
 need_cmd ab apache2-utils && need_cmd hey hey && need_cmd h2load nghttp2-client || finish
 
-PS=$(pick_port) || { fail ports "no free port"; finish; }
+# PS: the test's server; PK: the same, ending each connection after 5
+# requests (keepalive_requests), so that h2load --h1 reconnects.
+PS=$(pick_port) && PK=$(pick_port) || { fail ports "no free port"; finish; }
 start_nginx "
     log_format resume '\$connection \$ssl_session_reused';
     server {
         listen 127.0.0.1:$PS ssl http2;
+        access_log $T_DIR/nginx/resume.log resume;
+        root $T_DIR/nginx/www;
+    }
+    server {
+        listen 127.0.0.1:$PK ssl;
+        keepalive_requests 5;
         access_log $T_DIR/nginx/resume.log resume;
         root $T_DIR/nginx/www;
     }" || { fail nginx_start "nginx did not start"; finish; }
@@ -49,13 +58,24 @@ ok hey_never_resumes "rc $RC, $CONNS connections, $RESUMED resumed: $(cat "$T_DI
     "[ $RC -eq 0 ] && [ $CONNS -eq 40 ] && [ $RESUMED -eq 0 ]"
 
 # h2load: one connection per client; the later clients of a thread do not
-# take the earlier ones' sessions.
+# take the earlier ones' sessions: every first handshake is a full one.
 measure h2load_real h2load -n 100 -c 10 "$U"
 ok h2load_real_never_resumes "rc $RC, $CONNS connections, $RESUMED resumed" \
     "[ $RC -eq 0 ] && [ $CONNS -eq 10 ] && [ $RESUMED -eq 0 ]"
 measure h2load "$PACER" h2load -n 100 -c 10 "$U"
 ok h2load_never_resumes "rc $RC, $CONNS connections, $RESUMED resumed: $(cat "$T_DIR/h2load.err")" \
     "[ $RC -eq 0 ] && [ $CONNS -eq 10 ] && [ $RESUMED -eq 0 ]"
+
+# h2load --h1 reconnects when the server closes (Connection: close), with
+# the session of its client's last connection: all but the first 2 resume.
+measure h2load_h1_real h2load --h1 -n 40 -c 2 "https://127.0.0.1:$PK/"
+ok h2load_h1_real_resumes_own "rc $RC, $CONNS connections, $RESUMED resumed" \
+    "[ $RC -eq 0 ] && [ $CONNS -eq 8 ] && [ $RESUMED -eq 6 ]"
+# (pacer shares -n among a thread's connections, h2load gives each client
+# its own part: pacer may open one more; the rule is the same.)
+measure h2load_h1 "$PACER" h2load --h1 -n 40 -c 2 "https://127.0.0.1:$PK/"
+ok h2load_h1_resumes_own "rc $RC, $CONNS connections, $RESUMED resumed: $(cat "$T_DIR/h2load_h1.err")" \
+    "[ $RC -eq 0 ] && [ $CONNS -ge 8 ] && [ $RESUMED -eq $((CONNS - 2)) ]"
 
 # --- wrk reconnects with its last session: only the first handshake of each
 # connection is a full one.
