@@ -101,6 +101,30 @@ double sched_expected(const sched *s, double t_s)
     }
 }
 
+double sched_rate_at(const sched *s, double t_s)
+{
+    uint32_t lo = 0, hi = s->nseg;
+    double lam, end;
+
+    if (!s->shaped)
+        return 1e9 / s->ns_per_req;
+    end = shape_end(s, &lam);
+    if (!s->nseg || t_s >= end)
+        return s->tail_rate;
+    if (t_s <= 0)
+        return s->seg[0].a;
+    /* The first stage that ends after t_s. */
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+
+        if (s->seg[mid].t0 + s->seg[mid].dur > t_s)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return s->seg[lo].a + s->seg[lo].c * (t_s - s->seg[lo].t0);
+}
+
 /* Lambda^-1(u): when (s after the start) the u-th unit of the rate's
  * integral is reached; INFINITY when the shape never gets there. */
 static double lam_inv(const sched *s, double u)

@@ -83,6 +83,13 @@ uint64_t sched_shape_count_before(sched *s, uint64_t t);
  * all workers together (a shape's; rate * t for a constant one). */
 double sched_expected(const sched *s, double t_s);
 
+/* The rate (requests/s, all workers together) the schedule asks for at
+ * t_s s after the start: the shape's rate at that instant (a step's new
+ * rate from its first instant on; before the start, the first stage's
+ * starting rate; after the end, tail_rate), -R for a constant one. Over an
+ * interval, (sched_expected(b) - sched_expected(a)) / (b - a) is its mean. */
+double sched_rate_at(const sched *s, double t_s);
+
 /* The stage (0-based) that time t falls in: the first at or before the
  * start, the last after the end; 0 without stages. */
 uint32_t sched_stage_of(const sched *s, uint64_t t);
