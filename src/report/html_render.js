@@ -293,8 +293,8 @@ function render(fig, c) {
     if (paths[d]) dash = ['6 5', '2 4', '10 4 2 4'][(paths[d] - 1) % 3];
     paths[d] = (paths[d] || 0) + 1;
     dashes[i] = dash;
-    sg = el('g', {'class': s.ref ? 'series ref' : 'series', 'data-name': String(s.name)},
-            svg);
+    sg = el('g', {'class': s.limit ? 'series ref limit' : s.ref ? 'series ref' : 'series',
+                  'data-name': String(s.name)}, svg);
     if (s.ref) {
       /* A line to read the others against: dashed grey, no markers; a
        * limit (an objective) dashed red, named at its right end. */

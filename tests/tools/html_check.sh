@@ -24,7 +24,7 @@
 # (names and labels joined with '|'; reference lines' names end in ' (ref)'),
 # and drawn.json: what the browser drew, read back from the SVG paths
 # through each chart's axis mapping (data-xmap / data-ymap) into data units:
-#   [{"title": T, "series": [{"name": N, "ref": bool,
+#   [{"title": T, "series": [{"name": N, "ref": bool, "limit": bool,
 #                             "points": [[x, y], ..., null (a break), ...]}]}]
 # so a test can check each line against the numbers it should show. Chromium runs at most
 # HTML_CHECK_TIMEOUT seconds (default 60) in its own process group, which
@@ -188,7 +188,8 @@ class D(HTMLParser):
         cls = (a.get('class') or '').split()
         if tag == 'g' and 'series' in cls and self.detail:
             self.detail[-1][0].append(a.get('data-name', '') + (' (ref)' if 'ref' in cls else ''))
-            self.inseries = {'name': a.get('data-name', ''), 'ref': 'ref' in cls, 'd': None}
+            self.inseries = {'name': a.get('data-name', ''), 'ref': 'ref' in cls,
+                             'limit': 'limit' in cls, 'd': None}
             self.drawn[-1]['series'].append(self.inseries)
         elif tag == 'path' and self.inseries is not None and self.inseries['d'] is None:
             self.inseries['d'] = a.get('d', '')
@@ -255,7 +256,7 @@ for c in d.drawn:
             if op == 'M' and pts:
                 pts.append(None)
             pts.append([fx(float(x)), fy(float(y))])
-        series.append({'name': s['name'], 'ref': s['ref'], 'points': pts})
+        series.append({'name': s['name'], 'ref': s['ref'], 'limit': s['limit'], 'points': pts})
     out.append({'title': c['title'], 'series': series})
 with open(sys.argv[4], 'w') as f:
     json.dump(out, f)
