@@ -347,7 +347,7 @@ static void point_latency(const pc_point *p, double out[3])
 
 /* The errors chart, or one line when it would only draw zeros. */
 static void errors_over_time(html_doc *d, const pc_rundesc *run, const pc_stats *st,
-                             const pc_series *s, const double *x, double *v)
+                             const pc_series *s, const double *x, double xend, double *v)
 {
     const char *xl = "Time since start (s)";
     double *err = v, *tmo = v + s->n, *non2xx = v + 2 * s->n, *never = v + 3 * s->n;
@@ -382,13 +382,13 @@ static void errors_over_time(html_doc *d, const pc_rundesc *run, const pc_stats 
     }
     c = html_doc_chart(d, "Errors over time", xl, HTML_LINEAR, "Requests per interval",
                        HTML_LINEAR);
-    html_chart_series(c, "errors (all failures)", s->n, x, err);
-    html_chart_series(c, "timeouts", s->n, x, tmo);
-    html_chart_series(c, "non-2xx/3xx", s->n, x, non2xx);
+    html_chart_steps(c, "errors (all failures)", s->n, x, err, xend);
+    html_chart_steps(c, "timeouts", s->n, x, tmo, xend);
+    html_chart_steps(c, "non-2xx/3xx", s->n, x, non2xx, xend);
     /* Only where the points account for them (a series read back from a
      * file may not say which of its errors were never sent). */
     if (st->never_sent && never_sum == st->never_sent)
-        html_chart_series(c, "never sent (in the interval due)", s->n, x, never);
+        html_chart_steps(c, "never sent (in the interval due)", s->n, x, never, xend);
 }
 
 /* The rate the schedule asked for, as a line over the measured period,
@@ -519,6 +519,11 @@ static int over_time(html_doc *d, const pc_rundesc *run, const pc_results *res,
         double *tx = v + 10 * n, *ty = tx + 2 * PC_MAX_STAGES + 2;
         double run_s = (double)res->duration_ns / 1e9;
         size_t tn = target_line(run, run_s, tx, ty);
+        /* Each interval's figures are drawn flat across it, to its end;
+         * not past the measured period (what came in after an open-loop
+         * schedule ended is a point of its own at the end). */
+        double xend = fmin(s->v[n - 1].start_s - s->v[0].start_s + s->v[n - 1].length_s,
+                           fmax(run_s, s->v[n - 1].start_s - s->v[0].start_s));
         char text[160];
 
         for (size_t i = 0; i < n; i++) {
@@ -533,23 +538,20 @@ static int over_time(html_doc *d, const pc_rundesc *run, const pc_results *res,
             rate[i] = p->length_s > 0 ? (double)p->completed / p->length_s : NAN;
         }
         snprintf(text, sizeof text,
-                 "%zu intervals of %.3g s; each point is an interval, placed at its start.", n,
+                 "%zu intervals of %.3g s; each point is an interval, placed at its start "
+                 "and drawn flat across it.", n,
                  s->interval_s);
         html_doc_text(d, text);
         c = html_doc_chart(d, "Latency over time (corrected)", xl, HTML_LINEAR, "Latency (ms)",
                            HTML_LOG);
-        html_chart_series(c, "p50", n, x, p50);
-        html_chart_series(c, "p99", n, x, p99);
-        html_chart_series(c, "max", n, x, max);
+        html_chart_steps(c, "p50", n, x, p50, xend);
+        html_chart_steps(c, "p99", n, x, p99, xend);
+        html_chart_steps(c, "max", n, x, max, xend);
         slo_lines(c, run, false, 0, fmax(run_s, x[n - 1]));
         report_html_stage_marks(c, run, peak(p50, n) / 10, peak(max, n));
         c = html_doc_chart(d, "Throughput", xl, HTML_LINEAR, "Responses per second",
                            HTML_LINEAR);
-        /* Each interval's mean, flat across it, to its end; not past the
-         * measured period (the responses that came in after an open-loop
-         * schedule ended are a point of their own at its end). */
-        html_chart_steps(c, "completed/s", n, x, rate,
-                         fmin(x[n - 1] + s->v[n - 1].length_s, fmax(run_s, x[n - 1])));
+        html_chart_steps(c, "completed/s", n, x, rate, xend);
         if (run->rate > 0)
             html_chart_reference(c, !run->shape.n            ? "requested (-R)"
                                     : run->shape.ramp_over_d ? "requested (-R A..B)"
@@ -557,7 +559,7 @@ static int over_time(html_doc *d, const pc_rundesc *run, const pc_results *res,
                                  tn, tx, ty);
         report_html_stage_marks(c, run, 0,
                                 fmax(peak(rate, n), run->rate > 0 ? peak(ty, tn) : 0));
-        errors_over_time(d, run, &res->st, s, x, rest);
+        errors_over_time(d, run, &res->st, s, x, xend, rest);
     }
     free(v);
     return 0;
