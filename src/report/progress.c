@@ -107,25 +107,6 @@ static void frame_start(pc_progress *p, frame *fr)
     }
 }
 
-/* Append a line (printf-style), cut to the width less one column: a line
- * that fills the last column makes some terminals wrap. */
-static void frame_add(frame *fr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void frame_add(frame *fr, const char *fmt, ...)
-{
-    va_list ap;
-    char *l;
-    size_t max = fr->width > 1 ? (size_t)fr->width - 1 : 1;
-
-    if (fr->n >= MAX_LINES || fr->n >= fr->height - 1)
-        return;
-    l = fr->line[fr->n++];
-    va_start(ap, fmt);
-    vsnprintf(l, LINE_CAP, fmt, ap);
-    va_end(ap);
-    if (strlen(l) > max)
-        l[max] = '\0';
-}
-
 /* A line of fields (a number with its label, a bar...) that is fitted to
  * the width by leaving whole fields out, never by cutting one: the
  * highest `drop` first, of equals the rightmost. Each field after the
@@ -169,8 +150,8 @@ static size_t fl_len(const fline *l, const bool *keep)
     return len;
 }
 
-/* The line in fr's width (less one column, as frame_add); nothing when not
- * even one field fits. */
+/* The line in fr's width less one column (a line that fills the last
+ * column makes some terminals wrap); nothing when not even one field fits. */
 static void frame_fields(frame *fr, const fline *l)
 {
     bool keep[FIELDS];
@@ -495,15 +476,18 @@ static void view_histogram(pc_progress *p, frame *fr)
         char edge[32], bar[41];
         int fill = barw > 0 && top ? (int)((double)bin[b] / (double)top * barw + 0.5) : 0;
 
+        fline l = {.n = 0};
+
         fmt_lat((int64_t)(span > 0 ? lo * exp(span * (b + 1) / rows) : hi), edge, sizeof edge);
-        if (barw <= 0) {
-            frame_add(fr, "  <= %8s  %" PRIu64, edge, bin[b]);
-            continue;
+        fl_add(&l, 0, "", "  <= %8s", edge);
+        if (barw > 0) {
+            memset(bar, '#', (size_t)fill);
+            memset(bar + fill, ' ', (size_t)(barw - fill));
+            bar[barw] = 0;
+            fl_add(&l, 2, " ", "|%s|", bar);
         }
-        memset(bar, '#', (size_t)fill);
-        memset(bar + fill, ' ', (size_t)(barw - fill));
-        bar[barw] = 0;
-        frame_add(fr, "  <= %8s |%s| %" PRIu64, edge, bar, bin[b]);
+        fl_add(&l, 1, barw > 0 ? " " : "  ", "%" PRIu64, bin[b]);
+        frame_fields(fr, &l);
     }
 }
 
@@ -535,8 +519,13 @@ static void view_on_tick(pc_progress *p, const pc_interval *iv)
     view_latency(p, &fr);
     view_status(p, &fr);
     view_errors(p, &fr);
-    if (p->res->signal)
-        frame_add(&fr, "%s: stopping (again to abort)", pc_signal_name(p->res->signal));
+    if (p->res->signal) {
+        fline l = {.n = 0};
+
+        fl_add(&l, 0, "", "%s: stopping", pc_signal_name(p->res->signal));
+        fl_add(&l, 1, " ", "(again to abort)");
+        frame_fields(&fr, &l);
+    }
     view_histogram(p, &fr);
     frame_draw(p, &fr);
 }
