@@ -112,43 +112,6 @@ static void command(html_doc *d, const pc_rundesc *run)
     free(buf);
 }
 
-/* What an errors objective counted as failed, by kind, non-zero kinds only:
- * a share of never-sent requests (queued behind the connections, never
- * written) is as much a failure to --slo errors as a reset, and says so. */
-static void failed_parts(char *buf, size_t cap, const pc_objective *o, double rate,
-                         const pc_stats *st)
-{
-    uint64_t v[6] = {0};
-    static const char *const what[6] = {
-        "never sent (still queued when the run ended: never written to the server)",
-        "timed out", "read, write or protocol errors", "interrupted in flight",
-        "non-2xx/3xx responses", "failed connection attempts (closed loop)"};
-    size_t n = 0;
-
-    if (o->stage && st->stages && o->stage <= st->nstages) {
-        const pc_stage_stats *g = &st->stages[o->stage - 1];
-
-        v[0] = g->never_sent;
-        v[2] = g->errors; /* a stage keeps its errors as one count, timeouts too */
-        v[3] = g->interrupted;
-        v[4] = g->non2xx;
-    } else {
-        v[0] = st->never_sent;
-        v[1] = st->err[PC_ERR_TIMEOUT];
-        v[2] = st->err[PC_ERR_READ] + st->err[PC_ERR_WRITE] + st->err[PC_ERR_PROTOCOL];
-        v[3] = st->interrupted;
-        v[4] = st->non2xx;
-        v[5] = rate > 0 ? 0 : st->connect_errors;
-    }
-    buf[0] = 0;
-    for (int i = 0; i < 6 && n < cap; i++)
-        if (v[i])
-            n += (size_t)snprintf(buf + n, cap - n, "%s%" PRIu64 " %s", n ? "; " : "", v[i],
-                                  o->stage && i == 2 ? "errors or timeouts" : what[i]);
-    if (!n)
-        snprintf(buf, cap, "none failed");
-}
-
 /* With --slo: the verdict, then each objective against what was measured
  * (for errors, what was counted as failed). */
 static void objectives(html_doc *d, const pc_rundesc *run, const pc_results *res)
@@ -176,7 +139,7 @@ static void objectives(html_doc *d, const pc_rundesc *run, const pc_results *res
     for (size_t i = 0; i < slo->n && t->nrows < ROWS; i++) {
         counted[0] = 0;
         if (slo->v[i].metric == SLO_ERRORS && !v[i].none)
-            failed_parts(counted, sizeof counted, &slo->v[i], run->rate, &res->st);
+            slo_failed_parts(counted, sizeof counted, &slo->v[i], run->rate, &res->st);
         row(t, slo->v[i].text, v[i].shown, v[i].pass ? "PASS" : "FAIL", counted, NULL);
     }
     table(d, NULL, t);
