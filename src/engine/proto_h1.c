@@ -321,7 +321,8 @@ static void h1_eof_cb(conn *c, uint64_t now)
      * (the parser still holds the previous, already counted response). */
     rc = h->need_begin ? H1_NEED_MORE : h1_eof(&h->p);
     if (rc == H1_DONE) {
-        complete(c, h, false, ENG_CLOSE_OTHER, now); /* a body ended by the close */
+        /* A body ended by the close: of an HTTP/1.0 response, its way. */
+        complete(c, h, false, h->p.version_minor == 0 ? ENG_CLOSE_HTTP10 : ENG_CLOSE_OTHER, now);
         refuse_rest(c, h, now);
         return;
     }
