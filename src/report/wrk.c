@@ -216,8 +216,6 @@ static void print_server_closes(FILE *f, const pc_stats *st)
     else if (lo)
         fprintf(f, " after %" PRId64 "-%" PRId64 " responses (median %" PRId64 ")", lo, hi,
                 hdr_value_at_percentile(h, 50));
-    else
-        fprintf(f, " after a response");
     if (hdr == n)
         snprintf(why, sizeof why, "the last response said Connection: close");
     else if (h10 == n)

@@ -31,6 +31,12 @@ if NGX_KEEPALIVE_REQUESTS=$LIMIT start_nginx; then
         ok "nginx_limit_${scheme}_no_idle_close" "$(grep -E 'Idle' "$R"), json idle_closes $(idle)" \
             "! grep -q 'Idle keep-alive' '$R' && [ \"\$(idle)\" = 0 ]"
     done
+    # HTTP/2: nginx ends each connection with a GOAWAY after LIMIT streams,
+    # then closes it; that close was announced, not an idle one.
+    "$PACER" -t1 -c4 -d1s -k --h2 --json "$J" "https://127.0.0.1:$NGX_TLS_PORT/" >"$R" 2>&1
+    g=$(json_get "$J" "d['http2']['goaway']")
+    ok nginx_limit_h2_goaway_no_idle_close "$(grep -E 'Idle|HTTP/2:' "$R"), json idle_closes $(idle)" \
+        "[ \${g:-0} -ge 4 ] && ! grep -q 'Idle keep-alive' '$R' && [ \"\$(idle)\" = 0 ]"
 fi
 
 # --- h1fault: each kind of close, plain and TLS -------------------------
