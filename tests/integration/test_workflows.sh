@@ -179,6 +179,8 @@ fi
 # Two rounds: too few for a verdict, and it says so for every metric.
 ok compare_two_rounds_not_judged "$(grep -A5 '^Verdict' "$D/cmp.out")" \
     "[ \$(grep -cE '^  (Requests/sec|Latency p[0-9.]+) +not judged \(fewer than 3 rounds\)\$' '$D/cmp.out') -eq 5 ]"
+ok compare_html_verdict "$(grep -c 'Verdict, B against A' "$D/cmp.html") verdict blocks in the page" \
+    "grep -q 'Verdict, B against A (2 rounds' '$D/cmp.html' && grep -q 'not judged (fewer than 3 rounds)' '$D/cmp.html'"
 
 # --- compare's verdict (docs/methodology.md, "Compare's verdict") ---------
 # Two identical servers: no metric may differ. 7 rounds: under the rule
