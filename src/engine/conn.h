@@ -193,10 +193,17 @@ void eng_conn_recycle(conn *c, uint64_t now);
 void eng_drain(conn *c);
 /* n bytes of requests went out. */
 void eng_written(conn *c, size_t n);
-/* The response to s announced that the server closes the connection
- * (Connection: close, HTTP/1.0): count it and take no new request. */
-void eng_close_after(conn *c, const slot *s);
-/* The server closed a connection with nothing in flight. */
+/* Why a response ended its connection (eng_close_after). */
+enum { ENG_CLOSE_HEADER, /* HTTP/1.1 response with Connection: close */
+       ENG_CLOSE_HTTP10, /* HTTP/1.0 response without keep-alive */
+       ENG_CLOSE_OTHER   /* a body ended by the close, or an answer before
+                          * the request was fully written */
+};
+/* The response to s, the n-th on its connection, ended the connection
+ * (why: ENG_CLOSE_*): count it and take no new request. */
+void eng_close_after(conn *c, const slot *s, uint64_t n, int why);
+/* The server closed a connection with nothing in flight: an idle close,
+ * unless a response or GOAWAY had announced it (c draining). */
 void eng_idle_closed(conn *c);
 /* n response body bytes arrived. */
 void eng_body(conn *c, uint64_t n);

@@ -197,6 +197,46 @@ void report_outcomes(FILE *f, const pc_stats *st, const char *label)
         fprintf(f, " + %" PRIu64 " interrupted", st->interrupted);
 }
 
+/* How many connections the server closed after a response, after how
+ * many responses each (a result file read back has no distribution), and
+ * what the last response said. */
+static void print_server_closes(FILE *f, const pc_stats *st)
+{
+    uint64_t n = st->server_closes, h10 = st->close_http10, other = st->close_other;
+    uint64_t hdr = n - (h10 + other <= n ? h10 + other : n);
+    const hdr_hist *h = &st->close_after;
+    int64_t lo = h->total_count ? hdr_min(h) : 0, hi = h->total_count ? hdr_max(h) : 0;
+    char why[200];
+
+    fprintf(f, "  Server closed %" PRIu64 " connection%s", n, n == 1 ? "" : "s");
+    if (lo == 1 && hi == 1)
+        fprintf(f, " after %s first response", n == 1 ? "its" : "their");
+    else if (lo && lo == hi)
+        fprintf(f, " after %" PRId64 " responses%s", lo, n == 1 ? "" : " each");
+    else if (lo)
+        fprintf(f, " after %" PRId64 "-%" PRId64 " responses (median %" PRId64 ")", lo, hi,
+                hdr_value_at_percentile(h, 50));
+    if (hdr == n)
+        snprintf(why, sizeof why, "the last response said Connection: close");
+    else if (h10 == n)
+        snprintf(why, sizeof why, "HTTP/1.0 responses without keep-alive");
+    else if (other == n)
+        snprintf(why, sizeof why, "a body ended by the close, or an answer before the request was sent");
+    else
+        snprintf(why, sizeof why,
+                 "%" PRIu64 " said Connection: close, %" PRIu64 " HTTP/1.0 without keep-alive, %" PRIu64
+                 " other",
+                 hdr, h10, other);
+    if (lo == 1 && hi == 1)
+        fprintf(f, " (%s: no keep-alive)\n", why);
+    else if (lo > 1 && lo == hi)
+        fprintf(f, " (%s: a limit of requests per connection; keep-alive until then)\n", why);
+    else if (lo > 1)
+        fprintf(f, " (%s; keep-alive until then)\n", why);
+    else
+        fprintf(f, " (%s)\n", why);
+}
+
 static void print_outcomes(FILE *f, const pc_stats *st)
 {
     report_outcomes(f, st, "  Outcomes: ");
@@ -214,10 +254,7 @@ static void print_outcomes(FILE *f, const pc_stats *st)
                     st->why[k][0] ? " (" : "", st->why[k], st->why[k][0] ? ")" : "");
     }
     if (st->server_closes)
-        fprintf(f,
-                "  Server closed the connection after %" PRIu64
-                " responses (Connection: close or HTTP/1.0: no keep-alive)%s\n",
-                st->server_closes, st->resent ? "" : "");
+        print_server_closes(f, st);
     if (st->resent)
         fprintf(f, "  Re-sent on a new connection: %" PRIu64
                    " requests the server closed without answering\n",
@@ -227,7 +264,7 @@ static void print_outcomes(FILE *f, const pc_stats *st)
                 st->conn_drops, st->drop_why[0] ? " (" : "", st->drop_why,
                 st->drop_why[0] ? ")" : ""); /* a result file has no cause */
     if (st->idle_closes)
-        fprintf(f, "  Idle keep-alive connections closed by the server: %" PRIu64 "\n",
+        fprintf(f, "  Idle keep-alive connections closed by the server unannounced: %" PRIu64 "\n",
                 st->idle_closes);
 }
 

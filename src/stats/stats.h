@@ -102,7 +102,10 @@ typedef struct pc_stats {
     uint64_t connects;       /* successful connections */
     uint64_t tls_resumed;    /* of those, TLS sessions resumed */
     uint64_t server_closes;  /* responses that ended their connection (Connection: close, HTTP/1.0) */
-    uint64_t idle_closes;    /* idle keep-alive connections the server closed */
+    uint64_t idle_closes;    /* idle keep-alive connections the server closed unannounced */
+    hdr_hist close_after;    /* per server_closes: responses its connection had carried */
+    uint64_t close_http10;   /* of server_closes: HTTP/1.0 without keep-alive */
+    uint64_t close_other;    /* of server_closes: body ended by the close, early answer */
     uint64_t conn_drops;     /* connections pacer closed on an error with no request in flight */
     char drop_why[STATS_WHY_LEN];
     uint64_t addr_fallbacks;      /* connects that failed on one address, then tried the next */
@@ -222,6 +225,9 @@ typedef struct pc_stats {
     X(SUM, tls_resumed, TABLE, "connections.tls_resumed")                                    \
     X(SUM, server_closes, TABLE, "connections.server_closes")                                \
     X(SUM, idle_closes, TABLE, "connections.idle_closes")                                    \
+    X(HIST_RATE, close_after, NONE, NULL)                                                    \
+    X(SUM, close_http10, TABLE, "connections.server_closes_http10")                          \
+    X(SUM, close_other, TABLE, "connections.server_closes_other")                            \
     X(SUM, conn_drops, TABLE, "connections.dropped")                                         \
     X(SUM, connect_retrans, TABLE, "connections.syn_retransmitted")                          \
     X(SUM, connect_timeouts, TABLE, "connections.connect_timeouts")                          \
