@@ -81,7 +81,7 @@ static int fill(pc_stats *s)
         s->urls[u].errors = 20 + u;
         hdr_record_n(&s->urls[u].latency, 5000 * (u + 1), 3 + u);
     }
-    if (stats_init_stages(s, 2) < 0)
+    if (stats_init_stages(s, 2, 0) < 0)
         return -1;
     for (uint32_t g = 0; g < 2; g++) {
         s->stages[g] = (pc_stage_stats){.completed = 30 + g, .non2xx = 40 + g, .errors = 50 + g,

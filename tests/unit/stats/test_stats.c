@@ -176,7 +176,7 @@ static int fill(pc_stats *s, int seed)
     for (size_t r = 0; r < 2; r++)
         s->recs[r].start = (uint64_t)seed * 10 + r;
     /* three stages of a load shape */
-    if (stats_init_stages(s, 3) < 0)
+    if (stats_init_stages(s, 3, 0) < 0)
         return -1;
     for (uint32_t g = 0; g < 3; g++) {
         pc_stage_stats *x = &s->stages[g];
