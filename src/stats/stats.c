@@ -131,7 +131,7 @@ static int rows_init(pc_stage_stats **rows, uint32_t *nrows, uint32_t n)
     for (uint32_t i = 0; i < n; i++)
         if (hdr_init(&(*rows)[i].latency, 1000, STATS_LAT_HIGHEST, 2) < 0 ||
             hdr_init(&(*rows)[i].latency_u, 1000, STATS_LAT_HIGHEST, 2) < 0 ||
-            hdr_init(&(*rows)[i].send_lag, 1000, STATS_LAT_HIGHEST, 2) < 0)
+            hdr_init(&(*rows)[i].send_lag, 1, STATS_LAT_HIGHEST, 2) < 0)
             return -ENOMEM;
     return 0;
 }

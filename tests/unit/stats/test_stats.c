@@ -131,8 +131,8 @@ static uint64_t val(size_t i, size_t j, int seed)
 }
 
 /* The fields merged by hand, and what this file fills them with. */
-static const char *const by_hand[] = {"urls", "nurls",  "url_latency", "recs",
-                                      "nrecs", "caprecs", "stages",     "nstages"};
+static const char *const by_hand[] = {"urls",    "nurls",  "url_latency", "recs",  "nrecs",
+                                      "caprecs", "stages", "nstages",     "steps", "nsteps"};
 
 /* Every field of s a value of its own (s stats_init'ed). */
 static int fill(pc_stats *s, int seed)
@@ -175,12 +175,14 @@ static int fill(pc_stats *s, int seed)
     s->nrecs = 2;
     for (size_t r = 0; r < 2; r++)
         s->recs[r].start = (uint64_t)seed * 10 + r;
-    /* three stages of a load shape */
-    if (stats_init_stages(s, 3, 0) < 0)
+    /* three stages of a load shape, and two ramp rows */
+    if (stats_init_stages(s, 3, 2) < 0)
         return -1;
-    for (uint32_t g = 0; g < 3; g++) {
-        pc_stage_stats *x = &s->stages[g];
+    for (uint32_t g = 0; g < 5; g++) {
+        pc_stage_stats *x = g < 3 ? &s->stages[g] : &s->steps[g - 3];
 
+        hdr_record_n(&x->latency_u, 1000 * (seed + 1), seed + g + 1);
+        hdr_record_n(&x->send_lag, 100 * (seed + 1), seed + g + 2);
         x->completed = (uint64_t)seed * 10 + g;
         x->non2xx = (uint64_t)seed * 20 + g;
         x->errors = (uint64_t)seed * 30 + g;
@@ -265,8 +267,12 @@ static void check_merged(const pc_stats *d, int a, int b)
         CHECK_EQ_I64(d->urls[u].latency.total_count, (a ? a + u : 0) + b + u);
     }
     CHECK_EQ_I64(d->nstages, 3);
-    for (uint32_t g = 0; g < 3; g++) {
-        const pc_stage_stats *x = &d->stages[g];
+    CHECK_EQ_I64(d->nsteps, 2);
+    for (uint32_t g = 0; g < 5; g++) {
+        const pc_stage_stats *x = g < 3 ? &d->stages[g] : &d->steps[g - 3];
+
+        CHECK_EQ_I64(x->latency_u.total_count, (a ? a + g + 1 : 0) + b + g + 1);
+        CHECK_EQ_I64(x->send_lag.total_count, (a ? a + g + 2 : 0) + b + g + 2);
 
         CHECK_EQ_I64(x->completed, (a ? a * 10 + g : 0) + b * 10 + g);
         CHECK_EQ_I64(x->non2xx, (a ? a * 20 + g : 0) + b * 20 + g);
@@ -333,6 +339,10 @@ static void test_reset_every_field(void)
     CHECK_EQ_I64(s.nstages, 3);
     CHECK(s.stages && s.stages[2].latency.counts);
     CHECK_EQ_I64(s.stages[2].completed + s.stages[2].errors + s.stages[2].latency.total_count, 0);
+    CHECK_EQ_I64(s.nsteps, 2);
+    CHECK_EQ_I64(s.steps[1].completed + s.steps[1].latency_u.total_count +
+                     s.steps[1].send_lag.total_count + s.stages[0].send_lag.total_count,
+                 0);
     stats_free(&s);
     stats_free(&fresh);
 }
