@@ -98,6 +98,16 @@ static bool full(const judge *J, const unit *u)
     return need(u) > (double)J->slots * 0.9;
 }
 
+/* The requests the part kept in flight on average (Little: achieved x W)
+ * came to -c's limit: the server held every slot. 80%: the time a
+ * response spends in pacer before the next send is outside W. A client
+ * too slow to send leaves slots idle, however long its responses waited
+ * to be read. */
+static bool slots_held(const judge *J, const unit *u)
+{
+    return u->achieved * hdr_mean(u->lat_u) / 1e9 >= (double)J->slots * 0.8;
+}
+
 /* The whole run's start tells a queueing server from a slow one
  * (methodology.md, "Why -R was not reached"): responses under the midpoint
  * of the fastest and the mean, no more than twice the ramp's share, a
@@ -135,8 +145,9 @@ static bool grew(const judge *J, const unit *u)
 }
 
 /* The client's own numbers explain the part's shortfall: a thread busy
- * over 90% of the time, or a lag p99 (beyond the slack) a tenth or more
- * of the part's corrected p50 and over the scheduling noise. */
+ * over 90% of the time, or a lag p99 (beyond the slack) over the
+ * scheduling noise and a tenth or more of the latency the part measured
+ * of the server (its uncorrected p50; its corrected one when lower). */
 static bool client_busy(const judge *J)
 {
     return J->busy > 0.9;
@@ -144,9 +155,11 @@ static bool client_busy(const judge *J)
 
 static bool client_lagged(const judge *J, const unit *u)
 {
-    double lag = lag_beyond(J, u);
+    double lag = lag_beyond(J, u), lat = pct(u->lat, 50), lat_u = pct(u->lat_u, 50);
 
-    return lag > REPORT_LAG_FLOOR_NS && lag >= 0.1 * pct(u->lat, 50);
+    if (u->lat_u->total_count && lat_u < lat)
+        lat = lat_u;
+    return lag > REPORT_LAG_FLOOR_NS && lag >= 0.1 * lat;
 }
 
 static const char *where(const unit *u)
@@ -380,7 +393,7 @@ void report_judge(const pc_rundesc *run, const pc_results *res, report_judgement
         say(j->rate_note, sizeof j->rate_note, "the server %s (see HTTP/2)", what);
         say(j->verdict, sizeof j->verdict, "The server, not the client, limited this run: it %s", what);
     } else if (s) {
-        if (full(&J, s) && grew(&J, s)) {
+        if (full(&J, s) && slots_held(&J, s) && grew(&J, s)) {
             j->rule = REPORT_RULE_SATURATED;
             saturated_text(&J, s, knee, j);
         } else if (client_busy(&J)) {
