@@ -378,6 +378,31 @@ static void test_quic_close_buckets(void)
             CHECK(strcmp(stats_quic_close_key(i, a, sizeof a), stats_quic_close_key(j, b, sizeof b)) != 0);
 }
 
+/* A ramp's rows merge only where every part has them: a result from
+ * before them (stages, no rows) drops them, or they would not add up to
+ * their stage. */
+static void test_merge_rows_need_every_part(void)
+{
+    pc_stats a, b, d;
+
+    CHECK(stats_init(&a) == 0 && stats_init(&b) == 0 && stats_init(&d) == 0);
+    CHECK(stats_init_stages(&a, 1, 10) == 0 && stats_init_stages(&b, 1, 0) == 0);
+    a.stages[0].completed = a.steps[3].completed = 5;
+    b.stages[0].completed = 7;
+    stats_merge(&d, &a);
+    CHECK_EQ_I64(d.nsteps, 10);
+    CHECK_EQ_I64(d.steps[3].completed, 5);
+    stats_merge(&d, &b);
+    CHECK_EQ_I64(d.stages[0].completed, 12);
+    CHECK_EQ_I64(d.nsteps, 0);
+    CHECK(d.steps == NULL);
+    stats_merge(&d, &a); /* and they stay dropped */
+    CHECK_EQ_I64(d.nsteps, 0);
+    stats_free(&a);
+    stats_free(&b);
+    stats_free(&d);
+}
+
 int main(void)
 {
     RUN(test_reset_empties_histograms);
@@ -387,5 +412,6 @@ int main(void)
     RUN(test_reset_every_field);
     RUN(test_err_names);
     RUN(test_quic_close_buckets);
+    RUN(test_merge_rows_need_every_part);
     return unit_done();
 }
