@@ -97,6 +97,13 @@ uint32_t sched_stage_of(const sched *s, uint64_t t);
 /* When stage i ends (UINT64_MAX for the last one, and without stages). */
 uint64_t sched_stage_end(const sched *s, uint32_t i);
 
+/* The ramp row (pc_shape_steps: PC_RAMP_STEPS of equal time per stage
+ * whose rate moves, in stage order) that time t falls in, or -1 (no
+ * stages, or a stage that holds its rate); and when that row ends
+ * (UINT64_MAX: the last row of the last stage, or no row). */
+int64_t sched_step_of(const sched *s, uint64_t t);
+uint64_t sched_step_end(const sched *s, uint64_t t);
+
 /* Intended send time of this thread's k-th request: request n = index +
  * k * threads of the whole run, at n / rate, rounded to the nearest ns
  * (so R = 3 gives exactly 5 s for n = 15, not 4.999999999 s); for a shape,

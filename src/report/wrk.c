@@ -12,6 +12,7 @@
 #include "util/units.h"
 #include "report/report.h"
 #include "report/stages.h"
+#include "report/verdict.h"
 #include "stats/hdr.h"
 
 typedef char *(*fmt_fn)(double, char *, size_t);
@@ -268,96 +269,18 @@ static void print_outcomes(FILE *f, const pc_stats *st)
                 st->idle_closes);
 }
 
-/* Say when -R was not reached, and the likeliest reason (methodology.md,
- * "Why -R was not reached"). Little's law: at the mean uncorrected latency
- * W, the rate R needs R*W requests in flight; -c allows `slots`. When that
- * is short, either the server answers in W whatever the load (more -c
- * helps) or W is queueing in a saturated server (more -c only adds to it).
- * A run tells them apart by its start: while the in-flight count climbed
- * (at R - X, X the achieved rate) to `slots`, a queueing server answered
- * the first requests fast; once every slot waits on it, each request waits
- * behind the others, so only the ramp's requests are fast. "Fast" is below
- * the midpoint of the fastest response F and W: a server's own floor (a
- * fixed 48 ms of work) is not queueing, so W/2 alone would call a server
- * that answers in F + queue "slow at any load". Those under (F + W)/2 are
- * at most R*slots/(2(R - X)); twice that leaves room for a client stall
- * that let the queue drain; and W must have grown (more than 10% over F).
- * The in-flight mean X*W is at most slots (it
- * can read higher by the time a response spends outside a slot). */
-static void print_shortfall(FILE *f, const pc_rundesc *run, const pc_results *res, double achieved)
+/* Say when -R was not reached, and why: the verdict's reason
+ * (report/verdict.c decides both, so the note and the verdict agree;
+ * docs/methodology.md, "Why -R was not reached", "Who limited the run"). */
+static void print_shortfall(FILE *f, const pc_rundesc *run, const pc_results *res)
 {
-    const pc_stats *st = &res->st;
-    const hdr_hist *hu = &st->latency_u;
-    double lat_s = hdr_mean(hu) / 1e9;
-    /* A load shape's own schedule (Poisson: this draw's count, not its mean). */
-    double rate = pc_shape_active(&run->shape) && res->duration_ns
-                      ? (double)st->scheduled / ((double)res->duration_ns / 1e9)
-                      : run->rate;
-    double need = rate * lat_s;
-    bool h2 = st->h2_conns && !st->h1_conns;
-    uint32_t depth = h2 ? run->streams : run->pipeline;
-    uint64_t slots = (uint64_t)run->connections * depth;
-    uint64_t errs = 0;
+    report_judgement j;
 
-    for (int k = 0; k < PC_ERR_KINDS; k++)
-        errs += st->err[k];
-    if (rate <= 0 || run->rate <= 0 || achieved >= rate * 0.99)
+    report_judge(run, res, &j);
+    if (!j.short_of_rate)
         return;
-    fprintf(f, "  Requested rate %.2f req/s but achieved %.2f (%.1f%%): ", rate, achieved,
-            100.0 * achieved / rate);
-    if (st->completed == 0) {
-        fprintf(f, "no response was received\n");
-    } else if (report_client_limited(res)) {
-        fprintf(f, "the client could not keep up (see Send lag above)\n");
-    } else if (st->connect_errors && st->never_sent * 20 >= stats_outcomes(st)) {
-        /* The server went away (or never let connections in): requests
-         * waited for a connection that could not be opened. */
-        fprintf(f, "%" PRIu64 " requests were never sent: %" PRIu64
-                   " connects failed (see Errors)\n",
-                st->never_sent, st->connect_errors);
-    } else if (errs * 20 >= stats_outcomes(st)) {
-        /* A twentieth or more failed: the connections were tied up waiting
-         * on answers that never came, so the Little's-law rule below would
-         * blame -c for what the errors did. */
-        fprintf(f, "%" PRIu64 " of %" PRIu64 " requests failed or timed out (see Errors)\n",
-                errs, stats_outcomes(st));
-    } else if (need > (double)slots * 0.9) {
-        /* Responses faster than W/2: sent while fewer than half the
-         * slots were waiting. */
-        double mid_ns = ((double)hdr_min(hu) + lat_s * 1e9) / 2;
-        uint64_t fast = (uint64_t)llround(hdr_fraction_within(hu, 0, mid_ns) / 100.0 *
-                                          (double)hu->total_count);
-        double ramp = (double)slots * rate / (rate - achieved);
-        double busy = achieved * lat_s; /* mean requests in flight */
-
-        /* A latency that did not grow (the mean within 10% of the fastest)
-         * is the server's own, whatever the load: no queue. */
-        bool grew = lat_s * 1e9 > 1.1 * (double)hdr_min(hu);
-
-        if (grew && fast > 0 && (double)fast <= ramp && busy >= (double)slots * 0.9)
-            fprintf(f,
-                    "the server is saturated at about %.0f req/s: its latency grew from %.2fms "
-                    "(the fastest, before its queue filled) to a mean of %.2fms with %.1f of "
-                    "the %" PRIu64 " requests -c allows in flight (more -c adds latency, not "
-                    "rate)\n",
-                    achieved, (double)hdr_min(hu) / 1e6, lat_s * 1e3,
-                    busy < (double)slots ? busy : (double)slots, slots);
-        else
-            fprintf(f,
-                    "at the observed mean latency of %.2fms, %.0f req/s needs about %.0f "
-                    "requests in flight, but -c %u%s allows %" PRIu64 " (raise -c%s)\n",
-                    lat_s * 1e3, rate, need, run->connections,
-                    depth == 1 ? "" : h2 ? " with -m" : " with --pipeline", slots,
-                    res->warmup_ns && !fast
-                        ? ", unless the server is saturated: --warmup discarded the start of "
-                          "the run, which tells the two apart"
-                        : "");
-    } else if (errs > 0) {
-        fprintf(f, "%" PRIu64 " of %" PRIu64 " requests failed or timed out (see Errors)\n",
-                errs, stats_outcomes(st));
-    } else {
-        fprintf(f, "the client could not keep up (CPU-bound? try more -t)\n");
-    }
+    fprintf(f, "  Requested rate %.2f req/s but achieved %.2f (%.1f%%): %s\n", j.rate, j.achieved,
+            100.0 * j.achieved / j.rate, j.rate_note);
 }
 
 void report_wrk(FILE *f, const pc_rundesc *run, const pc_results *res)
@@ -446,7 +369,7 @@ void report_wrk(FILE *f, const pc_rundesc *run, const pc_results *res)
         fprintf(f, "  Warm-up: %.2fs first, %" PRIu64 " requests not counted above\n",
                 (double)res->warmup_ns / 1e9, res->warmup_outcomes);
     report_notes(f, run, res, "  ");
-    print_shortfall(f, run, res, rps);
+    print_shortfall(f, run, res);
     report_stages(f, run, res);
     if (res->signal)
         fprintf(f, "  Stopped early by %s after %.2fs\n",

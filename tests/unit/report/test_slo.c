@@ -949,7 +949,7 @@ static void test_stage_objectives(void)
     pc_slo sl;
 
     CHECK(make_results(&r) == 0);
-    CHECK(stats_init_stages(&r.st, 2) == 0);
+    CHECK(stats_init_stages(&r.st, 2, 0) == 0);
     for (int64_t i = 1; i <= 100; i++)
         CHECK(hdr_record(&r.st.stages[1].latency, 1000000 * i)); /* 1..100 ms */
     CHECK(hdr_record(&r.st.stages[0].latency, 500));
