@@ -818,7 +818,7 @@ static void test_report_html_shape_slo(void)
     CHECK(slo_parse("p99<=100ms,stage2:max<=1s,errors<=0.1%", &slo, err, sizeof err) == 0);
     cfg.slo = &slo;
     CHECK(stats_init(&res.st) == 0);
-    CHECK(stats_init_stages(&res.st, 2) == 0);
+    CHECK(stats_init_stages(&res.st, 2, 0) == 0);
     for (int k = 1; k <= 100; k++)
         hdr_record(&res.st.latency, k * 1000000);
     res.st.completed = 2400;
