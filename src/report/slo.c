@@ -373,7 +373,7 @@ bool slo_print(FILE *f, const pc_slo *s, double rate, const pc_results *res, con
             w = strlen(s->v[i].text);
     fprintf(f, "SLO%s%s:\n", who ? " for " : "", who ? who : "");
     for (size_t i = 0; i < s->n; i++) {
-        char parts[256] = "";
+        char parts[512] = "";
 
         /* An errors objective says what it counted: never-sent requests
          * are failures to it, though no error table lists them. */

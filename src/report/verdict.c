@@ -155,6 +155,19 @@ static bool client_busy(const judge *J)
     return J->busy > 0.9;
 }
 
+/* The client stalled: its largest send lag is over STALL_NS and at least
+ * half the largest corrected latency, so the tail is its own. (A stall
+ * while every connection waits on a response shows in the send lag of
+ * the first request only: the rest wait for room, which the lag leaves
+ * out, but their corrected latency holds the stall all the same.) */
+#define STALL_NS 10e6
+static bool client_stalled(const pc_stats *st)
+{
+    double lag = st->send_lag.total_count ? (double)hdr_max(&st->send_lag) : 0;
+
+    return lag > STALL_NS && st->latency.total_count && lag >= 0.5 * (double)hdr_max(&st->latency);
+}
+
 static bool client_lagged(const judge *J, const unit *u)
 {
     double lag = lag_beyond(J, u), lat = pct(u->lat, 50), lat_u = pct(u->lat_u, 50);
@@ -439,6 +452,18 @@ void report_judge(const pc_rundesc *run, const pc_results *res, report_judgement
     } else if (client_busy(&J)) {
         j->rule = open ? REPORT_RULE_CLIENT_BUSY : REPORT_RULE_CLOSED_BUSY;
         client_text(&J, &units[0], j);
+    } else if (open && client_stalled(st)) {
+        char lag[32], max[32];
+
+        j->by = REPORT_BY_CLIENT, j->rule = REPORT_RULE_CLIENT_STALL;
+        fmt_ns((double)hdr_max(&st->send_lag), lag, sizeof lag);
+        fmt_ns((double)hdr_max(&st->latency), max, sizeof max);
+        say(j->verdict, sizeof j->verdict,
+            "The latency's tail is pacer's own: the rate was reached, but a request went out %s "
+            "late (send lag max) of a corrected latency max of %s, and the requests due while "
+            "pacer was held up waited for it, not for the server; give pacer CPUs of its own "
+            "(taskset)",
+            lag, max);
     }
     if (j->short_of_rate && !j->rate_note[0])
         say(j->rate_note, sizeof j->rate_note,

@@ -34,7 +34,8 @@ enum report_rule {
     REPORT_RULE_SOME_FAILED,
     REPORT_RULE_UNEXPLAINED,
     REPORT_RULE_KNEE,
-    REPORT_RULE_CLOSED_BUSY
+    REPORT_RULE_CLOSED_BUSY,
+    REPORT_RULE_CLIENT_STALL
 };
 
 typedef struct report_judgement {

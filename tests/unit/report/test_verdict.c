@@ -354,7 +354,7 @@ static void test_closed_busy(void)
     done();
 }
 
-/* Row 13: the rate was reached: no verdict, whatever the lag (once it
+/* Row 14: the rate was reached: no verdict, whatever the lag (once it
  * blamed the client on nearly every -R run of a small VM). */
 static void test_none(void)
 {
@@ -371,6 +371,33 @@ static void test_none(void)
     CHECK(setup(0, 50) == 0);
     outcomes(20000, 0, 2 * MS, 2 * MS, 1 * MS);
     busy(300, 300);
+    judge();
+    CHECK_EQ_I64(J.rule, REPORT_RULE_NONE);
+    done();
+}
+
+/* Row 13: the rate was reached, but the client stalled for 400 ms (a
+ * SIGSTOP, a busy host): the tail is its own, and the report says so. A
+ * stall of a few milliseconds is a small VM's noise: nothing. */
+static void test_client_stall(void)
+{
+    CHECK(setup(500, 4) == 0);
+    outcomes(1800, 0, 300 * US, 250 * US, 90 * US);
+    rec(&res.st.latency, 400 * MS, 200);
+    rec(&res.st.send_lag, 410 * MS, 1);
+    res.st.completed = res.st.scheduled = 2000;
+    busy(40, 40);
+    judge();
+    CHECK_EQ_I64(J.rule, REPORT_RULE_CLIENT_STALL);
+    CHECK_EQ_STR(report_by_name(J.by), "client");
+    CHECK(strstr(J.verdict, "The latency's tail is pacer's own") != NULL);
+    CHECK(!J.short_of_rate);
+    done();
+    CHECK(setup(500, 4) == 0);
+    outcomes(2000, 0, 300 * US, 250 * US, 90 * US);
+    rec(&res.st.latency, 3 * MS, 1);
+    rec(&res.st.send_lag, 2800 * US, 1);
+    busy(40, 40);
     judge();
     CHECK_EQ_I64(J.rule, REPORT_RULE_NONE);
     done();
@@ -409,6 +436,7 @@ int main(void)
     RUN(test_stages_knee_only);
     RUN(test_ramp_rows);
     RUN(test_closed_busy);
+    RUN(test_client_stall);
     RUN(test_none);
     RUN(test_old_rows_whole_run);
     return unit_done();
