@@ -77,6 +77,24 @@ ok version_and_run "exit $rc" "[ $rc -eq 0 ] && head -1 '$T_DIR/out' | grep -q '
 "$PACER" "$SERVE_URL" -t1 -c1 -d200ms >"$T_DIR/out" 2>&1
 ok options_after_url "$(head -3 "$T_DIR/out")" "grep -q '^  1 threads and 1 connections' '$T_DIR/out'"
 
+# wrk2's latency blocks for each of -L / -U, as the real wrk2 prints them
+# (tests/data/wrk2/: -U sets -L there, so the corrected block comes first):
+# the lines from the first "Latency Distribution" to "N requests in", with
+# the spectrum's rows and every number left out, must be wrk2's.
+wrk2_blocks() {
+    awk '/Latency Distribution/ {on = 1} / requests in / {on = 0} on' "$1" |
+        grep -vE '^ +[0-9.]+ +[0-9.]+ +[0-9]+ +([0-9.]+|inf)$|^#\[' | sed -E 's/^( *[0-9.]+%) .*/\1/'
+}
+DATA="$(dirname "$0")/../data/wrk2"
+for lu in "" -L -U "-L -U"; do
+    name=wrk2_latency_blocks$(echo "$lu" | tr -d ' -')
+    want="$DATA/wrk2-R100$(for f in $lu; do printf %s "$f"; done).txt"
+    # shellcheck disable=SC2086 # $lu: none, one or two flags
+    "$PACER" wrk2 -t1 -c2 -d300ms -R100 $lu "$SERVE_URL" >"$T_DIR/out" 2>&1
+    ok "$name" "$(diff <(wrk2_blocks "$want") <(wrk2_blocks "$T_DIR/out") | head -5)" \
+        "[ -s '$want' ] && diff -q <(wrk2_blocks '$want') <(wrk2_blocks '$T_DIR/out') >/dev/null"
+done
+
 # A name that does not resolve: exit 1, one line, before any load.
 "$PACER" -d1s http://no-such-host.invalid/ >"$T_DIR/out" 2>"$T_DIR/err"
 rc=$?
