@@ -176,9 +176,10 @@ void cli_print_version(FILE *out);
 void print_options(const cli_table *t, FILE *f);
 
 /* Lines that must come before getopt sees argv (parse.c): typographic
- * dashes read as ASCII ones (in place, with a note on err), and other
- * tools' single-dash long flags refused with a hint. */
-void ascii_dashes(int argc, char **argv, FILE *err);
+ * dashes read as ASCII ones (in place, with a note on err; "–t2" as -t2
+ * when t has no long option "t2"), and other tools' single-dash long flags
+ * refused with a hint. */
+void ascii_dashes(const cli_table *t, int argc, char **argv, FILE *err);
 int peer_spellings(const cli_table *t, int argc, char **argv, FILE *err);
 
 /* The options of argv, by table t: getopt_long with the short string and

@@ -59,10 +59,37 @@ static int mode_check(const pc_config *cfg, const cli_opt *o, FILE *err)
     return cli_bad(err, "%s is an option of %s", FLAG(o), names[m]);
 }
 
-/* Blogs print "--latency" as "–latency" (an en dash), and "-" as a minus
- * sign: such an argument is read with ASCII dashes, in place (the UTF-8
- * dash is longer than what replaces it), and one line says so. */
-void ascii_dashes(int argc, char **argv, FILE *err)
+/* Whether WORD (up to its '=') names, or abbreviates, a long option of t:
+ * what getopt_long would take "--WORD" for. */
+static bool names_long_option(const cli_table *t, const char *word)
+{
+    size_t len = strcspn(word, "=");
+
+    for (size_t k = 0; k < 2 * t->n; k++) {
+        const char *n = k % 2 ? t->opts[k / 2].alias : t->opts[k / 2].name;
+
+        if (n && strlen(n) >= len && strncmp(n, word, len) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Whether letter c is a short option of t. */
+static bool short_option(const cli_table *t, char c)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->opts[i].letter == c)
+            return true;
+    return false;
+}
+
+/* Blogs print "--latency" as "–latency" (an en dash), "-t2" as "–t2", and
+ * "-" as a minus sign: such an argument is read with ASCII dashes, in place
+ * (the UTF-8 dash is longer than what replaces it), and one line says so.
+ * A dash that stands for "--" is read as one '-' when no long option of t
+ * has that name and the letter after it is a short option ("–t2 –c10":
+ * -t2 -c10; one letter alone is always the short option). */
+void ascii_dashes(const cli_table *t, int argc, char **argv, FILE *err)
 {
     static const struct {
         const char *utf8, *ascii;
@@ -71,16 +98,20 @@ void ascii_dashes(int argc, char **argv, FILE *err)
     for (int i = 1; i < argc; i++)
         for (size_t d = 0; d < sizeof dashes / sizeof dashes[0]; d++) {
             size_t ul = strlen(dashes[d].utf8), al = strlen(dashes[d].ascii);
+            const char *word = argv[i] + ul;
             char was[64];
 
-            if (strncmp(argv[i], dashes[d].utf8, ul) != 0 || !argv[i][ul] ||
-                !((argv[i][ul] >= 'a' && argv[i][ul] <= 'z') ||
-                  (argv[i][ul] >= 'A' && argv[i][ul] <= 'Z')))
+            if (strncmp(argv[i], dashes[d].utf8, ul) != 0 || !*word ||
+                !((*word >= 'a' && *word <= 'z') || (*word >= 'A' && *word <= 'Z')))
                 continue;
+            if (al == 2 && short_option(t, *word) &&
+                (word[1] == '\0' || word[1] == '=' || !names_long_option(t, word)))
+                al = 1; /* "–t2": -t2, not --t2 */
             snprintf(was, sizeof was, "%s", argv[i]);
             memcpy(argv[i], dashes[d].ascii, al);
             memmove(argv[i] + al, argv[i] + ul, strlen(argv[i] + ul) + 1);
-            fprintf(err, "pacer: note: '%s' read as '%s' (a typographic dash)\n", was, argv[i]);
+            fprintf(err, "pacer: note: '%s' read as '%s' (a typographic dash%s)\n", was, argv[i],
+                    al == 1 && dashes[d].ascii[1] ? ": no long option of that name" : "");
             break;
         }
 }

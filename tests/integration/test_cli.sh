@@ -77,6 +77,24 @@ ok version_and_run "exit $rc" "[ $rc -eq 0 ] && head -1 '$T_DIR/out' | grep -q '
 "$PACER" "$SERVE_URL" -t1 -c1 -d200ms >"$T_DIR/out" 2>&1
 ok options_after_url "$(head -3 "$T_DIR/out")" "grep -q '^  1 threads and 1 connections' '$T_DIR/out'"
 
+# A typographic dash before one-letter flags ("–t2 –c10", as seed posts
+# print them) is read as the short option when no long option has that
+# name, in pacer and in every persona: the run goes on, one note per flag.
+ED=$'\xe2\x80\x93' EM=$'\xe2\x80\x94'
+dash_run() {
+    local name=$1 n=$2; shift 2
+    "$PACER" "$@" "$SERVE_URL" >"$T_DIR/out" 2>"$T_DIR/err"
+    local rc=$?
+    ok "$name" "exit $rc: $(head -c 300 "$T_DIR/err")" \
+        "[ $rc -eq 0 ] && [ \$(grep -c \"^pacer: note: '.*' read as '-[a-zA-Z][^-]*' (a typographic dash: no long option of that name)\$\" '$T_DIR/err') -eq $n ] && [ -s '$T_DIR/out' ]"
+}
+dash_run en_dash_short_pacer 3 "${ED}t1" "${ED}c2" "${EM}d300ms"
+dash_run en_dash_short_wrk 3 wrk "${ED}t1" "${ED}c2" "${ED}d300ms"
+dash_run en_dash_short_wrk2 4 wrk2 "${ED}t1" "${ED}c2" "${ED}d300ms" "${ED}R100"
+dash_run en_dash_short_ab 2 ab "${ED}n10" "${ED}c2"
+dash_run en_dash_short_h2load 2 h2load "${ED}n10" "${ED}c2" --h1
+dash_run en_dash_short_hey 2 hey "${ED}n" 10 "${ED}c" 2
+
 # wrk2's latency blocks for each of -L / -U, as the real wrk2 prints them
 # (tests/data/wrk2/: -U sets -L there, so the corrected block comes first):
 # the lines from the first "Latency Distribution" to "N requests in", with
