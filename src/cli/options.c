@@ -80,7 +80,7 @@ static const cli_opt pacer_opts[] = {
      .help = "Request method (default GET)"},
     {"body", 0, "TEXT", FN(take_body),
      .help = "Request body"},
-    {"body-file", 'p', "FILE", FN(take_body_file),
+    {"body-file", 'p', "FILE", FN(take_body_file_hint),
      .help = "Request body from a file"},
     {"content-type", 'T', "T", FN(take_content_type_hint),
      .help = "Content-Type of the body"},

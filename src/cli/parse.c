@@ -117,28 +117,19 @@ void ascii_dashes(const cli_table *t, int argc, char **argv, FILE *err)
 }
 
 /* Other tools' single-dash long flags: getopt would read "-h2" as -h (help,
- * exit 0) and "-host" as -h -o -s -t. Refused with pacer's spelling. */
+ * exit 0) and "-host" as -h -o -s -t. Refused with pacer's spelling (the
+ * peer table's hint), or the long option of t the flag spells. */
 int peer_spellings(const cli_table *t, int argc, char **argv, FILE *err)
 {
-    static const struct {
-        const char *flag, *hint;
-    } peers[] = {
-        {"-h2", "HTTP/2 is --h2 here (hey's -h2; or run it as `pacer hey ...`)"},
-        {"-host", "the Host header is --host NAME here (hey's -host; or run it as `pacer hey ...`)"},
-        {"-disable-keepalive", "a connection per request is --no-keepalive here (hey's -disable-keepalive; or run it as `pacer hey ...`)"},
-        {"-disable-compression", "pacer asks for no compression: drop it (hey's -disable-compression; or run it as `pacer hey ...`)"},
-        {"-disable-redirects", "pacer never follows redirects: drop it (hey's -disable-redirects; or run it as `pacer hey ...`)"},
-        {"-cpus", "threads are -t N here (hey's -cpus; or run it as `pacer hey ...`)"},
-    };
+    char hint[512];
 
     if (t->long_only)
         return 0; /* the tool's own single-dash flags, read by getopt_long_only */
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (argv[i][0] != '-' || argv[i][1] == '-' || strlen(argv[i]) < 3)
             continue;
-        for (size_t p = 0; p < sizeof peers / sizeof peers[0]; p++)
-            if (strcmp(argv[i], peers[p].flag) == 0)
-                return cli_bad(err, "unknown option '%s': %s", argv[i], peers[p].hint);
+        if (peer_hint(argv[i], strlen(argv[i]), hint, sizeof hint))
+            return cli_bad(err, "unknown option '%s': %s", argv[i], hint);
         for (size_t k = 0; k < 2 * t->n; k++) {
             const char *name = k % 2 ? t->opts[k / 2].alias : t->opts[k / 2].name;
 
@@ -147,6 +138,19 @@ int peer_spellings(const cli_table *t, int argc, char **argv, FILE *err)
         }
     }
     return 0;
+}
+
+/* An option t does not know: one line, with the peer table's hint when
+ * another tool has that flag (pacer's own table only: a persona's --help
+ * lists that tool's flags). */
+static int unknown_option(const cli_table *t, const char *flag, size_t len, FILE *err)
+{
+    char hint[512];
+
+    if (t == &cli_pacer_table && peer_hint(flag, len, hint, sizeof hint))
+        return cli_bad(err, "unknown option '%.*s': %s", (int)len, flag, hint);
+    return cli_bad(err, "unknown option '%.*s' (see %s --help)", (int)len, flag,
+                   t->prog);
 }
 
 /* Whether NAME (len bytes, as typed after "--", perhaps abbreviated as
@@ -300,11 +304,11 @@ int parse_options(const cli_table *t, int argc, char **argv, pc_config *cfg, FIL
 
             if (long_opt_takes_no_value(t, arg + 2, (size_t)n - 2))
                 return cli_bad(err, "option '%.*s' takes no value", n, arg);
-            return cli_bad(err, "unknown option '%.*s' (see %s --help)", n, arg, t->prog);
+            return unknown_option(t, arg, (size_t)n, err);
         }
         if (optopt > 0 && optopt < 128 && strncmp(arg, "--", 2) != 0)
-            return cli_bad(err, "unknown option '-%c' (see %s --help)", optopt, t->prog);
-        return cli_bad(err, "unknown option '%s' (see %s --help)", arg, t->prog);
+            return unknown_option(t, (char[]){'-', (char)optopt, 0}, 2, err);
+        return unknown_option(t, arg, strlen(arg), err);
     }
     return 0;
 }
