@@ -170,6 +170,10 @@ int cli_shape_finish(pc_config *cfg, FILE *err);
 /* pacer's own options (options.c). */
 extern const cli_table cli_pacer_table;
 
+/* pacer's --help for a subcommand (PC_MODE_COMPARE, PC_MODE_CAPACITY; any
+ * other: the whole list), options.c. */
+void cli_usage_mode(int mode, FILE *f);
+
 /* "pacer 0.1.0 [epoll] HTTP load generator" (parse.c). */
 void cli_print_version(FILE *out);
 

@@ -284,7 +284,10 @@ int parse_options(const cli_table *t, int argc, char **argv, pc_config *cfg, FIL
                 return rc;
             rc = o->take(cfg, o, optarg, err);
             if (rc == TAKE_HELP) {
-                t->usage(out);
+                if (t == &cli_pacer_table)
+                    cli_usage_mode(cfg->mode, out); /* compare's, capacity's own */
+                else
+                    t->usage(out);
                 return CLI_EXIT;
             }
             if (rc == TAKE_VERSION_EXIT) {

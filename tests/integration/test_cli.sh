@@ -67,6 +67,47 @@ ok help_exit0 "exit $rc" "[ $rc -eq 0 ] && grep -q '^Usage: pacer' '$T_DIR/out' 
 rc=$?
 ok version_alone "exit $rc: $(head -1 "$T_DIR/out")" "[ $rc -eq 0 ] && head -1 '$T_DIR/out' | grep -qE '^pacer [0-9]+\.[0-9]+\.[0-9]+ ' && grep -q '^Usage:' '$T_DIR/out'"
 
+# Each subcommand's --help is its own: its usage line first, short, and
+# (compare, capacity) its own options, not the run options' 100 lines.
+for sub in compare capacity suite report serve; do
+    "$PACER" "$sub" --help >"$T_DIR/out" 2>&1
+    rc=$?
+    lines=$(wc -l <"$T_DIR/out")
+    ok "help_$sub" "exit $rc, $lines lines: $(head -1 "$T_DIR/out")" \
+        "[ $rc -eq 0 ] && head -1 '$T_DIR/out' | grep -qiE '^usage: pacer $sub ' && [ $lines -le 40 ] &&
+         ! grep -qE '^ +-c, --connections' '$T_DIR/out'"
+done
+"$PACER" compare --help >"$T_DIR/out" 2>&1
+ok help_compare_options "$(head -8 "$T_DIR/out")" "grep -qE '^ +--rounds +<N>' '$T_DIR/out' && grep -q 'pacer --help' '$T_DIR/out'"
+"$PACER" capacity --help >"$T_DIR/out" 2>&1
+ok help_capacity_options "$(head -8 "$T_DIR/out")" \
+    "grep -qE '^ +--max-rate +<R>' '$T_DIR/out' && grep -qE '^ +--start-rate +<R>' '$T_DIR/out' && ! grep -q -- '--rounds' '$T_DIR/out'"
+
+# The docs --help points at are files that exist (an absolute path, the
+# installed or the source tree's copy), never a path relative to the
+# directory pacer happens to be run from.
+for h in "" compare capacity ab h2load hey; do
+    (cd / && "$PACER" $h --help) >"$T_DIR/out" 2>&1
+    rel=$(grep -oE '(^|[ (])docs/[A-Za-z._-]+' "$T_DIR/out" | head -3 | tr '\n' ' ')
+    missing=""
+    for f in $(grep -oE '/[^ ()]+\.md' "$T_DIR/out"); do [ -f "$f" ] || missing="$missing $f"; done
+    ok "help_doc_paths${h:+_$h}" "relative: $rel; missing:$missing" "[ -z '$rel' ] && [ -z '$missing' ]"
+done
+
+# The man page's EXAMPLES: each pacer command there parses (its URL swapped
+# for one pacer refuses after the options: the options are all accepted).
+ex=$(sed -n '/^\.SH EXAMPLES/,/^\.SH /p' "$(dirname "$0")/../../docs/pacer.1" | grep '^\.B pacer ' |
+    grep -vE '^\.B pacer (serve|report) ' | sed -e 's/^\.B //' -e 's/\\-/-/g' -e 's#https*://[^ ]*#ftp://x/#g')
+n=0 bad=""
+while IFS= read -r cmd; do
+    [ -n "$cmd" ] || continue
+    n=$((n + 1))
+    eval "set -- ${cmd#pacer }"
+    "$PACER" "$@" >/dev/null 2>"$T_DIR/err"
+    grep -q "invalid URL 'ftp://x/'\|must start with http" "$T_DIR/err" || bad="$bad [$cmd: $(head -1 "$T_DIR/err")]"
+done <<<"$ex"
+ok man_examples_parse "$n examples;$bad" "[ $n -ge 8 ] && [ -z \"\$bad\" ]"
+
 # -v with a URL prints the version and runs (wrk does; seed 003 relies on it).
 start_serve || fail serve_start "no serve"
 "$PACER" -v -t1 -c1 -d200ms "$SERVE_URL" >"$T_DIR/out" 2>&1
