@@ -95,6 +95,10 @@ typedef struct proto_ops {
      * how many went by. */
     uint64_t (*skippable)(const conn *c);
     void (*skip)(conn *c, size_t n, uint64_t now);
+    /* Optional. The transport's read failed with errno err: end the
+     * connection with the protocol's words for it (QUIC: what an ICMP
+     * port unreachable means). NULL: strerror(err). */
+    void (*read_error)(conn *c, int err, uint64_t now);
 } proto_ops;
 
 /* The protocols, each defined by its own file. */
@@ -230,8 +234,9 @@ void eng_timer(conn *c, uint64_t when);
 /* The handshake a protocol runs itself (QUIC's TLS) is done: counted and
  * timed as a TLS handshake, from the socket's connect. */
 void eng_tls_done(conn *c, uint64_t now, bool resumed, const char *version, const char *cipher);
-/* That handshake ran past --connect-timeout: a connect timeout. */
-void eng_connect_timeout(conn *c, uint64_t now);
+/* That handshake ran past --connect-timeout: a connect timeout, why
+ * (NULL: "connect timed out (QUIC handshake)"). */
+void eng_connect_timeout(conn *c, const char *why, uint64_t now);
 /* A QUIC connection's figures since its last report; end: it ends (the
  * RTTs are then its last). */
 typedef struct eng_quic_stat {

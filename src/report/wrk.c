@@ -294,14 +294,18 @@ void report_wrk(FILE *f, const pc_rundesc *run, const pc_results *res)
     fprintf(f, "  Thread Stats%6s%11s%8s%12s\n", "Avg", "Stdev", "Max", "+/- Stdev");
     print_stats_row(f, "Latency", &st->latency, 1000.0, units_fmt_time_us);
     print_stats_row(f, "Req/Sec", &st->rps, 1.0, units_fmt_metric);
-    if (run->latency) {
-        if (run->rate > 0 || run->hdr_layout)
+    /* wrk2's -U sets -L too: the corrected block comes first whenever the
+     * uncorrected one is printed, so the first "99.000%" line is always the
+     * corrected one (closed loop: one block, there is nothing to correct). */
+    bool hdr = run->rate > 0 || run->hdr_layout;
+    if (run->latency || (run->u_latency && hdr)) {
+        if (hdr)
             print_hdr_block(f, "Recorded Latency", &st->latency);
         else
             print_wrk_block(f, &st->latency);
     }
     if (run->u_latency) {
-        if (run->latency && (run->rate > 0 || run->hdr_layout))
+        if (hdr)
             fputc('\n', f);
         print_hdr_block(f,
                         "Uncorrected Latency (measured without taking delayed starts into account)",
