@@ -156,6 +156,26 @@ static inline bool pc_shape_active(const pc_shape *s)
     return s->n > 0 || s->arrival != PC_ARRIVAL_CONSTANT;
 }
 
+/* A stage whose rate moves (a ramp) is also reported in PC_RAMP_STEPS
+ * rows of equal time (equal steps of rate), so a reader finds the knee in
+ * it; the ramp stages' rows follow each other in stage order. */
+#define PC_RAMP_STEPS 10
+static inline bool pc_stage_ramps(const pc_shape *s, uint32_t i)
+{
+    double from = s->stages[i].step ? s->stages[i].rate : i ? s->stages[i - 1].rate : s->start_rate;
+
+    return from != s->stages[i].rate;
+}
+/* The ramp rows of the whole shape. */
+static inline uint32_t pc_shape_steps(const pc_shape *s)
+{
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < s->n; i++)
+        n += pc_stage_ramps(s, i) ? PC_RAMP_STEPS : 0;
+    return n;
+}
+
 /* What `pacer compare` and `pacer capacity` add to a run's options. */
 typedef struct pc_workflow_opts {
     const char **targets;  /* compare: the URLs, in order (heap array into argv) */

@@ -118,7 +118,7 @@ static int run_load(const cli_persona *p, int argc, char **argv)
         return code;
     }
     if (cfg.shard.per_rank) {
-        fprintf(stderr, "pacer: --per-rank is for a run started by mpirun (docs/distributed.md)\n");
+        fprintf(stderr, "pacer: --per-rank is for a run started by mpirun (man pacer)\n");
         cli_free(&cfg);
         return PC_EXIT_USAGE;
     }

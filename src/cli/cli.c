@@ -294,7 +294,7 @@ int cli_parse_as(const cli_persona *p, int mode, int argc, char **argv, pc_confi
     if (p->defaults)
         p->defaults(cfg);
 
-    ascii_dashes(argc, argv, err);
+    ascii_dashes(p->table, argc, argv, err);
     if ((rc = peer_spellings(p->table, argc, argv, err)) < 0)
         return rc;
     if ((rc = parse_options(p->table, argc, argv, cfg, out, err, &version_only)) != 0)

@@ -124,6 +124,7 @@ cli_take take_method;
 cli_take take_head;
 cli_take take_body;
 cli_take take_body_file;
+cli_take take_body_file_hint;
 cli_take take_content_type;
 cli_take take_content_type_hint;
 cli_take take_cookie;
@@ -170,6 +171,10 @@ int cli_shape_finish(pc_config *cfg, FILE *err);
 /* pacer's own options (options.c). */
 extern const cli_table cli_pacer_table;
 
+/* pacer's --help for a subcommand (PC_MODE_COMPARE, PC_MODE_CAPACITY; any
+ * other: the whole list), options.c. */
+void cli_usage_mode(int mode, FILE *f);
+
 /* "pacer 0.1.0 [epoll] HTTP load generator" (parse.c). */
 void cli_print_version(FILE *out);
 
@@ -177,10 +182,29 @@ void cli_print_version(FILE *out);
 void print_options(const cli_table *t, FILE *f);
 
 /* Lines that must come before getopt sees argv (parse.c): typographic
- * dashes read as ASCII ones (in place, with a note on err), and other
- * tools' single-dash long flags refused with a hint. */
-void ascii_dashes(int argc, char **argv, FILE *err);
+ * dashes read as ASCII ones (in place, with a note on err; "–t2" as -t2
+ * when t has no long option "t2"), and other tools' single-dash long flags
+ * refused with a hint. */
+void ascii_dashes(const cli_table *t, int argc, char **argv, FILE *err);
 int peer_spellings(const cli_table *t, int argc, char **argv, FILE *err);
+
+/* Another tool's flag that pacer's own table does not take, with what to
+ * type here instead or why there is none (peer_hints.c: one table for
+ * wrk, wrk2, ab, h2load and hey). */
+typedef struct peer_flag {
+    const char *tool; /* "hey": a persona's name */
+    const char *flag; /* as that tool spells it: "-z", "--rps", "-host" */
+    bool value;       /* it takes a value */
+    const char *hint; /* the native equivalent, or "not supported: why" */
+} peer_flag;
+
+/* The rows, i = 0, 1, ... until NULL. */
+const peer_flag *peer_flag_at(size_t i);
+
+/* The hint for flag (its first len bytes: "--rps" of "--rps=10") in buf:
+ * every tool's row for that spelling, "HINT (hey's -z; or run it as `pacer
+ * hey ...`)", joined by "; "; NULL when no row has it. */
+const char *peer_hint(const char *flag, size_t len, char *buf, size_t cap);
 
 /* The options of argv, by table t: getopt_long with the short string and
  * long options built from it. Returns 0 with optind at the first

@@ -4,7 +4,10 @@
  */
 #include "cli/cli.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli_int.h"
 #include "cli/persona.h"
@@ -80,7 +83,7 @@ static const cli_opt pacer_opts[] = {
      .help = "Request method (default GET)"},
     {"body", 0, "TEXT", FN(take_body),
      .help = "Request body"},
-    {"body-file", 'p', "FILE", FN(take_body_file),
+    {"body-file", 'p', "FILE", FN(take_body_file_hint),
      .help = "Request body from a file"},
     {"content-type", 'T', "T", FN(take_content_type_hint),
      .help = "Content-Type of the body"},
@@ -149,7 +152,7 @@ static const cli_opt pacer_opts[] = {
      .help = "Idle time between steps (default 1s)"},
     {"shard", 0, "I/N", FN(take_shard),
      .help = "Run share I of N (I from 0): -c, -n and -R split so the\n"
-             "N processes add up to the run as given (docs/distributed.md)"},
+             "N processes add up to the run as given (man pacer)"},
     {"start-at", 0, "TIME", FN(take_start_at),
      .help = "Start the schedule at TIME (epoch seconds or ISO 8601);\n"
              "connections open before it"},
@@ -167,6 +170,56 @@ _Static_assert(NOPTS(pacer_opts) <= MAX_OPTS, "raise MAX_OPTS");
 static void pacer_usage(FILE *f);
 const cli_table cli_pacer_table = {pacer_opts, NOPTS(pacer_opts), pacer_usage, "pacer", false};
 
+/* Where doc NAME can be read on this machine: beside the executable's
+ * prefix (PREFIX/bin/pacer: PREFIX/share/doc/pacer/NAME, where `make
+ * install` puts it), or in the source tree it was built in (./pacer:
+ * ./docs/NAME); NULL: neither (the man page has the same). */
+static const char *doc_path(const char *name, char *buf, size_t cap)
+{
+    static const char *const under[] = {"/../share/doc/pacer/", "/docs/"};
+    char exe[2048];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash;
+
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    if (!(slash = strrchr(exe, '/')))
+        return NULL;
+    *slash = '\0';
+    for (size_t i = 0; i < sizeof under / sizeof under[0]; i++) {
+        char real[4096];
+
+        if ((size_t)snprintf(buf, cap, "%s%s%s", exe, under[i], name) >= cap)
+            continue;
+        if (realpath(buf, real) && strlen(real) < cap) {
+            memcpy(buf, real, strlen(real) + 1);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+/* "Reading the report, line by line: PATH" (or the man page). */
+static void print_doc_line(FILE *f, const char *what, const char *name)
+{
+    char buf[4096];
+    const char *p = doc_path(name, buf, sizeof buf);
+
+    if (p)
+        fprintf(f, "  %s: %s (and man pacer)\n", what, p);
+    else
+        fprintf(f, "  %s: man pacer (%s in pacer's docs)\n", what, name);
+}
+
+static void print_exit_codes(FILE *f)
+{
+    fputs("  Exit codes: 0 ok, 1 could not run, 2 usage, 3 no response received, 4 script error,\n"
+          "              5 an --slo objective failed (capacity: even at the start rate),\n"
+          "              130/143 stopped by SIGINT/SIGTERM (partial report printed)\n",
+          f);
+}
+
 static void pacer_usage(FILE *f)
 {
     fputs("Usage: pacer <options> <url> [--] [script args]\n"
@@ -181,17 +234,85 @@ static void pacer_usage(FILE *f)
           f);
     for (size_t i = 0; persona_at(i); i++)
         fprintf(f, "         %-8s %s\n", persona_at(i)->name, persona_at(i)->summary);
-    fputs("  Reading the report, line by line: docs/reading-the-report.md\n"
-          "  Options:\n",
-          f);
+    fputs("  Each subcommand's own: pacer SUBCOMMAND --help\n", f);
+    print_doc_line(f, "Reading the report, line by line", "reading-the-report.md");
+    fputs("  Options:\n", f);
     print_options(&cli_pacer_table, f);
     fputs("\n"
           "  Numeric arguments may include a SI unit (1k, 1M, 1G)\n"
-          "  Time arguments may include a time unit (2ms, 2s, 2m, 2h)\n"
-          "  Exit codes: 0 ok, 1 could not run, 2 usage, 3 no response received, 4 script error,\n"
-          "              5 an --slo objective failed (capacity: even at the start rate),\n"
-          "              130/143 stopped by SIGINT/SIGTERM (partial report printed)\n",
+          "  Time arguments may include a time unit (2ms, 2s, 2m, 2h)\n",
           f);
+    print_exit_codes(f);
+}
+
+/* The options of one --help section of pacer's table ("compare"), printed
+ * as the main list. */
+static void print_section(const char *section, FILE *f)
+{
+    cli_opt opts[MAX_OPTS];
+    cli_table t = cli_pacer_table;
+
+    t.n = 0;
+    for (size_t i = 0; i < NOPTS(pacer_opts); i++)
+        if (pacer_opts[i].section && strcmp(pacer_opts[i].section, section) == 0) {
+            opts[t.n] = pacer_opts[i];
+            opts[t.n++].section = NULL;
+        }
+    t.opts = opts;
+    print_options(&t, f);
+}
+
+static const char run_options[] =
+    "  Run options: every option of `pacer URL` applies to each run (-t, -c, -d, --warmup,\n"
+    "  -H, --h2, --h3, --stages, --slo, --json, --html, ...): pacer --help lists them.\n";
+
+static void compare_usage(FILE *f)
+{
+    fputs("Usage: pacer compare [--rounds N] <run options> URL_A URL_B [URL...]\n"
+          "  The same load against each URL, interleaved A B A B ... for --rounds rounds, so\n"
+          "  drift falls on every target alike; the rounds of each target merged and printed\n"
+          "  side by side, each value with its ratio to the first target's.\n"
+          "  compare's options:\n",
+          f);
+    print_section("compare", f);
+    fputs(run_options, f);
+    fputs("  Refused here: --hlog, --hgrm, --csv, -g, -e, --urls.\n"
+          "  Example: pacer compare --rounds 5 -t2 -c50 -R2000 -d10s http://a:8080/ http://b:8080/\n",
+          f);
+    print_doc_line(f, "More", "pacer.md");
+    fputs("  Exit codes: 0 ok, 1 could not run, 2 usage, 3 a target received no response,\n"
+          "              5 an --slo objective failed for a target, 130/143 stopped by a signal\n",
+          f);
+}
+
+static void capacity_usage(FILE *f)
+{
+    fputs("Usage: pacer capacity --slo EXPR [--start-rate R] [--max-rate R] [--max-time T]\n"
+          "                      [--precision P] [--pause T] <run options> URL\n"
+          "  The highest constant rate at which --slo holds: steps of -d at --start-rate,\n"
+          "  doubled while the SLO passes, then the bracket bisected to --precision.\n"
+          "  capacity's options:\n",
+          f);
+    print_section("capacity", f);
+    fputs(run_options, f);
+    fputs("  Refused here: -R and -n (pacer chooses the rate; each step lasts -d).\n"
+          "  Example: pacer capacity --slo 'p99<=50ms,errors<=0.1%' -t2 -c100 -d5s http://a:8080/\n",
+          f);
+    print_doc_line(f, "More", "pacer.md");
+    fputs("  Exit codes: 0 a passing rate found, 1 could not run, 2 usage, 3 a step got no\n"
+          "              response, 5 none passed (or the first step was inconclusive),\n"
+          "              130/143 stopped by a signal\n",
+          f);
+}
+
+void cli_usage_mode(int mode, FILE *f)
+{
+    if (mode == PC_MODE_COMPARE)
+        compare_usage(f);
+    else if (mode == PC_MODE_CAPACITY)
+        capacity_usage(f);
+    else
+        pacer_usage(f);
 }
 
 void cli_usage(FILE *f)

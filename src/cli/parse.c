@@ -59,10 +59,37 @@ static int mode_check(const pc_config *cfg, const cli_opt *o, FILE *err)
     return cli_bad(err, "%s is an option of %s", FLAG(o), names[m]);
 }
 
-/* Blogs print "--latency" as "–latency" (an en dash), and "-" as a minus
- * sign: such an argument is read with ASCII dashes, in place (the UTF-8
- * dash is longer than what replaces it), and one line says so. */
-void ascii_dashes(int argc, char **argv, FILE *err)
+/* Whether WORD (up to its '=') names, or abbreviates, a long option of t:
+ * what getopt_long would take "--WORD" for. */
+static bool names_long_option(const cli_table *t, const char *word)
+{
+    size_t len = strcspn(word, "=");
+
+    for (size_t k = 0; k < 2 * t->n; k++) {
+        const char *n = k % 2 ? t->opts[k / 2].alias : t->opts[k / 2].name;
+
+        if (n && strlen(n) >= len && strncmp(n, word, len) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Whether letter c is a short option of t. */
+static bool short_option(const cli_table *t, char c)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->opts[i].letter == c)
+            return true;
+    return false;
+}
+
+/* Blogs print "--latency" as "–latency" (an en dash), "-t2" as "–t2", and
+ * "-" as a minus sign: such an argument is read with ASCII dashes, in place
+ * (the UTF-8 dash is longer than what replaces it), and one line says so.
+ * A dash that stands for "--" is read as one '-' when no long option of t
+ * has that name and the letter after it is a short option ("–t2 –c10":
+ * -t2 -c10; one letter alone is always the short option). */
+void ascii_dashes(const cli_table *t, int argc, char **argv, FILE *err)
 {
     static const struct {
         const char *utf8, *ascii;
@@ -71,43 +98,38 @@ void ascii_dashes(int argc, char **argv, FILE *err)
     for (int i = 1; i < argc; i++)
         for (size_t d = 0; d < sizeof dashes / sizeof dashes[0]; d++) {
             size_t ul = strlen(dashes[d].utf8), al = strlen(dashes[d].ascii);
+            const char *word = argv[i] + ul;
             char was[64];
 
-            if (strncmp(argv[i], dashes[d].utf8, ul) != 0 || !argv[i][ul] ||
-                !((argv[i][ul] >= 'a' && argv[i][ul] <= 'z') ||
-                  (argv[i][ul] >= 'A' && argv[i][ul] <= 'Z')))
+            if (strncmp(argv[i], dashes[d].utf8, ul) != 0 || !*word ||
+                !((*word >= 'a' && *word <= 'z') || (*word >= 'A' && *word <= 'Z')))
                 continue;
+            if (al == 2 && short_option(t, *word) &&
+                (word[1] == '\0' || word[1] == '=' || !names_long_option(t, word)))
+                al = 1; /* "–t2": -t2, not --t2 */
             snprintf(was, sizeof was, "%s", argv[i]);
             memcpy(argv[i], dashes[d].ascii, al);
             memmove(argv[i] + al, argv[i] + ul, strlen(argv[i] + ul) + 1);
-            fprintf(err, "pacer: note: '%s' read as '%s' (a typographic dash)\n", was, argv[i]);
+            fprintf(err, "pacer: note: '%s' read as '%s' (a typographic dash%s)\n", was, argv[i],
+                    al == 1 && dashes[d].ascii[1] ? ": no long option of that name" : "");
             break;
         }
 }
 
 /* Other tools' single-dash long flags: getopt would read "-h2" as -h (help,
- * exit 0) and "-host" as -h -o -s -t. Refused with pacer's spelling. */
+ * exit 0) and "-host" as -h -o -s -t. Refused with pacer's spelling (the
+ * peer table's hint), or the long option of t the flag spells. */
 int peer_spellings(const cli_table *t, int argc, char **argv, FILE *err)
 {
-    static const struct {
-        const char *flag, *hint;
-    } peers[] = {
-        {"-h2", "HTTP/2 is --h2 here (hey's -h2; or run it as `pacer hey ...`)"},
-        {"-host", "the Host header is --host NAME here (hey's -host; or run it as `pacer hey ...`)"},
-        {"-disable-keepalive", "a connection per request is --no-keepalive here (hey's -disable-keepalive; or run it as `pacer hey ...`)"},
-        {"-disable-compression", "pacer asks for no compression: drop it (hey's -disable-compression; or run it as `pacer hey ...`)"},
-        {"-disable-redirects", "pacer never follows redirects: drop it (hey's -disable-redirects; or run it as `pacer hey ...`)"},
-        {"-cpus", "threads are -t N here (hey's -cpus; or run it as `pacer hey ...`)"},
-    };
+    char hint[512];
 
     if (t->long_only)
         return 0; /* the tool's own single-dash flags, read by getopt_long_only */
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (argv[i][0] != '-' || argv[i][1] == '-' || strlen(argv[i]) < 3)
             continue;
-        for (size_t p = 0; p < sizeof peers / sizeof peers[0]; p++)
-            if (strcmp(argv[i], peers[p].flag) == 0)
-                return cli_bad(err, "unknown option '%s': %s", argv[i], peers[p].hint);
+        if (peer_hint(argv[i], strlen(argv[i]), hint, sizeof hint))
+            return cli_bad(err, "unknown option '%s': %s", argv[i], hint);
         for (size_t k = 0; k < 2 * t->n; k++) {
             const char *name = k % 2 ? t->opts[k / 2].alias : t->opts[k / 2].name;
 
@@ -116,6 +138,19 @@ int peer_spellings(const cli_table *t, int argc, char **argv, FILE *err)
         }
     }
     return 0;
+}
+
+/* An option t does not know: one line, with the peer table's hint when
+ * another tool has that flag (pacer's own table only: a persona's --help
+ * lists that tool's flags). */
+static int unknown_option(const cli_table *t, const char *flag, size_t len, FILE *err)
+{
+    char hint[512];
+
+    if (t == &cli_pacer_table && peer_hint(flag, len, hint, sizeof hint))
+        return cli_bad(err, "unknown option '%.*s': %s", (int)len, flag, hint);
+    return cli_bad(err, "unknown option '%.*s' (see %s --help)", (int)len, flag,
+                   t->prog);
 }
 
 /* Whether NAME (len bytes, as typed after "--", perhaps abbreviated as
@@ -249,7 +284,10 @@ int parse_options(const cli_table *t, int argc, char **argv, pc_config *cfg, FIL
                 return rc;
             rc = o->take(cfg, o, optarg, err);
             if (rc == TAKE_HELP) {
-                t->usage(out);
+                if (t == &cli_pacer_table)
+                    cli_usage_mode(cfg->mode, out); /* compare's, capacity's own */
+                else
+                    t->usage(out);
                 return CLI_EXIT;
             }
             if (rc == TAKE_VERSION_EXIT) {
@@ -269,11 +307,11 @@ int parse_options(const cli_table *t, int argc, char **argv, pc_config *cfg, FIL
 
             if (long_opt_takes_no_value(t, arg + 2, (size_t)n - 2))
                 return cli_bad(err, "option '%.*s' takes no value", n, arg);
-            return cli_bad(err, "unknown option '%.*s' (see %s --help)", n, arg, t->prog);
+            return unknown_option(t, arg, (size_t)n, err);
         }
         if (optopt > 0 && optopt < 128 && strncmp(arg, "--", 2) != 0)
-            return cli_bad(err, "unknown option '-%c' (see %s --help)", optopt, t->prog);
-        return cli_bad(err, "unknown option '%s' (see %s --help)", arg, t->prog);
+            return unknown_option(t, (char[]){'-', (char)optopt, 0}, 2, err);
+        return unknown_option(t, arg, strlen(arg), err);
     }
     return 0;
 }

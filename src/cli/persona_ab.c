@@ -144,8 +144,8 @@ static const cli_table ab_table = {ab_opts, NOPTS(ab_opts), ab_usage, "pacer ab"
 static void ab_usage(FILE *f)
 {
     fputs("Usage: pacer ab [options] [http[s]://]hostname[:port]/path\n"
-          "  ApacheBench's options, meanings and defaults, run by pacer (docs/pacer.md,\n"
-          "  Personas). Times are seconds, or with a unit (500ms, 2m).\n"
+          "  ApacheBench's options, meanings and defaults, run by pacer (man pacer,\n"
+          "  PERSONAS). Times are seconds, or with a unit (500ms, 2m).\n"
           "Options are:\n",
           f);
     print_options(&ab_table, f);

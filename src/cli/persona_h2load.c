@@ -133,8 +133,8 @@ static const cli_table h2load_table = {h2load_opts, NOPTS(h2load_opts), h2load_u
 static void h2load_usage(FILE *f)
 {
     fputs("Usage: pacer h2load [OPTIONS]... [URI]...\n"
-          "  h2load's options, meanings and defaults, run by pacer (docs/pacer.md,\n"
-          "  Personas). A DURATION is seconds, or with a unit (500ms, 2m).\n"
+          "  h2load's options, meanings and defaults, run by pacer (man pacer,\n"
+          "  PERSONAS). A DURATION is seconds, or with a unit (500ms, 2m).\n"
           "Options:\n",
           f);
     print_options(&h2load_table, f);

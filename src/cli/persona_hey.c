@@ -185,7 +185,7 @@ static void hey_usage(FILE *f)
 {
     fputs("Usage: pacer hey [options...] <url>\n"
           "  hey's command line, with hey's meanings and defaults, and hey's report\n"
-          "  (docs/pacer.md, \"pacer hey\"). Options:\n",
+          "  (man pacer, PERSONAS). Options:\n",
           f);
     for (size_t i = 0; i < hey_table.n; i++) {
         const cli_opt *o = &hey_table.opts[i];

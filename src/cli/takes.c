@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -378,6 +379,22 @@ int take_body_file(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
     if (r < 0)
         return cli_bad(err, "cannot read body file '%s': %s", arg, strerror(-r));
     return 0;
+}
+
+/* pacer's -p: a body file (ab's -p); a protocol there that names no file
+ * is h2load's -p (--no-tls-proto). */
+int take_body_file_hint(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    static const char *const protos[] = {"h2c", "h2", "http/1.1", "h3"};
+
+    if (access(arg, F_OK) != 0)
+        for (size_t i = 0; i < sizeof protos / sizeof protos[0]; i++)
+            if (strcasecmp(arg, protos[i]) == 0)
+                return cli_bad(err, "cannot read body file '%s' (-p is a body file here, as in "
+                                    "ab; h2load's -p %s: in clear text, HTTP/2 (h2c) is --h2 "
+                                    "here, HTTP/1.1 the default; or run it as `pacer h2load ...`)",
+                               arg, arg);
+    return take_body_file(cfg, o, arg, err);
 }
 
 /* pacer's -T: ab's Content-Type; a duration there is wrk's -T (timeout). */

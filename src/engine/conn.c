@@ -527,11 +527,11 @@ void eng_tls_done(conn *c, uint64_t now, bool resumed, const char *version, cons
     settle(c);
 }
 
-void eng_connect_timeout(conn *c, uint64_t now)
+void eng_connect_timeout(conn *c, const char *why, uint64_t now)
 {
     c->w->st.connect_timeouts++;
     c->last_try = true; /* no quick retry: back off */
-    connect_failed(c, "connect timed out (QUIC handshake)", now);
+    connect_failed(c, why ? why : "connect timed out (QUIC handshake)", now);
 }
 
 void eng_quic_stats(conn *c, const eng_quic_stat *q)
@@ -650,7 +650,10 @@ void conn_readable(conn *c)
         } else if (n == -EAGAIN) {
             break;
         } else {
-            eng_conn_fail(c, PC_ERR_READ, strerror((int)-n), now);
+            if (c->proto->read_error)
+                c->proto->read_error(c, (int)-n, now);
+            else
+                eng_conn_fail(c, PC_ERR_READ, strerror((int)-n), now);
             return;
         }
     }

@@ -96,6 +96,10 @@ typedef struct proto_ops {
      * how many went by. */
     uint64_t (*skippable)(const conn *c);
     void (*skip)(conn *c, size_t n, uint64_t now);
+    /* Optional. The transport's read failed with errno err: end the
+     * connection with the protocol's words for it (QUIC: what an ICMP
+     * port unreachable means). NULL: strerror(err). */
+    void (*read_error)(conn *c, int err, uint64_t now);
 } proto_ops;
 
 /* The protocols, each defined by its own file. */
@@ -197,10 +201,17 @@ void eng_conn_recycle(conn *c, uint64_t now);
 void eng_drain(conn *c);
 /* n bytes of requests went out. */
 void eng_written(conn *c, size_t n);
-/* The response to s announced that the server closes the connection
- * (Connection: close, HTTP/1.0): count it and take no new request. */
-void eng_close_after(conn *c, const slot *s);
-/* The server closed a connection with nothing in flight. */
+/* Why a response ended its connection (eng_close_after). */
+enum { ENG_CLOSE_HEADER, /* HTTP/1.1 response with Connection: close */
+       ENG_CLOSE_HTTP10, /* HTTP/1.0 response without keep-alive */
+       ENG_CLOSE_OTHER   /* a body ended by the close, or an answer before
+                          * the request was fully written */
+};
+/* The response to s, the n-th on its connection, ended the connection
+ * (why: ENG_CLOSE_*): count it and take no new request. */
+void eng_close_after(conn *c, const slot *s, uint64_t n, int why);
+/* The server closed a connection with nothing in flight: an idle close,
+ * unless a response or GOAWAY had announced it (c draining). */
 void eng_idle_closed(conn *c);
 /* n response body bytes arrived. */
 void eng_body(conn *c, uint64_t n);
@@ -227,8 +238,9 @@ void eng_timer(conn *c, uint64_t when);
 /* The handshake a protocol runs itself (QUIC's TLS) is done: counted and
  * timed as a TLS handshake, from the socket's connect. */
 void eng_tls_done(conn *c, uint64_t now, bool resumed, const char *version, const char *cipher);
-/* That handshake ran past --connect-timeout: a connect timeout. */
-void eng_connect_timeout(conn *c, uint64_t now);
+/* That handshake ran past --connect-timeout: a connect timeout, why
+ * (NULL: "connect timed out (QUIC handshake)"). */
+void eng_connect_timeout(conn *c, const char *why, uint64_t now);
 /* A QUIC connection's figures since its last report; end: it ends (the
  * RTTs are then its last). */
 typedef struct eng_quic_stat {

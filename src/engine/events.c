@@ -159,16 +159,26 @@ void eng_written(conn *c, size_t n)
     c->w->st.bytes_written += n;
 }
 
-void eng_close_after(conn *c, const slot *s)
+void eng_close_after(conn *c, const slot *s, uint64_t n, int why)
 {
-    if (!warm(c->w, s->intended))
-        c->w->st.server_closes++;
+    pc_stats *st = &c->w->st;
+
+    if (!warm(c->w, s->intended)) {
+        st->server_closes++;
+        hdr_record(&st->close_after, (int64_t)(n ? n : 1));
+        if (why == ENG_CLOSE_HTTP10)
+            st->close_http10++;
+        else if (why == ENG_CLOSE_OTHER)
+            st->close_other++;
+    }
     c->draining = true;
 }
 
+/* The EOF (or TLS close_notify) that follows a Connection: close or a
+ * GOAWAY is the close that was announced, already counted there. */
 void eng_idle_closed(conn *c)
 {
-    if (c->reused)
+    if (c->reused && !c->draining)
         c->w->st.idle_closes++;
 }
 

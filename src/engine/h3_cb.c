@@ -6,7 +6,9 @@
  */
 #include "engine/proto_h3.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
+#include <netinet/in.h>
 #include <ngtcp2/ngtcp2_crypto_gnutls.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,6 +333,43 @@ static void resend_all(conn *c, const char *why, uint64_t now)
             eng_refused(c, &c->slots[i], why, now);
 }
 
+unsigned h3_port(const h3state *h)
+{
+    const struct sockaddr *sa = (const struct sockaddr *)&h->remote;
+
+    if (sa->sa_family == AF_INET)
+        return ntohs(((const struct sockaddr_in *)sa)->sin_port);
+    if (sa->sa_family == AF_INET6)
+        return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
+    return 0;
+}
+
+const char *h3_socket_error(const h3state *h, int err, char *buf, size_t cap)
+{
+    if (err == ECONNREFUSED)
+        snprintf(buf, cap, "nothing listens on UDP port %u (ICMP port unreachable: is an HTTP/3 "
+                           "server there?)",
+                 h3_port(h));
+    else
+        snprintf(buf, cap, "%s", strerror(err));
+    return buf;
+}
+
+/* A CONNECTION_CLOSE's transport error code in words: QUIC's CRYPTO_ERROR
+ * range (0x100 + a TLS alert, RFC 9001 4.8) by the alert's name, and what
+ * the alert means when the handshake had not finished. */
+static void close_code_text(const h3state *h, uint64_t code, char *buf, size_t cap)
+{
+    unsigned a = (unsigned)(code - 0x100);
+
+    if (code < 0x100 || code > 0x1ff) {
+        snprintf(buf, cap, "transport error 0x%llx", (unsigned long long)code);
+        return;
+    }
+    snprintf(buf, cap, "TLS alert %u %s, 0x%llx%s", a, net_tls_alert_name(a),
+             (unsigned long long)code, h->hs_done ? "" : net_tls_alert_advice(a));
+}
+
 void h3_read_error(conn *c, h3state *h, int rc, uint64_t now)
 {
     char why[STATS_WHY_LEN];
@@ -342,10 +381,18 @@ void h3_read_error(conn *c, h3state *h, int rc, uint64_t now)
         ngtcp2_conn_get_connection_close_error(h->q, &ce);
         app = ce.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION;
         eng_quic_event(c, QEV_CLOSE, (app ? QEV_APP : 0) | ce.error_code);
-        snprintf(why, sizeof why, "the server closed the QUIC connection (%s error 0x%llx%s%.*s)",
-                 app ? "application" : "transport", (unsigned long long)ce.error_code,
-                 ce.reasonlen ? ": " : "", (int)(ce.reasonlen < 80 ? ce.reasonlen : 80),
-                 ce.reason ? (const char *)ce.reason : "");
+        {
+            char code[112];
+
+            if (app)
+                snprintf(code, sizeof code, "application error 0x%llx",
+                         (unsigned long long)ce.error_code);
+            else
+                close_code_text(h, ce.error_code, code, sizeof code);
+            snprintf(why, sizeof why, "the server closed the QUIC connection (%s%s%.*s)", code,
+                     ce.reasonlen ? ": " : "", (int)(ce.reasonlen < 80 ? ce.reasonlen : 80),
+                     ce.reason ? (const char *)ce.reason : "");
+        }
         h->closed = true;
         if (!h->hs_done) {
             eng_conn_fail(c, PC_ERR_CONNECT, why, now);
@@ -368,12 +415,19 @@ void h3_read_error(conn *c, h3state *h, int rc, uint64_t now)
     }
     if (rc == NGTCP2_ERR_CRYPTO) {
         uint8_t a = ngtcp2_conn_get_tls_alert(h->q);
+        char verify[96];
 
-        snprintf(why, sizeof why, "QUIC TLS handshake failed (TLS alert %u%s)", a,
-                 a == 42 || a == 48 ? ": the certificate did not verify"
-                 : a == 120         ? ": no application protocol (the server refused h3)"
-                 : a == 40          ? ": handshake failure"
-                                    : "");
+        /* The alert pacer's side sent: a certificate that did not verify
+         * says why, with what to do. */
+        if (net_quic_verify_error(h->tls, verify, sizeof verify))
+            snprintf(why, sizeof why, "QUIC TLS handshake failed: %s (TLS alert %u %s)", verify, a,
+                     net_tls_alert_name(a));
+        else
+            snprintf(why, sizeof why, "QUIC TLS handshake failed (TLS alert %u %s%s)", a,
+                     net_tls_alert_name(a),
+                     a == 120 ? ": the server refused h3"
+                     : a == 40 ? ": no TLS parameters in common"
+                               : "");
     }
     else if (rc == NGTCP2_ERR_CALLBACK_FAILURE && h->why[0])
         snprintf(why, sizeof why, "%s", h->why);

@@ -21,6 +21,7 @@ typedef struct h1state {
     uint32_t unsent;    /* trailing fifo entries whose first byte is not out yet */
     uint32_t unwritten; /* trailing fifo entries whose last byte is not out yet */
     bool need_begin;    /* the parser must be started for the next response */
+    uint64_t served;    /* responses completed on this connection */
     char *obuf;         /* requests not yet written (templates copied in) */
     size_t olen, ooff, ocap;
     uint64_t otot, owr; /* bytes ever appended / written on this connection */
@@ -228,13 +229,15 @@ static void refuse_rest(conn *c, h1state *h, uint64_t now)
 }
 
 /* The oldest request's response has ended: count it, hand it to the
- * script's response(), record it. !keep: the server closes after it. */
-static void complete(conn *c, h1state *h, bool keep, uint64_t now)
+ * script's response(), record it. !keep: the server closes after it
+ * (why: ENG_CLOSE_*). */
+static void complete(conn *c, h1state *h, bool keep, int why, uint64_t now)
 {
     slot *s = head_slot(c, h);
 
+    h->served++;
     if (!keep)
-        eng_close_after(c, s);
+        eng_close_after(c, s, h->served, why);
     eng_headers(c, h->p.header_bytes, h->p.header_bytes);
     eng_body(c, h->p.body_bytes);
     if (eng_wants_response(c))
@@ -247,13 +250,15 @@ static void complete(conn *c, h1state *h, bool keep, uint64_t now)
 static bool answered(conn *c, h1state *h, const slot *s, uint64_t now)
 {
     bool keep = h->p.keep_alive;
+    int why = h->p.version_minor == 0 ? ENG_CLOSE_HTTP10 : ENG_CLOSE_HEADER;
 
-    if (h->ooff < h->olen && h->owr < s->obeg + s->olen) {
+    if (keep && h->ooff < h->olen && h->owr < s->obeg + s->olen) {
         /* Answered before it was fully written (an early error response):
          * the connection cannot carry more. */
         keep = false;
+        why = ENG_CLOSE_OTHER;
     }
-    complete(c, h, keep, now);
+    complete(c, h, keep, why, now);
     if (!keep) {
         refuse_rest(c, h, now);
         return false;
@@ -329,7 +334,8 @@ static void h1_eof_cb(conn *c, uint64_t now)
      * (the parser still holds the previous, already counted response). */
     rc = h->need_begin ? H1_NEED_MORE : h1_eof(&h->p);
     if (rc == H1_DONE) {
-        complete(c, h, false, now);
+        /* A body ended by the close: of an HTTP/1.0 response, its way. */
+        complete(c, h, false, h->p.version_minor == 0 ? ENG_CLOSE_HTTP10 : ENG_CLOSE_OTHER, now);
         refuse_rest(c, h, now);
         return;
     }
@@ -360,6 +366,7 @@ static void h1_reset(conn *c)
     h1state *h = c->ps;
 
     h->unsent = h->unwritten = 0;
+    h->served = 0;
     h->olen = h->ooff = 0;
     h->p.on_header = NULL;
     h->p.on_body = NULL;

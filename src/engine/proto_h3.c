@@ -347,7 +347,11 @@ static int send_pkt(conn *c, h3state *h, const uint8_t *p, size_t n, uint64_t no
         eng_want_write(c, true);
         return 0;
     }
-    eng_conn_fail(c, PC_ERR_WRITE, strerror((int)-w), now);
+    {
+        char why[STATS_WHY_LEN];
+
+        eng_conn_fail(c, PC_ERR_WRITE, h3_socket_error(h, (int)-w, why, sizeof why), now);
+    }
     return -1;
 }
 
@@ -492,7 +496,14 @@ static void h3_expire(conn *c, uint64_t now)
     h->now = now;
     rc = ngtcp2_conn_handle_expiry(h->q, now);
     if (rc == NGTCP2_ERR_HANDSHAKE_TIMEOUT) {
-        eng_connect_timeout(c, now);
+        char why[STATS_WHY_LEN];
+
+        /* Not one datagram back: nothing answers QUIC on that port. */
+        snprintf(why, sizeof why,
+                 "connect timed out (QUIC handshake): no answer on UDP port %u (is an HTTP/3 "
+                 "server listening there?)",
+                 h3_port(h));
+        eng_connect_timeout(c, h->n_recv ? NULL : why, now);
         return;
     }
     if (rc == NGTCP2_ERR_IDLE_CLOSE) {
@@ -512,6 +523,13 @@ static void h3_expire(conn *c, uint64_t now)
     }
     h3_report(c, h, false);
     h3_flush(c, now);
+}
+
+static void h3_read_failed(conn *c, int err, uint64_t now)
+{
+    char why[STATS_WHY_LEN];
+
+    eng_conn_fail(c, PC_ERR_READ, h3_socket_error(c->ps, err, why, sizeof why), now);
 }
 
 static void h3_eof(conn *c, uint64_t now)
@@ -588,4 +606,5 @@ const proto_ops proto_h3 = {
     .reset = h3_reset,
     .expire = h3_expire,
     .connecting = h3_connecting,
+    .read_error = h3_read_failed,
 };

@@ -61,6 +61,12 @@ extern const nghttp3_callbacks h3_http_callbacks;
 void h3_random(uint8_t *p, size_t n);
 void h3_flush(conn *c, uint64_t now);
 void h3_arm(conn *c, h3state *h); /* report ngtcp2's next expiry */
+/* The words for a socket error err on h's UDP socket: ECONNREFUSED (an
+ * ICMP port unreachable) names the port nothing listens on; others are
+ * strerror's. Into buf, which is returned. */
+const char *h3_socket_error(const h3state *h, int err, char *buf, size_t cap);
+/* The server's UDP port (0: not an IP address). */
+unsigned h3_port(const h3state *h);
 /* ngtcp2_conn_read_pkt failed with rc: end the connection as it says. */
 void h3_read_error(conn *c, h3state *h, int rc, uint64_t now);
 /* pacer ends the connection on an error: CONNECTION_CLOSE, then fail it. */

@@ -14,6 +14,31 @@ static pc_stage_stats *stage_at(pc_worker *w, uint64_t intended)
     return w->st.stages ? &w->st.stages[sched_stage_of(&w->sc, intended)] : NULL;
 }
 
+/* The ramp row it was intended in, the same way (NULL: its stage holds
+ * its rate, or no stages). */
+static pc_stage_stats *step_at(pc_worker *w, uint64_t intended)
+{
+    int64_t i = w->st.steps ? sched_step_of(&w->sc, intended) : -1;
+
+    return i >= 0 && (uint64_t)i < w->st.nsteps ? &w->st.steps[i] : NULL;
+}
+
+/* A stage's or row's share of a request that ended: its corrected latency
+ * (corr < 0: none) and, when it was sent, its uncorrected latency and send
+ * lag. */
+static void row_latency(pc_stage_stats *g, const slot *s, uint64_t now, int64_t corr)
+{
+    if (!g)
+        return;
+    if (corr >= 0)
+        hdr_record(&g->latency, corr);
+    if (s->sent) {
+        hdr_record(&g->send_lag, (int64_t)(s->sent > s->ready ? s->sent - s->ready : 0));
+        if (corr >= 0)
+            hdr_record(&g->latency_u, (int64_t)(now > s->sent ? now - s->sent : 0));
+    }
+}
+
 
 /* Every latency sample goes to the run totals and to the current interval,
  * so that the intervals add up to the totals exactly. uncorrected < 0:
@@ -89,11 +114,12 @@ void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t
     }
     if (!w->cfg->batch_latency || w->depth < 2)
         rec_latency(w, (int64_t)(now - s->intended), (int64_t)(now - sent));
-    if ((sg = stage_at(w, s->intended))) {
-        sg->completed++;
-        sg->non2xx += !ok;
-        hdr_record(&sg->latency, (int64_t)(now - s->intended));
-    }
+    for (int r = 0; r < 2; r++)
+        if ((sg = r ? step_at(w, s->intended) : stage_at(w, s->intended))) {
+            sg->completed++;
+            sg->non2xx += !ok;
+            row_latency(sg, s, now, (int64_t)(now - s->intended));
+        }
     if (s->first_byte >= sent)
         hdr_record(&w->st.ttfb, (int64_t)(s->first_byte - sent));
 }
@@ -103,17 +129,17 @@ void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t
  * a lower bound of the truth: leaving them out is how tools hide stalls. */
 void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now)
 {
-    pc_stage_stats *sg = stage_at(w, s->intended);
+    pc_stage_stats *rows[2] = {stage_at(w, s->intended), step_at(w, s->intended)};
 
     if (warm(w, s->intended)) {
         w->warm_outcomes++;
         return;
     }
-    if (sg) {
-        sg->errors++;
-        if (kind == PC_ERR_TIMEOUT)
-            hdr_record(&sg->latency, (int64_t)(now - s->intended));
-    }
+    for (int r = 0; r < 2; r++)
+        if (rows[r]) {
+            rows[r]->errors++;
+            row_latency(rows[r], s, now, kind == PC_ERR_TIMEOUT ? (int64_t)(now - s->intended) : -1);
+        }
     rec_send_lag(w, s);
     if (kind == PC_ERR_TIMEOUT) {
         rec_latency(w, (int64_t)(now - s->intended),
@@ -146,16 +172,17 @@ static void never_sent_due(pc_worker *w, uint64_t intended, uint64_t count)
     w->ns_due[i] += count;
 }
 
-/* n never-sent requests of one stage, at latency lat (the bulk path's
- * chunks never straddle a stage). */
+/* n never-sent requests of one stage and ramp row, at latency lat (the
+ * bulk path's chunks never straddle either). */
 static void stage_never_sent(pc_worker *w, uint64_t intended, uint64_t lat, uint64_t n)
 {
-    pc_stage_stats *sg = stage_at(w, intended);
+    pc_stage_stats *rows[2] = {stage_at(w, intended), step_at(w, intended)};
 
-    if (sg) {
-        sg->never_sent += n;
-        hdr_record_n(&sg->latency, (int64_t)lat, (int64_t)n);
-    }
+    for (int r = 0; r < 2; r++)
+        if (rows[r]) {
+            rows[r]->never_sent += n;
+            hdr_record_n(&rows[r]->latency, (int64_t)lat, (int64_t)n);
+        }
 }
 
 void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now)
@@ -174,11 +201,12 @@ void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now)
 
 void record_interrupted(pc_worker *w, const slot *s)
 {
-    pc_stage_stats *sg = stage_at(w, s->intended);
+    pc_stage_stats *rows[2] = {stage_at(w, s->intended), step_at(w, s->intended)};
 
     w->st.interrupted++;
-    if (sg)
-        sg->interrupted++;
+    for (int r = 0; r < 2; r++)
+        if (rows[r])
+            rows[r]->interrupted++;
 }
 
 /* The schedule's requests [k, end) were never sent: counted in bulk, one
@@ -214,7 +242,7 @@ static void never_sent_range(pc_worker *w, uint64_t k, uint64_t end, uint64_t no
             k2 = b < k2 ? b : k2;
         }
         if (w->st.stages) {
-            uint64_t e = sched_stage_end(sc, sched_stage_of(sc, t));
+            uint64_t e = w->st.steps ? sched_step_end(sc, t) : sched_stage_end(sc, sched_stage_of(sc, t));
             uint64_t b = e == UINT64_MAX ? end : sched_count_before(sc, e);
 
             k2 = b < k2 ? b : k2;

@@ -101,6 +101,30 @@ double sched_expected(const sched *s, double t_s)
     }
 }
 
+double sched_rate_at(const sched *s, double t_s)
+{
+    uint32_t lo = 0, hi = s->nseg;
+    double lam, end;
+
+    if (!s->shaped)
+        return 1e9 / s->ns_per_req;
+    end = shape_end(s, &lam);
+    if (!s->nseg || t_s >= end)
+        return s->tail_rate;
+    if (t_s <= 0)
+        return s->seg[0].a;
+    /* The first stage that ends after t_s. */
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+
+        if (s->seg[mid].t0 + s->seg[mid].dur > t_s)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return s->seg[lo].a + s->seg[lo].c * (t_s - s->seg[lo].t0);
+}
+
 /* Lambda^-1(u): when (s after the start) the u-th unit of the rate's
  * integral is reached; INFINITY when the shape never gets there. */
 static double lam_inv(const sched *s, double u)
@@ -160,6 +184,67 @@ uint64_t sched_stage_end(const sched *s, uint32_t i)
     if (!s->shaped || i + 1 >= s->nseg)
         return UINT64_MAX;
     return to_ns(s, s->seg[i].t0 + s->seg[i].dur);
+}
+
+/* Stage i's ramp rows start at this index (its rate moves: c != 0). */
+static int64_t step_base(const sched *s, uint32_t i)
+{
+    int64_t base = 0;
+
+    if (s->seg[i].c == 0)
+        return -1;
+    for (uint32_t j = 0; j < i; j++)
+        base += s->seg[j].c != 0 ? PC_RAMP_STEPS : 0;
+    return base;
+}
+
+/* Which of stage i's rows t is in (0 .. PC_RAMP_STEPS - 1: before the
+ * stage, the first; after it, the last). */
+static uint32_t step_part(const sched *s, uint32_t i, uint64_t t)
+{
+    uint64_t t0 = to_ns(s, s->seg[i].t0), d = to_ns(s, s->seg[i].t0 + s->seg[i].dur) - t0;
+    uint64_t p = t <= t0 || !d ? 0 : (uint64_t)((double)(t - t0) * PC_RAMP_STEPS / (double)d);
+
+    return p >= PC_RAMP_STEPS ? PC_RAMP_STEPS - 1 : (uint32_t)p;
+}
+
+int64_t sched_step_of(const sched *s, uint64_t t)
+{
+    uint32_t i;
+    int64_t base;
+
+    if (!s->shaped || !s->nseg)
+        return -1;
+    i = sched_stage_of(s, t);
+    base = step_base(s, i);
+    return base < 0 ? -1 : base + step_part(s, i, t);
+}
+
+uint64_t sched_step_end(const sched *s, uint64_t t)
+{
+    uint32_t i, p;
+    uint64_t t0, t1;
+
+    if (!s->shaped || !s->nseg)
+        return UINT64_MAX;
+    i = sched_stage_of(s, t);
+    if (s->seg[i].c == 0)
+        return sched_stage_end(s, i);
+    p = step_part(s, i, t);
+    if (p + 1 == PC_RAMP_STEPS)
+        return sched_stage_end(s, i);
+    t0 = to_ns(s, s->seg[i].t0);
+    t1 = to_ns(s, s->seg[i].t0 + s->seg[i].dur);
+    /* The first time whose row is past p (step_part's own arithmetic). */
+    {
+        uint64_t e = t0 + (uint64_t)ceil((double)(t1 - t0) * (p + 1) / PC_RAMP_STEPS);
+
+        while (e > t0 && step_part(s, i, e - 1) > p)
+            e--;
+        while (step_part(s, i, e) <= p && e < t1)
+            e++;
+        return e;
+    }
 }
 
 /* ---- Poisson: cursors over the gap stream ---------------------------- */

@@ -83,12 +83,26 @@ uint64_t sched_shape_count_before(sched *s, uint64_t t);
  * all workers together (a shape's; rate * t for a constant one). */
 double sched_expected(const sched *s, double t_s);
 
+/* The rate (requests/s, all workers together) the schedule asks for at
+ * t_s s after the start: the shape's rate at that instant (a step's new
+ * rate from its first instant on; before the start, the first stage's
+ * starting rate; after the end, tail_rate), -R for a constant one. Over an
+ * interval, (sched_expected(b) - sched_expected(a)) / (b - a) is its mean. */
+double sched_rate_at(const sched *s, double t_s);
+
 /* The stage (0-based) that time t falls in: the first at or before the
  * start, the last after the end; 0 without stages. */
 uint32_t sched_stage_of(const sched *s, uint64_t t);
 
 /* When stage i ends (UINT64_MAX for the last one, and without stages). */
 uint64_t sched_stage_end(const sched *s, uint32_t i);
+
+/* The ramp row (pc_shape_steps: PC_RAMP_STEPS of equal time per stage
+ * whose rate moves, in stage order) that time t falls in, or -1 (no
+ * stages, or a stage that holds its rate); and when that row ends
+ * (UINT64_MAX: the last row of the last stage, or no row). */
+int64_t sched_step_of(const sched *s, uint64_t t);
+uint64_t sched_step_end(const sched *s, uint64_t t);
 
 /* Intended send time of this thread's k-th request: request n = index +
  * k * threads of the whole run, at n / rate, rounded to the nearest ns

@@ -562,7 +562,7 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
     w->tfd = -1;
     w->use_pwait2 = true;
     if (stats_init(&w->st) < 0 || (run->ntmpl > 1 && stats_init_urls(&w->st, run->ntmpl) < 0) ||
-        (cfg->shape.n && stats_init_stages(&w->st, cfg->shape.n) < 0) ||
+        (cfg->shape.n && stats_init_stages(&w->st, cfg->shape.n, pc_shape_steps(&cfg->shape)) < 0) ||
         ((cfg->out.gnuplot_path || cfg->format == PC_FORMAT_HEY_CSV) &&
          stats_init_recs(&w->st, w->quota) < 0))
         goto fail;

@@ -136,5 +136,17 @@ void net_quic_describe(void *session, const char **version, const char **cipher)
 int net_quic_session_data(void *session, void **data, size_t *len);
 /* Whether the server chose h3 with ALPN. */
 bool net_quic_alpn_h3(void *session);
+/* Why the server's certificate did not verify, in words with what to do
+ * ("not signed by a CA pacer trusts: give its CA with --cacert FILE, or
+ * drop --verify"), into buf; false when it did verify (or was not
+ * checked). */
+bool net_quic_verify_error(void *session, char *buf, size_t cap);
+
+/* TLS alert number a's name, as RFC 8446 6 spells it ("bad_certificate");
+ * "unknown" for a number it does not define. */
+const char *net_tls_alert_name(unsigned a);
+/* What a server's alert a during the handshake usually means, as ": ..."
+ * to follow its name ("" when nothing more is known). */
+const char *net_tls_alert_advice(unsigned a);
 
 #endif

@@ -144,3 +144,31 @@ bool net_quic_alpn_h3(void *session)
     return gnutls_alpn_get_selected_protocol(session, &p) == 0 && p.size == 2 &&
            memcmp(p.data, "h3", 2) == 0;
 }
+
+bool net_quic_verify_error(void *session, char *buf, size_t cap)
+{
+    unsigned st = gnutls_session_get_verify_cert_status(session);
+
+    if (!st)
+        return false;
+    if (st & GNUTLS_CERT_UNEXPECTED_OWNER)
+        snprintf(buf, cap, "certificate verify failed: not for this name (URL host, --host NAME)");
+    else if (st & (GNUTLS_CERT_SIGNER_NOT_FOUND | GNUTLS_CERT_SIGNER_NOT_CA))
+        snprintf(buf, cap, "certificate verify failed: no trusted CA signed it (--cacert FILE, or "
+                           "drop --verify)");
+    else if (st & GNUTLS_CERT_EXPIRED)
+        snprintf(buf, cap, "certificate verify failed: it has expired");
+    else if (st & GNUTLS_CERT_NOT_ACTIVATED)
+        snprintf(buf, cap, "certificate verify failed: it is not valid yet");
+    else {
+        gnutls_datum_t d = {NULL, 0};
+
+        if (gnutls_certificate_verification_status_print(st, GNUTLS_CRT_X509, &d, 0) == 0 &&
+            d.data)
+            snprintf(buf, cap, "certificate verify failed: %s", (const char *)d.data);
+        else
+            snprintf(buf, cap, "certificate verify failed (status 0x%x)", st);
+        gnutls_free(d.data);
+    }
+    return true;
+}

@@ -136,6 +136,69 @@ bool net_tls_resumed(net_conn *c)
     return c->ssl && SSL_session_reused(c->ssl);
 }
 
+const char *net_tls_alert_name(unsigned a)
+{
+    static const struct {
+        unsigned char n;
+        const char *name;
+    } alerts[] = {
+        {0, "close_notify"},          {10, "unexpected_message"},
+        {20, "bad_record_mac"},       {22, "record_overflow"},
+        {40, "handshake_failure"},    {42, "bad_certificate"},
+        {43, "unsupported_certificate"}, {44, "certificate_revoked"},
+        {45, "certificate_expired"},  {46, "certificate_unknown"},
+        {47, "illegal_parameter"},    {48, "unknown_ca"},
+        {49, "access_denied"},        {50, "decode_error"},
+        {51, "decrypt_error"},        {70, "protocol_version"},
+        {71, "insufficient_security"}, {80, "internal_error"},
+        {86, "inappropriate_fallback"}, {90, "user_canceled"},
+        {109, "missing_extension"},   {110, "unsupported_extension"},
+        {112, "unrecognized_name"},   {113, "bad_certificate_status_response"},
+        {115, "unknown_psk_identity"}, {116, "certificate_required"},
+        {120, "no_application_protocol"},
+    };
+
+    for (size_t i = 0; i < sizeof alerts / sizeof alerts[0]; i++)
+        if (alerts[i].n == a)
+            return alerts[i].name;
+    return "unknown";
+}
+
+const char *net_tls_alert_advice(unsigned a)
+{
+    switch (a) {
+    case 112: /* unrecognized_name */
+    case 80:  /* internal_error: Go servers (Caddy) send it for a name they have no certificate for */
+        return ": no certificate for this name? (--host NAME)";
+    case 120:
+        return ": the server refused the protocols offered";
+    case 40:
+        return ": no TLS parameters in common";
+    case 116:
+        return ": the server wants a client certificate";
+    default:
+        return "";
+    }
+}
+
+/* What to do about certificate check v's failure, after its name. */
+static const char *verify_advice(long v)
+{
+    switch (v) {
+    case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
+    case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
+    case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+        return " (no trusted CA signed it: --cacert FILE, or drop --verify)";
+    case X509_V_ERR_HOSTNAME_MISMATCH:
+    case X509_V_ERR_IP_ADDRESS_MISMATCH:
+        return " (not for this name: URL host, --host NAME)";
+    default:
+        return "";
+    }
+}
+
 /* Map an OpenSSL result to the transport convention. */
 static ssize_t map_err(net_conn *c, int r, char *err, size_t errlen)
 {
@@ -170,9 +233,16 @@ static ssize_t map_err(net_conn *c, int r, char *err, size_t errlen)
             ERR_error_string_n(code, buf, sizeof buf);
             if (ERR_GET_REASON(code) == SSL_R_CERTIFICATE_VERIFY_FAILED && v != X509_V_OK)
                 /* Which check failed: expired, self-signed, wrong name... */
-                snprintf(err, errlen, "TLS: certificate verify failed: %s",
-                         X509_verify_cert_error_string(v));
-            else if (ERR_GET_REASON(code) == SSL_R_WRONG_VERSION_NUMBER)
+                snprintf(err, errlen, "TLS: certificate verify failed: %s%s",
+                         X509_verify_cert_error_string(v), verify_advice(v));
+            else if (ERR_GET_REASON(code) >= SSL_AD_REASON_OFFSET &&
+                     ERR_GET_REASON(code) < SSL_AD_REASON_OFFSET + 256) {
+                unsigned a = (unsigned)(ERR_GET_REASON(code) - SSL_AD_REASON_OFFSET);
+
+                /* The server's alert, by its name and what it usually means. */
+                snprintf(err, errlen, "TLS: the server sent TLS alert %u %s%s", a,
+                         net_tls_alert_name(a), net_tls_alert_advice(a));
+            } else if (ERR_GET_REASON(code) == SSL_R_WRONG_VERSION_NUMBER)
                 snprintf(err, errlen, "TLS: the server did not answer in TLS (%s)", buf);
             else
                 snprintf(err, errlen, "TLS: %s", buf);

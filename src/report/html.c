@@ -13,6 +13,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -30,7 +31,10 @@ typedef struct html_series {
     char *name;
     size_t n;
     double *x, *y;
-    bool ref; /* a reference line: dashed, no markers */
+    bool ref;   /* a reference line: dashed, no markers */
+    bool limit; /* a reference that is a limit (an objective) */
+    bool steps; /* each value holds from its x to the next (the last: to xend) */
+    double xend;
 } html_series;
 
 struct html_chart {
@@ -219,6 +223,29 @@ void html_doc_verdict(html_doc *d, bool pass, const char *text)
           "</p>\n");
 }
 
+void html_doc_diagnosis(html_doc *d, const char *title, const char *text)
+{
+    const char *line = text ? text : "";
+    char *one;
+
+    if (!d)
+        return;
+    put(d, "<div class=\"pacer-diagnosis\" id=\"pacer-diagnosis\">");
+    block(d, "<p class=\"pacer-diagnosis-title\">", title, "</p>");
+    while (*line) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+
+        /* One paragraph a line (put_esc takes a string: through a copy). */
+        if (len && (one = strndup(line, len)) != NULL) {
+            block(d, "<p>", one, "</p>");
+            free(one);
+        }
+        line += len + (end != NULL);
+    }
+    put(d, "</div>\n");
+}
+
 /* Whether a cell reads as a number (perhaps with a unit or %), to align it
  * right: "1234", "-0.5", "12.30 ms", "99.9%". */
 static bool looks_numeric(const char *s)
@@ -342,6 +369,9 @@ static void add_series(html_chart *c, const char *name, size_t n, double *x, dou
     s->x = x;
     s->y = y;
     s->ref = ref;
+    s->limit = false;
+    s->steps = false;
+    s->xend = NAN;
     return;
 oom:
     free(nm);
@@ -400,6 +430,28 @@ void html_chart_reference(html_chart *c, const char *name, size_t n, const doubl
                           const double *y)
 {
     copy_series(c, name, n, x, y, true);
+}
+
+void html_chart_steps(html_chart *c, const char *name, size_t n, const double *x,
+                      const double *y, double xend)
+{
+    size_t had = c ? c->n : 0;
+
+    copy_series(c, name, n, x, y, false);
+    if (c && c->n > had) {
+        c->v[c->n - 1].steps = true;
+        c->v[c->n - 1].xend = xend;
+    }
+}
+
+void html_chart_limit(html_chart *c, const char *name, size_t n, const double *x,
+                      const double *y)
+{
+    size_t had = c ? c->n : 0;
+
+    copy_series(c, name, n, x, y, true);
+    if (c && c->n > had)
+        c->v[c->n - 1].limit = true;
 }
 
 void html_chart_categories(html_chart *c, size_t n, const char *const *names)
@@ -483,6 +535,16 @@ static void w_chart(json_w *w, const html_chart *c)
         if (s->ref) {
             json_w_key(w, "ref");
             json_w_bool(w, true);
+        }
+        if (s->limit) {
+            json_w_key(w, "limit");
+            json_w_bool(w, true);
+        }
+        if (s->steps) {
+            json_w_key(w, "steps");
+            json_w_bool(w, true);
+            json_w_key(w, "xend");
+            json_w_double(w, s->xend);
         }
         json_w_key(w, "x");
         json_w_arr_begin(w);

@@ -56,6 +56,11 @@ void html_doc_pre(html_doc *d, const char *text);     /* <pre> (e.g. the text re
  * <p class="pacer-verdict pass|fail">. */
 void html_doc_verdict(html_doc *d, bool pass, const char *text);
 
+/* A box that says what the run's numbers mean (who limited it): title,
+ * then each line of text a paragraph, <div class="pacer-diagnosis"
+ * id="pacer-diagnosis">. */
+void html_doc_diagnosis(html_doc *d, const char *title, const char *text);
+
 /* A table: cells has nrows * ncols strings (NULL: empty cell), row-major;
  * row 0 is the header row. caption may be NULL. Cells that read as a
  * number are right-aligned. */
@@ -78,6 +83,18 @@ void html_chart_series(html_chart *c, const char *name, size_t n, const double *
  * (<g class="series ref">). */
 void html_chart_reference(html_chart *c, const char *name, size_t n, const double *x,
                           const double *y);
+
+/* A line of per-interval values: as html_chart_series, but each y holds
+ * from its x to the next x (the last to xend; non-finite: it ends at its
+ * x), drawn as steps: a mean over an interval is flat across it. */
+void html_chart_steps(html_chart *c, const char *name, size_t n, const double *x,
+                      const double *y, double xend);
+
+/* A limit to read the others against (an --slo objective): as
+ * html_chart_reference, drawn dashed red and named at its right end
+ * (<g class="series ref limit">). */
+void html_chart_limit(html_chart *c, const char *name, size_t n, const double *x,
+                      const double *y);
 
 /* Name the x values: x = i (0 .. n-1) is labelled names[i] (copied), one
  * tick each, and markers' tooltips show the name; the series are then

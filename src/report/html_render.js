@@ -4,8 +4,10 @@
  *
  * It draws one SVG per chart from the JSON in the element #pacer-data
  * ({charts: [{title, xlabel, ylabel, xscale, yscale, xcategories?,
- * series: [{name, ref?, x: [...], y: [...]}]}]}; null for values that are
- * not finite) into the placeholder <figure id="pacer-chart-N">. Scales as
+ * series: [{name, ref?, limit?, steps?, xend?, x: [...], y: [...]}]}]}; null
+ * for values that are not finite) into the placeholder <figure
+ * id="pacer-chart-N">; a limit is drawn red and named at its end, steps
+ * hold each value to the next x (the last to xend). Scales as
  * in html.h (0 linear, 1 log, 2 percentile); linear axes get 1-2-5 ticks
  * and start at 0 on y when the data is not negative; log axes get decades
  * (with 2..9 grid lines up to six decades, labelled 2 and 5 up to two); the
@@ -14,8 +16,10 @@
  *
  * What tests/tools/html_check.sh reads: <body data-rendered=N> once done,
  * each <svg class="pacer-chart"> with data-title and data-series (the
- * number of series drawn), its <g class="series" data-name=...> and
- * <text class="xtick">, and every error in <body data-errors>.
+ * number of series drawn), data-xmap / data-ymap ("lo hi from to scale":
+ * axis coordinate lo..hi drawn at pixel from..to), its <g class="series"
+ * data-name=...> with the drawn <path>, <text class="xtick">, and every
+ * error in <body data-errors>.
  * The page's Content-Security-Policy admits inline scripts. Nothing here
  * may hold what would end the script element early or open an HTML comment
  * in it (scripts/embed.sh refuses such a file).
@@ -25,7 +29,7 @@
 var NS = 'http://www.w3.org/2000/svg';
 var COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2',
               '#17becf', '#7f7f7f', '#bcbd22'];
-var DASHES = ['none', '7 3', '2 3', '9 3 2 3'], REF = '#555';
+var DASHES = ['none', '7 3', '2 3', '9 3 2 3'], REF = '#555', LIMIT = '#c62828';
 var W = 900, PL = 76, PR = 24, PT = 14, PH = 300, MAXMARKS = 400;
 
 function note(msg) {
@@ -176,6 +180,13 @@ function render(fig, c) {
         ymax = Math.max(ymax, ty);
       }
     }
+    /* Steps: the last value holds to xend, which the x axis spans too. */
+    tx = s.steps ? fwd(xs, s.xend) : NaN;
+    if (isFinite(tx)) {
+      xmin = Math.min(xmin, tx);
+      xmax = Math.max(xmax, tx);
+      if (tx !== Math.round(tx)) xint = false;
+    }
     pts.push(p);
   });
   /* With nothing finite to span, a default range (log: 1..10). */
@@ -209,7 +220,7 @@ function render(fig, c) {
   series.forEach(function (s, i) {
     var empty = !pts[i].some(function (q) { return q !== null; });
     var label = String(s.name) + (empty ? ' (no data)' : '');
-    var w = 44 + label.length * 7;
+    var w = 44 + label.length * 7.6;
     if (lx + w > x1 && lx > x0) {
       lx = x0;
       ly += 20;
@@ -219,8 +230,12 @@ function render(fig, c) {
   });
   var legendTop = y1 + 58 + below, H = legendTop + (series.length ? ly + 20 : 0) + 6;
 
+  /* The axes' mapping (axis coordinates to pixels), for whoever checks
+   * the drawn paths against the data (tests/tools/html_check.sh). */
   var svg = el('svg', {'class': 'pacer-chart', viewBox: '0 0 ' + W + ' ' + H, role: 'img',
-                       'aria-label': c.title, 'data-title': c.title});
+                       'aria-label': c.title, 'data-title': c.title,
+                       'data-xmap': [ax.lo, ax.hi, x0, x1, cats ? 0 : xs].join(' '),
+                       'data-ymap': [ay.lo, ay.hi, y1, y0, ys].join(' ')});
   var g = el('g', {'class': 'axes'}, svg);
   ax.ticks.forEach(function (t) {
     var x = sx(t.t);
@@ -253,28 +268,46 @@ function render(fig, c) {
   var paths = {}, dashes = [];
   series.forEach(function (s, i) {
     var color = colorOf(i), dash = dashOf(i);
-    var p = pts[i], d = '', pen = false, count = 0, stride, sg, marks;
+    var p = pts[i], d = '', pen = false, count = 0, stride, sg, marks, last = null;
+    var end = s.steps ? fwd(xs, s.xend) : NaN;
+    var at = function (tx, ty) {
+      return sx(tx).toFixed(2) + ' ' + sy(ty).toFixed(2);
+    };
     p.forEach(function (q) {
       if (q === null) {
         pen = false;
+        last = null;
         return;
       }
-      d += (pen ? 'L' : 'M') + sx(q[0]).toFixed(2) + ' ' + sy(q[1]).toFixed(2);
+      /* Steps: across to this x at the last value, then up or down. */
+      if (s.steps && pen && last) d += 'L' + at(q[0], last[1]);
+      d += (pen ? 'L' : 'M') + at(q[0], q[1]);
       pen = true;
+      last = q;
       count++;
     });
+    if (s.steps && last && isFinite(end) && end > last[0] && p[p.length - 1] !== null)
+      d += 'L' + at(end, last[1]);
     if (!count) return;
     drawn++;
     if (paths[d]) dash = ['6 5', '2 4', '10 4 2 4'][(paths[d] - 1) % 3];
     paths[d] = (paths[d] || 0) + 1;
     dashes[i] = dash;
-    sg = el('g', {'class': s.ref ? 'series ref' : 'series', 'data-name': String(s.name)},
-            svg);
+    sg = el('g', {'class': s.limit ? 'series ref limit' : s.ref ? 'series ref' : 'series',
+                  'data-name': String(s.name)}, svg);
     if (s.ref) {
-      /* A line to read the others against: dashed grey, no markers. */
-      var line = el('path', {d: d, fill: 'none', stroke: REF, 'stroke-width': 1.6,
-                             'stroke-dasharray': '6 4'}, sg);
+      /* A line to read the others against: dashed grey, no markers; a
+       * limit (an objective) dashed red, named at its right end. */
+      var line = el('path', {d: d, fill: 'none', stroke: s.limit ? LIMIT : REF,
+                             'stroke-width': 1.6, 'stroke-dasharray': s.limit ? '4 3' : '6 4'},
+                    sg);
       el('title', {}, line).textContent = String(s.name);
+      if (s.limit) {
+        var end = null;
+        p.forEach(function (q) { if (q !== null) end = q; });
+        text(sg, sx(end[0]) - 4, sy(end[1]) - 5, String(s.name),
+             {'text-anchor': 'end', 'class': 'limit-label', fill: LIMIT});
+      }
       return;
     }
     el('path', {d: d, fill: 'none', stroke: color, 'stroke-width': 1.8,
@@ -293,8 +326,8 @@ function render(fig, c) {
 
   var lg = el('g', {'class': 'legend'}, svg);
   items.forEach(function (it, i) {
-    var ref = !!series[i].ref, color = ref ? REF : colorOf(i);
-    var dash = ref ? '6 4' : dashes[i] || dashOf(i);
+    var ref = !!series[i].ref, color = series[i].limit ? LIMIT : ref ? REF : colorOf(i);
+    var dash = series[i].limit ? '4 3' : ref ? '6 4' : dashes[i] || dashOf(i);
     var y = legendTop + it.y, row = el('g', it.empty ? {opacity: 0.5} : {}, lg);
     el('line', {x1: it.x, x2: it.x + 26, y1: y, y2: y, stroke: color, 'stroke-width': 2,
                 'stroke-dasharray': dash}, row);

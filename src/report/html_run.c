@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "engine/sched.h"
 #include "report/html.h"
 #include "report/report.h"
 #include "report/slo.h"
@@ -111,12 +112,14 @@ static void command(html_doc *d, const pc_rundesc *run)
     free(buf);
 }
 
-/* With --slo: the verdict, then each objective against what was measured. */
+/* With --slo: the verdict, then each objective against what was measured
+ * (for errors, what was counted as failed). */
 static void objectives(html_doc *d, const pc_rundesc *run, const pc_results *res)
 {
     const pc_slo *slo = run->slo;
     pc_verdict v[SLO_MAX];
-    tbl tb = {.ncols = 3}, *t = &tb;
+    tbl tb = {.ncols = 4}, *t = &tb;
+    char counted[CELL];
     char line[160];
     size_t failed = 0;
     bool all;
@@ -132,10 +135,35 @@ static void objectives(html_doc *d, const pc_rundesc *run, const pc_results *res
     else
         snprintf(line, sizeof line, "SLO FAILED: %zu of %zu objectives not met", failed, slo->n);
     html_doc_verdict(d, all, line);
-    row(t, "Objective", "Measured", "Verdict", NULL);
-    for (size_t i = 0; i < slo->n && t->nrows < ROWS; i++)
-        row(t, slo->v[i].text, v[i].shown, v[i].pass ? "PASS" : "FAIL", NULL);
+    row(t, "Objective", "Measured", "Verdict", "Counted as failed", NULL);
+    for (size_t i = 0; i < slo->n && t->nrows < ROWS; i++) {
+        counted[0] = 0;
+        if (slo->v[i].metric == SLO_ERRORS && !v[i].none)
+            slo_failed_parts(counted, sizeof counted, &slo->v[i], run->rate, &res->st);
+        row(t, slo->v[i].text, v[i].shown, v[i].pass ? "PASS" : "FAIL", counted, NULL);
+    }
     table(d, NULL, t);
+}
+
+/* Who limited the run, in a box of its own near the top, in the words of
+ * the text report (report_verdict); nothing when it says nothing. */
+static int verdict_box(html_doc *d, const pc_rundesc *run, const pc_results *res)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+
+    if (!m)
+        return -ENOMEM;
+    report_verdict(m, run, res, "");
+    if (fclose(m) != 0) {
+        free(buf);
+        return -ENOMEM;
+    }
+    if (len)
+        html_doc_diagnosis(d, "Who limited this run", buf);
+    free(buf);
+    return 0;
 }
 
 /* What was run, in one paragraph. */
@@ -201,11 +229,16 @@ static void summary(html_doc *d, const pc_rundesc *run, const pc_results *res)
             k == PC_ERR_CONNECT && !st->why[k][0] ? "failed connection attempts" : st->why[k],
             NULL);
     }
-    row(t, "Never sent", u64(a, st->never_sent), "still queued when the run ended", NULL);
+    row(t, "Never sent", u64(a, st->never_sent),
+        "still queued when the run ended: never written to the server, no error from it",
+        NULL);
     if (st->interrupted)
         row(t, "Interrupted", u64(a, st->interrupted), "in flight when the drain was cut short",
             NULL);
     row(t, "Non-2xx or 3xx responses", u64(a, st->non2xx), "", NULL);
+    row(t, "Failed (all kinds)", u64(a, stats_failed(st)),
+        "timed out + errors + never sent + interrupted + non-2xx/3xx: what --slo errors counts",
+        NULL);
     snprintf(a, sizeof a, "%.2f", rps);
     if (run->rate > 0)
         snprintf(b, sizeof b, "requested %.2f requests/s (%.1f%% of it)", run->rate,
@@ -277,7 +310,7 @@ static void point_latency(const pc_point *p, double out[3])
 
 /* The errors chart, or one line when it would only draw zeros. */
 static void errors_over_time(html_doc *d, const pc_rundesc *run, const pc_stats *st,
-                             const pc_series *s, const double *x, double *v)
+                             const pc_series *s, const double *x, double xend, double *v)
 {
     const char *xl = "Time since start (s)";
     double *err = v, *tmo = v + s->n, *non2xx = v + 2 * s->n, *never = v + 3 * s->n;
@@ -312,13 +345,107 @@ static void errors_over_time(html_doc *d, const pc_rundesc *run, const pc_stats 
     }
     c = html_doc_chart(d, "Errors over time", xl, HTML_LINEAR, "Requests per interval",
                        HTML_LINEAR);
-    html_chart_series(c, "errors (all failures)", s->n, x, err);
-    html_chart_series(c, "timeouts", s->n, x, tmo);
-    html_chart_series(c, "non-2xx/3xx", s->n, x, non2xx);
+    html_chart_steps(c, "errors (all failures)", s->n, x, err, xend);
+    html_chart_steps(c, "timeouts", s->n, x, tmo, xend);
+    html_chart_steps(c, "non-2xx/3xx", s->n, x, non2xx, xend);
     /* Only where the points account for them (a series read back from a
      * file may not say which of its errors were never sent). */
     if (st->never_sent && never_sum == st->never_sent)
-        html_chart_series(c, "never sent (in the interval due)", s->n, x, never);
+        html_chart_steps(c, "never sent (in the interval due)", s->n, x, never, xend);
+}
+
+/* The rate the schedule asked for, as a line over the measured period,
+ * [0, run_s]: a point at each end of each stage (a step's start at the
+ * previous stage's end, so a step is drawn as one, a ramp as a slope),
+ * nothing after the end; without stages -R from 0 to the end. Scaled to
+ * run->rate (merged runs add their rates). n points into x, y (room for
+ * 2 * PC_MAX_STAGES + 2). */
+static size_t target_line(const pc_rundesc *run, double run_s, double *x, double *y)
+{
+    const pc_shape *sh = &run->shape;
+    double t0 = 0, scale = 1, lam;
+    size_t n = 0;
+    sched sc;
+
+    if (!sh->n || !(run_s > 0)) {
+        x[0] = 0, y[0] = run->rate;
+        x[1] = run_s > 0 ? run_s : 0, y[1] = run->rate;
+        return 2;
+    }
+    sched_init_run(&sc, 0, sh, run->rate, 1, 0);
+    lam = sched_expected(&sc, run_s);
+    if (lam > 0 && run->rate > 0)
+        scale = run->rate / (lam / run_s);
+    for (uint32_t i = 0; i < sh->n && t0 < run_s; i++) {
+        double dur = (double)sh->stages[i].dur_ns / 1e9, t1 = t0 + dur;
+        double a = sc.seg[i].a, b = sh->stages[i].rate;
+
+        if (t1 > run_s) {
+            b = a + (b - a) * (run_s - t0) / dur;
+            t1 = run_s;
+        }
+        x[n] = t0, y[n++] = a * scale;
+        x[n] = t1, y[n++] = b * scale;
+        t0 = t1;
+    }
+    /* A run longer than its stages holds the last rate to its end. */
+    if (t0 < run_s && n) {
+        x[n] = run_s, y[n] = y[n - 1];
+        n++;
+    }
+    return n;
+}
+
+/* Each --slo latency limit as a horizontal line on a latency chart: on the
+ * chart over time (corrected objectives: p50..., mean, max) from x0 to x1,
+ * or a stage's own from its start to its end; on the percentile spectrum
+ * (corrected and uncorrected), a pN limit up to N, a max across. */
+static void slo_lines(html_chart *c, const pc_rundesc *run, bool spectrum, double x0, double x1)
+{
+    const pc_slo *slo = run->slo;
+
+    for (size_t i = 0; slo && i < slo->n; i++) {
+        const pc_objective *o = &slo->v[i];
+        double x[2] = {x0, x1}, y[2];
+        char name[96];
+
+        if (o->lag || (o->metric != SLO_PCT && o->metric != SLO_MEAN && o->metric != SLO_MAX_LAT))
+            continue;
+        if (spectrum ? o->metric == SLO_MEAN || o->stage : o->uncorrected)
+            continue;
+        if (spectrum && o->metric == SLO_PCT) {
+            if (o->pct >= 100)
+                continue;
+            x[1] = o->pct;
+        }
+        if (!spectrum && o->stage) {
+            if (o->stage > run->shape.n)
+                continue;
+            x[0] = stage_start_s(&run->shape, o->stage - 1);
+            x[1] = fmin(x1, x[0] + (double)run->shape.stages[o->stage - 1].dur_ns / 1e9);
+        }
+        y[0] = y[1] = o->value / 1e6;
+        snprintf(name, sizeof name, "SLO %s", o->text);
+        html_chart_limit(c, name, 2, x, y);
+    }
+}
+
+/* The last percentile the spectra of a and b draw (html_chart_spectrum
+ * leaves the closing 100% step out); 99 when both are empty. */
+static double spectrum_end(const hdr_hist *a, const hdr_hist *b)
+{
+    const hdr_hist *h[2] = {a, b};
+    double end = 0;
+
+    for (int k = 0; k < 2; k++) {
+        hdr_pct_iter it;
+
+        hdr_pct_iter_init(&it, h[k], 5);
+        while (hdr_pct_iter_next(&it))
+            if (!it.is_last && it.percentile < 100 && it.percentile > end)
+                end = it.percentile;
+    }
+    return end > 0 ? end : 99;
 }
 
 /* The largest finite value of v (0 if none). */
@@ -332,7 +459,7 @@ static double peak(const double *v, size_t n)
     return m;
 }
 
-static int over_time(html_doc *d, const pc_rundesc *run, const pc_stats *st,
+static int over_time(html_doc *d, const pc_rundesc *run, const pc_results *res,
                      const pc_series *s)
 {
     const char *xl = "Time since start (s)";
@@ -346,12 +473,20 @@ static int over_time(html_doc *d, const pc_rundesc *run, const pc_stats *st,
         return 0;
     }
     n = s->n;
-    v = malloc(10 * n * sizeof *v);
+    v = malloc((10 * n + 4 * PC_MAX_STAGES + 4) * sizeof *v);
     if (!v)
         return -ENOMEM;
     {
         double *x = v, *p50 = v + n, *p99 = v + 2 * n, *max = v + 3 * n;
-        double *rate = v + 4 * n, *req = v + 5 * n, *rest = v + 6 * n;
+        double *rate = v + 4 * n, *rest = v + 6 * n;
+        double *tx = v + 10 * n, *ty = tx + 2 * PC_MAX_STAGES + 2;
+        double run_s = (double)res->duration_ns / 1e9;
+        size_t tn = target_line(run, run_s, tx, ty);
+        /* Each interval's figures are drawn flat across it, to its end;
+         * not past the measured period (what came in after an open-loop
+         * schedule ended is a point of its own at the end). */
+        double xend = fmin(s->v[n - 1].start_s - s->v[0].start_s + s->v[n - 1].length_s,
+                           fmax(run_s, s->v[n - 1].start_s - s->v[0].start_s));
         char text[160];
 
         for (size_t i = 0; i < n; i++) {
@@ -364,26 +499,30 @@ static int over_time(html_doc *d, const pc_rundesc *run, const pc_stats *st,
             p99[i] = lat[1];
             max[i] = lat[2];
             rate[i] = p->length_s > 0 ? (double)p->completed / p->length_s : NAN;
-            req[i] = report_shape_rate(run, x[i], x[i] + p->length_s);
         }
         snprintf(text, sizeof text,
-                 "%zu intervals of %.3g s; each point is an interval, placed at its start.", n,
+                 "%zu intervals of %.3g s; each point is an interval, placed at its start "
+                 "and drawn flat across it.", n,
                  s->interval_s);
         html_doc_text(d, text);
         c = html_doc_chart(d, "Latency over time (corrected)", xl, HTML_LINEAR, "Latency (ms)",
                            HTML_LOG);
-        html_chart_series(c, "p50", n, x, p50);
-        html_chart_series(c, "p99", n, x, p99);
-        html_chart_series(c, "max", n, x, max);
+        html_chart_steps(c, "p50", n, x, p50, xend);
+        html_chart_steps(c, "p99", n, x, p99, xend);
+        html_chart_steps(c, "max", n, x, max, xend);
+        slo_lines(c, run, false, 0, fmax(run_s, x[n - 1]));
         report_html_stage_marks(c, run, peak(p50, n) / 10, peak(max, n));
         c = html_doc_chart(d, "Throughput", xl, HTML_LINEAR, "Responses per second",
                            HTML_LINEAR);
-        html_chart_series(c, "completed/s", n, x, rate);
+        html_chart_steps(c, "completed/s", n, x, rate, xend);
         if (run->rate > 0)
-            html_chart_reference(c, run->shape.n ? "requested (--stages)" : "requested (-R)", n,
-                                 x, req);
-        report_html_stage_marks(c, run, 0, fmax(peak(rate, n), peak(req, n)));
-        errors_over_time(d, run, st, s, x, rest);
+            html_chart_reference(c, !run->shape.n            ? "requested (-R)"
+                                    : run->shape.ramp_over_d ? "requested (-R A..B)"
+                                                             : "requested (--stages)",
+                                 tn, tx, ty);
+        report_html_stage_marks(c, run, 0,
+                                fmax(peak(rate, n), run->rate > 0 ? peak(ty, tn) : 0));
+        errors_over_time(d, run, &res->st, s, x, xend, rest);
     }
     free(v);
     return 0;
@@ -451,6 +590,7 @@ int report_html(FILE *f, const pc_rundesc *run, const pc_results *res, const pc_
         return -ENOMEM;
     command(d, run);
     shape(d, run, res);
+    rc = verdict_box(d, run, res);
     objectives(d, run, res);
     html_doc_heading(d, "Summary");
     summary(d, run, res);
@@ -462,9 +602,11 @@ int report_html(FILE *f, const pc_rundesc *run, const pc_results *res, const pc_
                        "Latency (ms)", HTML_LOG);
     html_chart_spectrum(c, "corrected", &st->latency, 1e6);
     html_chart_spectrum(c, "uncorrected", &st->latency_u, 1e6);
+    slo_lines(c, run, true, 0, spectrum_end(&st->latency, &st->latency_u));
 
     report_html_stages(d, run, res);
-    rc = over_time(d, run, st, series);
+    if (rc == 0)
+        rc = over_time(d, run, res, series);
     breakdown(d, st);
     if (rc == 0)
         rc = text_report(d, run, res);

@@ -11,6 +11,7 @@
 
 
 #include "report/report.h"
+#include "report/verdict.h"
 #include "report/slo.h"
 #include "report/stages.h"
 #include "stats/hdr_codec.h"
@@ -489,8 +490,29 @@ void report_json_obj(json_w *wp, const pc_rundesc *cfg, const pc_results *res, c
             report_json_hist(wp, key, stats_cfield(st, f)); /* per mille / 1e3: a fraction */
     }
     w_counters(wp, st, "client", NULL, NULL);
-    json_w_kbool(wp, "limited", report_client_limited(res));
+    json_w_kbool(wp, "limited", report_client_limited(cfg, res));
     json_w_obj_end(wp);
+
+    /* Who limited the run: the verdict line, and whom it names. */
+    {
+        report_judgement j;
+
+        report_judge(cfg, res, &j);
+        json_w_key(wp, "diagnosis");
+        json_w_obj_begin(wp);
+        json_w_kstr(wp, "by", report_by_name(j.by));
+        json_w_key(wp, "text");
+        if (j.verdict[0])
+            json_w_str(wp, j.verdict);
+        else
+            json_w_null(wp);
+        json_w_key(wp, "rate_note");
+        if (j.short_of_rate)
+            json_w_str(wp, j.rate_note);
+        else
+            json_w_null(wp);
+        json_w_obj_end(wp);
+    }
 
     json_w_key(wp, "thread_rate");
     json_w_obj_begin(wp);

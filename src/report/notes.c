@@ -9,6 +9,7 @@
 
 #include "util/units.h"
 #include "report/report.h"
+#include "report/verdict.h"
 #include "stats/hdr.h"
 
 static void fmt_pct(const hdr_hist *h, double p, char *buf, size_t cap)
@@ -25,7 +26,7 @@ void report_notes(FILE *f, const pc_rundesc *run, const pc_results *res, const c
 
         units_fmt_time_us((double)run->duration_ns / 1e3, d, sizeof d);
         fprintf(f, "%sStopped by -d %s after %" PRIu64 " of %" PRIu64 " requests (-n)\n", indent,
-                d, stats_outcomes(st) + res->warmup_outcomes, run->requests);
+                d, stats_outcomes(st), run->requests);
     }
     if (st->addr_fallbacks)
         fprintf(f,
@@ -79,28 +80,12 @@ static void fmt_busy(const hdr_hist *b, char *buf, size_t cap)
                                     (double)v / 10);
 }
 
-/* The send lag's p99 less the largest slack in force (ns): lateness within
- * the slack was pacer's choice, and shown; what counts is the lag beyond it. */
-static double lag_beyond_slack(const pc_stats *st)
+bool report_client_limited(const pc_rundesc *run, const pc_results *res)
 {
-    double p99 = st->send_lag.total_count ? (double)hdr_value_at_percentile(&st->send_lag, 99) : 0;
+    report_judgement j;
 
-    if (st->slack.total_count)
-        p99 = p99 > (double)hdr_max(&st->slack) ? p99 - (double)hdr_max(&st->slack) : 0;
-    return p99;
-}
-
-bool report_client_limited(const pc_results *res)
-{
-    const pc_stats *st = &res->st;
-    double p99 = lag_beyond_slack(st);
-    double p50 = st->latency.total_count ? (double)hdr_value_at_percentile(&st->latency, 50) : 0;
-
-    /* A few microseconds are how long a sleeping thread takes to run
-     * again: the relative test starts at REPORT_LAG_FLOOR_NS. */
-    if (p99 > 1e6 || (p99 > 0.1 * p50 && p99 > REPORT_LAG_FLOOR_NS))
-        return true;
-    return st->busy.total_count && hdr_max(&st->busy) > 900;
+    report_judge(run, res, &j);
+    return j.by == REPORT_BY_CLIENT;
 }
 
 /* "; slack adaptive (p50 X, max Y)", "; slack D (--slack)", or nothing
@@ -122,20 +107,6 @@ static void fmt_slack(const pc_rundesc *run, const pc_stats *st, char *buf, size
     snprintf(buf, cap, "; slack adaptive (p50 %s, max %s)", a, b);
 }
 
-/* The lag's p99 as text: with a slack in force, named with what of it
- * lies beyond the slack, which is what the diagnosis weighs. */
-static void fmt_lag_p99(const pc_stats *st, const char *p99, char *buf, size_t cap)
-{
-    if (st->slack.total_count && hdr_max(&st->slack) > 0) {
-        char beyond[32];
-
-        units_fmt_time_us(lag_beyond_slack(st) / 1e3, beyond, sizeof beyond);
-        snprintf(buf, cap, "%s, %s beyond the slack", p99, beyond);
-    } else {
-        snprintf(buf, cap, "%s", p99);
-    }
-}
-
 void report_send_lag(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent)
 {
     const pc_stats *st = &res->st;
@@ -143,6 +114,8 @@ void report_send_lag(FILE *f, const pc_rundesc *run, const pc_results *res, cons
 
     if (!st->send_lag.total_count && !st->busy.total_count)
         return; /* a result file from before pacer measured it */
+    if (run->rate <= 0)
+        return; /* a closed loop has no schedule to be late for (a busy thread: the verdict) */
     fmt_pct(&st->send_lag, 50, p50, sizeof p50);
     fmt_pct(&st->send_lag, 99, p99, sizeof p99);
     fmt_pct(&st->send_lag, 100, max, sizeof max);
@@ -154,32 +127,9 @@ void report_send_lag(FILE *f, const pc_rundesc *run, const pc_results *res, cons
 
 void report_verdict(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent)
 {
-    const pc_stats *st = &res->st;
-    char p99[32], lat[32], p99x[96];
+    report_judgement j;
 
-    if (!report_client_limited(res))
-        return;
-    fmt_pct(&st->send_lag, 99, p99, sizeof p99);
-    fmt_pct(&st->latency, 50, lat, sizeof lat);
-    fmt_lag_p99(st, p99, p99x, sizeof p99x);
-    if (run->rate <= 0 && st->busy.total_count && hdr_max(&st->busy) > 900)
-        /* A closed loop sends as fast as answers come: a busy thread means
-         * the load was what pacer could make, not what the server takes. */
-        fprintf(f,
-                "%sThe client, not the server, limited this run: a thread was busy %.0f%% of "
-                "the time, so the load was what pacer's threads could make; use more threads "
-                "(-t), or more machines (pacer report merges their results)\n",
-                indent, (double)hdr_max(&st->busy) / 10);
-    else if (st->busy.total_count && hdr_max(&st->busy) > 500)
-        fprintf(f,
-                "%sThe client, not the server, limited this run: a thread was busy %.0f%% of "
-                "the time and sent late (lag p99 %s; latency p50 %s); use more threads (-t), "
-                "--slack, or more machines (pacer report merges their results)\n",
-                indent, (double)hdr_max(&st->busy) / 10, p99x, lat);
-    else
-        fprintf(f,
-                "%sThe client, not the server, limited this run: its threads were not busy but "
-                "woke late (lag p99 %s; latency p50 %s): a loaded or virtual machine; give "
-                "pacer CPUs of its own (taskset), or more machines\n",
-                indent, p99x, lat);
+    report_judge(run, res, &j);
+    if (j.verdict[0])
+        fprintf(f, "%s%s\n", indent, j.verdict);
 }

@@ -5,25 +5,33 @@
  * engine's ticks (short intervals that add up to the reporting intervals,
  * so the view changes nothing that is recorded):
  *
- *   [######..............] 3.1s/10.00s  6.9s left
- *   req/s  4998 now  target 5000 (100%)  4990 average  15490 done
- *   latency  p50 1.21ms  p99 3.40ms  max 9.87ms  (so far)
+ *   [######..............] 3.1s/10.00s  6.9s left  stage 2/3 (1500 req/s)
+ *   req/s  1498 now  target 1500 (100%)  1190 average  15490 done
+ *   latency now  p50 1.19ms  p99 3.02ms  max 5.10ms  (last 1.0s)
+ *   latency so far  p50 1.21ms  p99 3.40ms  max 9.87ms
  *   status  200: 15488  503: 2
  *   errors 3  timeout 2  read 1
  *     <=  1.00ms |##########          | 9120
  *     ...
  *
- * elapsed against -d (or requests ended against -n), the rate of the last
- * second against -R, corrected percentiles of everything so far, responses
- * by status code, failed requests by cause and a small latency histogram.
- * `connecting N connections...` is shown before the connections open. No
- * line is wider than the terminal (its size is read at every redraw, so a
- * resize is followed), nor the view taller; it is erased before the report.
+ * elapsed against -d (or requests ended against -n), under a load shape
+ * the stage the schedule is in and what it asks for; the rate of the last
+ * second against what the schedule asked for over that second (-R, or the
+ * shape's mean there); corrected percentiles of the last second and of
+ * everything so far, responses by status code, failed requests by cause
+ * and a small latency histogram. `connecting N connections...` is shown
+ * before the connections open. No line is wider than the terminal (its
+ * size is read at every redraw, so a resize is followed): a line too wide
+ * leaves out whole fields, never part of one; nor is the view taller; it
+ * is erased before the report.
  *
- * Not a terminal (--progress into a file or pipe): one line per reporting
- * interval (--interval), never rewritten:
+ * Not a terminal (--progress into a file or pipe), or TERM=dumb: one line
+ * per reporting interval (--interval), never rewritten, no escapes:
  *
  *   [##########..........] 5.0s/10.00s  4998 req/s  p50 1.21ms  p99 3.40ms  errors 0
+ *
+ * (under a shape, after the elapsed time, "stage 2/3" and after the rate,
+ * "target N": the interval's own).
  *
  * Stdout is never touched.
  */

@@ -56,15 +56,14 @@ void report_outcomes(FILE *f, const pc_stats *st, const char *label);
 
 /* Send lag under this much is scheduling noise, whatever the latency. */
 #define REPORT_LAG_FLOOR_NS 20000.0
-/* The run was limited by the client: its send lag p99 (less the largest
- * slack in force) over 1 ms, or over 10% of the corrected p50 (and over
- * REPORT_LAG_FLOOR_NS), or a thread busy over 90% of the time. */
-bool report_client_limited(const pc_results *res);
-/* "Send lag (pacer's own): ..." (the wrk layout, after Transfer/sec). */
+/* The run was limited by the client: the verdict (report/verdict.h,
+ * docs/methodology.md "Who limited the run") blames it. */
+bool report_client_limited(const pc_rundesc *run, const pc_results *res);
+/* "Send lag (pacer's own): ..." (the wrk layout, after Transfer/sec): a
+ * run with a schedule (-R) only. */
 void report_send_lag(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent);
 /* Who limited the run, when the report can tell (every layout prints it
- * after the send lag; the HTML page at its top): today, when
- * report_client_limited(), that the client did and what to do. */
+ * after the send lag; the HTML page at its top): report_judge's verdict. */
 void report_verdict(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent);
 
 /* Responses per second of the measured period (wrk's Requests/sec). */

@@ -310,6 +310,43 @@ static void eval_one(const pc_objective *o, double rate, const pc_results *res, 
     v->pass = holds(o->op, v->measured, o->value);
 }
 
+/* What an errors objective counted as failed, by kind, non-zero kinds only:
+ * a share of never-sent requests (queued behind the connections, never
+ * written) is as much a failure to --slo errors as a reset, and says so. */
+void slo_failed_parts(char *buf, size_t cap, const pc_objective *o, double rate,
+                         const pc_stats *st)
+{
+    uint64_t v[6] = {0};
+    static const char *const what[6] = {
+        "never sent (still queued when the run ended: never written to the server)",
+        "timed out", "read, write or protocol errors", "interrupted in flight",
+        "non-2xx/3xx responses", "failed connection attempts (closed loop)"};
+    size_t n = 0;
+
+    if (o->stage && st->stages && o->stage <= st->nstages) {
+        const pc_stage_stats *g = &st->stages[o->stage - 1];
+
+        v[0] = g->never_sent;
+        v[2] = g->errors; /* a stage keeps its errors as one count, timeouts too */
+        v[3] = g->interrupted;
+        v[4] = g->non2xx;
+    } else {
+        v[0] = st->never_sent;
+        v[1] = st->err[PC_ERR_TIMEOUT];
+        v[2] = st->err[PC_ERR_READ] + st->err[PC_ERR_WRITE] + st->err[PC_ERR_PROTOCOL];
+        v[3] = st->interrupted;
+        v[4] = st->non2xx;
+        v[5] = rate > 0 ? 0 : st->connect_errors;
+    }
+    buf[0] = 0;
+    for (int i = 0; i < 6 && n < cap; i++)
+        if (v[i])
+            n += (size_t)snprintf(buf + n, cap - n, "%s%" PRIu64 " %s", n ? "; " : "", v[i],
+                                  o->stage && i == 2 ? "errors or timeouts" : what[i]);
+    if (!n)
+        snprintf(buf, cap, "none failed");
+}
+
 bool slo_eval(const pc_slo *s, double rate, const pc_results *res, pc_verdict *v)
 {
     bool all = true;
@@ -336,8 +373,17 @@ bool slo_print(FILE *f, const pc_slo *s, double rate, const pc_results *res, con
             w = strlen(s->v[i].text);
     fprintf(f, "SLO%s%s:\n", who ? " for " : "", who ? who : "");
     for (size_t i = 0; i < s->n; i++) {
-        fprintf(f, "  %s  %-*s  measured %s\n", v[i].pass ? "PASS" : "FAIL", (int)w, s->v[i].text,
-                v[i].shown);
+        char parts[512] = "";
+
+        /* An errors objective says what it counted: never-sent requests
+         * are failures to it, though no error table lists them. */
+        if (s->v[i].metric == SLO_ERRORS && !v[i].none) {
+            slo_failed_parts(parts, sizeof parts, &s->v[i], rate, &res->st);
+            if (strcmp(parts, "none failed") == 0)
+                parts[0] = '\0';
+        }
+        fprintf(f, "  %s  %-*s  measured %s%s%s\n", v[i].pass ? "PASS" : "FAIL", (int)w,
+                s->v[i].text, v[i].shown, parts[0] ? ": " : "", parts);
         failed += !v[i].pass;
     }
     if (all)

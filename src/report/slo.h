@@ -67,6 +67,11 @@ bool slo_eval(const pc_slo *s, double rate, const pc_results *res, pc_verdict *v
  * line per objective, then the verdict line. Returns whether all passed. */
 bool slo_print(FILE *f, const pc_slo *s, double rate, const pc_results *res, const char *who);
 
+/* What an errors objective o counted as failed, by kind, the non-zero
+ * kinds only ("N never sent (...); N timed out"), or "none failed". */
+void slo_failed_parts(char *buf, size_t cap, const pc_objective *o, double rate,
+                      const pc_stats *st);
+
 /* The measured value of one objective, formatted; for tables. */
 void slo_format_value(const pc_objective *o, double v, char *buf, size_t cap);
 

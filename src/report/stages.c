@@ -89,39 +89,99 @@ static uint64_t stage_outcomes(const pc_stage_stats *g)
     return g->completed + g->errors + g->never_sent + g->interrupted;
 }
 
-void report_stages(FILE *f, const pc_rundesc *run, const pc_results *res)
+/* The part of [from, from + dur) s that ran (of run_s). */
+static double overlap_s(double from, double dur, double run_s)
+{
+    double to = from + dur < run_s ? from + dur : run_s;
+
+    return to > from ? to - from : 0;
+}
+
+/* The mean rate of a linear a..b over dur s, over its first ran s. */
+static double mean_rate(double a, double b, double dur, double ran)
+{
+    return ran > 0 && dur > 0 ? a + (b - a) / dur * ran / 2 : a;
+}
+
+size_t report_stage_rows(const pc_rundesc *run, const pc_results *res, report_stage_row *rows,
+                         size_t cap)
 {
     const pc_shape *sh = &run->shape;
     const pc_stats *st = &res->st;
     double run_s = (double)res->duration_ns / 1e9, scale = target_scale(run);
+    bool steps = st->steps && st->nsteps == pc_shape_steps(sh);
+    size_t n = 0;
+    uint32_t base = 0;
+
+    if (!sh->n || !st->stages || st->nstages != sh->n)
+        return 0;
+    for (uint32_t i = 0; i < sh->n; i++) {
+        double a = stage_from_rate(sh, i), b = sh->stages[i].rate;
+        double t0 = stage_start_s(sh, i), d = (double)sh->stages[i].dur_ns / 1e9;
+        bool ramp = pc_stage_ramps(sh, i);
+
+        for (uint32_t p = 0; p <= (ramp && steps ? PC_RAMP_STEPS : 0); p++) {
+            report_stage_row r = {.stage = i + 1, .step = p};
+
+            if (p == 0) {
+                r.start_s = t0, r.dur_s = d, r.from_rate = a, r.rate = b;
+                r.g = &st->stages[i];
+            } else {
+                r.start_s = t0 + d * (p - 1) / PC_RAMP_STEPS;
+                r.dur_s = d / PC_RAMP_STEPS;
+                r.from_rate = a + (b - a) * (p - 1) / PC_RAMP_STEPS;
+                r.rate = a + (b - a) * p / PC_RAMP_STEPS;
+                r.g = &st->steps[base + p - 1];
+            }
+            r.ran_s = overlap_s(r.start_s, r.dur_s, run_s);
+            r.target = mean_rate(r.from_rate, r.rate, r.dur_s, r.ran_s) * scale;
+            r.achieved = r.ran_s > 0 ? (double)r.g->completed / r.ran_s : 0;
+            if (n < cap)
+                rows[n] = r;
+            n++;
+        }
+        base += ramp ? PC_RAMP_STEPS : 0;
+    }
+    return n;
+}
+
+void report_stages(FILE *f, const pc_rundesc *run, const pc_results *res)
+{
+    const pc_shape *sh = &run->shape;
+    static report_stage_row rows[REPORT_STAGE_ROWS_MAX];
+    size_t n;
 
     if (sh->arrival == PC_ARRIVAL_POISSON)
         fprintf(f, "  Arrivals: Poisson, seed %" PRIu64 " (--seed %" PRIu64 " repeats the schedule)\n",
                 sh->seed, sh->seed);
-    if (!sh->n || !st->stages || st->nstages != sh->n)
+    n = report_stage_rows(run, res, rows, REPORT_STAGE_ROWS_MAX);
+    if (!n)
         return;
-    fprintf(f, "  Stages (by intended send time): rates in req/s, latency corrected\n");
+    fprintf(f, "  Stages (by intended send time): rates in req/s, latency corrected%s\n",
+            n > sh->n ? "; a ramp in rows of a tenth of it (1.1 .. 1.10)" : "");
     fprintf(f, "  %5s %9s %15s %9s %9s %9s %9s %9s %9s %9s %8s\n", "Stage", "Duration", "Rate",
             "Target", "Achieved", "p50", "p90", "p99", "p99.9", "Max", "Errors");
-    for (uint32_t i = 0; i < sh->n; i++) {
-        const pc_stage_stats *g = &st->stages[i];
-        double ran = stage_ran_s(sh, i, run_s), a = stage_from_rate(sh, i);
-        char rate[40], dur[32];
+    for (size_t k = 0; k < n; k++) {
+        const report_stage_row *r = &rows[k];
+        char rate[40], dur[32], name[16];
 
-        if (sh->stages[i].step || a == sh->stages[i].rate)
-            snprintf(rate, sizeof rate, "%.6g", sh->stages[i].rate);
+        if (r->from_rate == r->rate)
+            snprintf(rate, sizeof rate, "%.6g", r->rate);
         else
-            snprintf(rate, sizeof rate, "%.6g..%.6g", a, sh->stages[i].rate);
-        snprintf(dur, sizeof dur, "%.2fs", (double)sh->stages[i].dur_ns / 1e9);
-        fprintf(f, "  %5u %9s %15s %9.2f %9.2f", i + 1, dur, rate, stage_target(sh, i, ran) * scale,
-                ran > 0 ? (double)g->completed / ran : 0);
+            snprintf(rate, sizeof rate, "%.6g..%.6g", r->from_rate, r->rate);
+        snprintf(dur, sizeof dur, "%.2fs", r->dur_s);
+        if (r->step)
+            snprintf(name, sizeof name, "%u.%u", r->stage, r->step);
+        else
+            snprintf(name, sizeof name, "%u", r->stage);
+        fprintf(f, "  %5s %9s %15s %9.2f %9.2f", name, dur, rate, r->target, r->achieved);
         for (size_t p = 0; p < sizeof pct_vals / sizeof pct_vals[0]; p++) {
             char b[32];
 
-            units_fmt_time_us(pct_us(&g->latency, pct_vals[p]), b, sizeof b);
+            units_fmt_time_us(pct_us(&r->g->latency, pct_vals[p]), b, sizeof b);
             fprintf(f, " %9s", b);
         }
-        fprintf(f, " %8" PRIu64 "\n", stage_failed(g));
+        fprintf(f, " %8" PRIu64 "\n", stage_failed(r->g));
     }
 }
 
@@ -148,38 +208,63 @@ void report_json_shape(json_w *w, const pc_rundesc *run)
     json_w_arr_end(w);
 }
 
+/* A row's figures (the keys every stage and step has). */
+static void json_row(json_w *w, const report_stage_row *r)
+{
+    json_w_kdouble(w, "start_s", r->start_s);
+    json_w_kdouble(w, "duration_s", r->dur_s);
+    json_w_kdouble(w, "ran_s", r->ran_s);
+    json_w_kdouble(w, "from_rate", r->from_rate);
+    json_w_kdouble(w, "rate", r->rate);
+}
+
+static void json_row_figures(json_w *w, const report_stage_row *r)
+{
+    const pc_stage_stats *g = r->g;
+
+    json_w_kdouble(w, "target_rate", r->target);
+    json_w_kdouble(w, "achieved", r->achieved);
+    json_w_kuint(w, "requests", stage_outcomes(g));
+    json_w_kuint(w, "completed", g->completed);
+    json_w_kuint(w, "non2xx", g->non2xx);
+    json_w_kuint(w, "errors", g->errors);
+    json_w_kuint(w, "never_sent", g->never_sent);
+    json_w_kuint(w, "interrupted", g->interrupted);
+    json_w_kuint(w, "failed", stage_failed(g));
+    report_json_hist(w, "latency", &g->latency);
+    report_json_hist(w, "latency_uncorrected", &g->latency_u);
+    report_json_hist(w, "send_lag", &g->send_lag);
+}
+
 void report_json_stages(json_w *w, const pc_rundesc *run, const pc_results *res)
 {
-    const pc_shape *sh = &run->shape;
-    const pc_stats *st = &res->st;
-    double run_s = (double)res->duration_ns / 1e9, scale = target_scale(run);
+    static report_stage_row rows[REPORT_STAGE_ROWS_MAX];
+    size_t n = report_stage_rows(run, res, rows, REPORT_STAGE_ROWS_MAX);
 
-    if (!sh->n || !st->stages || st->nstages != sh->n)
+    if (!n)
         return;
     json_w_key(w, "stages");
     json_w_arr_begin(w);
-    for (uint32_t i = 0; i < sh->n; i++) {
-        const pc_stage_stats *g = &st->stages[i];
-        double ran = stage_ran_s(sh, i, run_s);
+    for (size_t k = 0; k < n;) {
+        const report_stage_row *r = &rows[k++];
 
         json_w_obj_begin(w);
-        json_w_kuint(w, "stage", i + 1);
-        json_w_kdouble(w, "start_s", stage_start_s(sh, i));
-        json_w_kdouble(w, "duration_s", (double)sh->stages[i].dur_ns / 1e9);
-        json_w_kdouble(w, "ran_s", ran);
-        json_w_kdouble(w, "from_rate", stage_from_rate(sh, i));
-        json_w_kdouble(w, "rate", sh->stages[i].rate);
-        json_w_kbool(w, "step", sh->stages[i].step);
-        json_w_kdouble(w, "target_rate", stage_target(sh, i, ran) * scale);
-        json_w_kdouble(w, "achieved", ran > 0 ? (double)g->completed / ran : 0);
-        json_w_kuint(w, "requests", stage_outcomes(g));
-        json_w_kuint(w, "completed", g->completed);
-        json_w_kuint(w, "non2xx", g->non2xx);
-        json_w_kuint(w, "errors", g->errors);
-        json_w_kuint(w, "never_sent", g->never_sent);
-        json_w_kuint(w, "interrupted", g->interrupted);
-        json_w_kuint(w, "failed", stage_failed(g));
-        report_json_hist(w, "latency", &g->latency);
+        json_w_kuint(w, "stage", r->stage);
+        json_row(w, r);
+        json_w_kbool(w, "step", run->shape.stages[r->stage - 1].step);
+        json_row_figures(w, r);
+        if (k < n && rows[k].step) {
+            json_w_key(w, "steps");
+            json_w_arr_begin(w);
+            for (; k < n && rows[k].step; k++) {
+                json_w_obj_begin(w);
+                json_w_kuint(w, "step", rows[k].step);
+                json_row(w, &rows[k]);
+                json_row_figures(w, &rows[k]);
+                json_w_obj_end(w);
+            }
+            json_w_arr_end(w);
+        }
         json_w_obj_end(w);
     }
     json_w_arr_end(w);
@@ -193,6 +278,36 @@ static uint64_t ju(const json_val *o, const char *key)
     return v;
 }
 
+/* The encoded histogram at key of o added into h (none: nothing). 0 or -1. */
+static int hist_load(const json_val *o, const char *key, hdr_hist *h)
+{
+    const char *b64 = json_str(json_get(json_get(o, key), "histogram"));
+    hdr_hist v;
+
+    if (!b64)
+        return 0;
+    if (hdrc_decode_base64(b64, strlen(b64), &v) < 0)
+        return -1;
+    hdr_add(h, &v);
+    hdr_free(&v);
+    return 0;
+}
+
+/* One stage's or step's figures. 0, or -1: an invalid histogram. */
+static int row_load(const json_val *e, pc_stage_stats *g)
+{
+    g->completed = ju(e, "completed");
+    g->non2xx = ju(e, "non2xx");
+    g->errors = ju(e, "errors");
+    g->never_sent = ju(e, "never_sent");
+    g->interrupted = ju(e, "interrupted");
+    return hist_load(e, "latency", &g->latency) < 0 ||
+                   hist_load(e, "latency_uncorrected", &g->latency_u) < 0 ||
+                   hist_load(e, "send_lag", &g->send_lag) < 0
+               ? -1
+               : 0;
+}
+
 int report_stages_load(const json_val *root, pc_shape *sh, pc_stats *st, char *err,
                        size_t errlen)
 {
@@ -200,6 +315,8 @@ int report_stages_load(const json_val *root, pc_shape *sh, pc_stats *st, char *e
     const char *s = json_str(json_path(root, "config.arrival"));
     size_t n = json_len(plan);
     uint64_t seed;
+    uint32_t base = 0;
+    bool steps = true;
 
     memset(sh, 0, sizeof *sh);
     sh->arrival = s && strcmp(s, "poisson") == 0 ? PC_ARRIVAL_POISSON : PC_ARRIVAL_CONSTANT;
@@ -223,29 +340,30 @@ int report_stages_load(const json_val *root, pc_shape *sh, pc_stats *st, char *e
     sh->n = (uint32_t)n;
     if (!n || !got)
         return 0;
-    if (stats_init_stages(st, sh->n) < 0) {
+    /* Ramp rows when every ramp stage has its PC_RAMP_STEPS of them (a
+     * file from before them has none: its stage rows are all there is). */
+    for (size_t i = 0; i < n; i++)
+        if (pc_stage_ramps(sh, (uint32_t)i) &&
+            json_len(json_get(json_at(got, i), "steps")) != PC_RAMP_STEPS)
+            steps = false;
+    if (stats_init_stages(st, sh->n, steps ? pc_shape_steps(sh) : 0) < 0) {
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
     for (size_t i = 0; i < n; i++) {
         const json_val *e = json_at(got, i);
-        pc_stage_stats *g = &st->stages[i];
-        const char *b64 = json_str(json_path(e, "latency.histogram"));
-        hdr_hist h;
 
-        g->completed = ju(e, "completed");
-        g->non2xx = ju(e, "non2xx");
-        g->errors = ju(e, "errors");
-        g->never_sent = ju(e, "never_sent");
-        g->interrupted = ju(e, "interrupted");
-        if (!b64)
-            continue;
-        if (hdrc_decode_base64(b64, strlen(b64), &h) < 0) {
+        if (row_load(e, &st->stages[i]) < 0) {
             snprintf(err, errlen, "invalid histogram in stage %zu", i + 1);
             return -EINVAL;
         }
-        hdr_add(&g->latency, &h);
-        hdr_free(&h);
+        if (!steps || !pc_stage_ramps(sh, (uint32_t)i))
+            continue;
+        for (size_t p = 0; p < PC_RAMP_STEPS; p++, base++)
+            if (row_load(json_at(json_get(e, "steps"), p), &st->steps[base]) < 0) {
+                snprintf(err, errlen, "invalid histogram in stage %zu step %zu", i + 1, p + 1);
+                return -EINVAL;
+            }
     }
     return 0;
 }

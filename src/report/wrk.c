@@ -12,6 +12,7 @@
 #include "util/units.h"
 #include "report/report.h"
 #include "report/stages.h"
+#include "report/verdict.h"
 #include "stats/hdr.h"
 
 typedef char *(*fmt_fn)(double, char *, size_t);
@@ -197,6 +198,46 @@ void report_outcomes(FILE *f, const pc_stats *st, const char *label)
         fprintf(f, " + %" PRIu64 " interrupted", st->interrupted);
 }
 
+/* How many connections the server closed after a response, after how
+ * many responses each (a result file read back has no distribution), and
+ * what the last response said. */
+static void print_server_closes(FILE *f, const pc_stats *st)
+{
+    uint64_t n = st->server_closes, h10 = st->close_http10, other = st->close_other;
+    uint64_t hdr = n - (h10 + other <= n ? h10 + other : n);
+    const hdr_hist *h = &st->close_after;
+    int64_t lo = h->total_count ? hdr_min(h) : 0, hi = h->total_count ? hdr_max(h) : 0;
+    char why[200];
+
+    fprintf(f, "  Server closed %" PRIu64 " connection%s", n, n == 1 ? "" : "s");
+    if (lo == 1 && hi == 1)
+        fprintf(f, " after %s first response", n == 1 ? "its" : "their");
+    else if (lo && lo == hi)
+        fprintf(f, " after %" PRId64 " responses%s", lo, n == 1 ? "" : " each");
+    else if (lo)
+        fprintf(f, " after %" PRId64 "-%" PRId64 " responses (median %" PRId64 ")", lo, hi,
+                hdr_value_at_percentile(h, 50));
+    if (hdr == n)
+        snprintf(why, sizeof why, "the last response said Connection: close");
+    else if (h10 == n)
+        snprintf(why, sizeof why, "HTTP/1.0 responses without keep-alive");
+    else if (other == n)
+        snprintf(why, sizeof why, "a body ended by the close, or an answer before the request was sent");
+    else
+        snprintf(why, sizeof why,
+                 "%" PRIu64 " said Connection: close, %" PRIu64 " HTTP/1.0 without keep-alive, %" PRIu64
+                 " other",
+                 hdr, h10, other);
+    if (lo == 1 && hi == 1)
+        fprintf(f, " (%s: no keep-alive)\n", why);
+    else if (lo > 1 && lo == hi)
+        fprintf(f, " (%s: a limit of requests per connection; keep-alive until then)\n", why);
+    else if (lo > 1)
+        fprintf(f, " (%s; keep-alive until then)\n", why);
+    else
+        fprintf(f, " (%s)\n", why);
+}
+
 static void print_outcomes(FILE *f, const pc_stats *st)
 {
     report_outcomes(f, st, "  Outcomes: ");
@@ -214,10 +255,7 @@ static void print_outcomes(FILE *f, const pc_stats *st)
                     st->why[k][0] ? " (" : "", st->why[k], st->why[k][0] ? ")" : "");
     }
     if (st->server_closes)
-        fprintf(f,
-                "  Server closed the connection after %" PRIu64
-                " responses (Connection: close or HTTP/1.0: no keep-alive)%s\n",
-                st->server_closes, st->resent ? "" : "");
+        print_server_closes(f, st);
     if (st->resent)
         fprintf(f, "  Re-sent on a new connection: %" PRIu64
                    " requests the server closed without answering\n",
@@ -227,100 +265,22 @@ static void print_outcomes(FILE *f, const pc_stats *st)
                 st->conn_drops, st->drop_why[0] ? " (" : "", st->drop_why,
                 st->drop_why[0] ? ")" : ""); /* a result file has no cause */
     if (st->idle_closes)
-        fprintf(f, "  Idle keep-alive connections closed by the server: %" PRIu64 "\n",
+        fprintf(f, "  Idle keep-alive connections closed by the server unannounced: %" PRIu64 "\n",
                 st->idle_closes);
 }
 
-/* Say when -R was not reached, and the likeliest reason (methodology.md,
- * "Why -R was not reached"). Little's law: at the mean uncorrected latency
- * W, the rate R needs R*W requests in flight; -c allows `slots`. When that
- * is short, either the server answers in W whatever the load (more -c
- * helps) or W is queueing in a saturated server (more -c only adds to it).
- * A run tells them apart by its start: while the in-flight count climbed
- * (at R - X, X the achieved rate) to `slots`, a queueing server answered
- * the first requests fast; once every slot waits on it, each request waits
- * behind the others, so only the ramp's requests are fast. "Fast" is below
- * the midpoint of the fastest response F and W: a server's own floor (a
- * fixed 48 ms of work) is not queueing, so W/2 alone would call a server
- * that answers in F + queue "slow at any load". Those under (F + W)/2 are
- * at most R*slots/(2(R - X)); twice that leaves room for a client stall
- * that let the queue drain; and W must have grown (more than 10% over F).
- * The in-flight mean X*W is at most slots (it
- * can read higher by the time a response spends outside a slot). */
-static void print_shortfall(FILE *f, const pc_rundesc *run, const pc_results *res, double achieved)
+/* Say when -R was not reached, and why: the verdict's reason
+ * (report/verdict.c decides both, so the note and the verdict agree;
+ * docs/methodology.md, "Why -R was not reached", "Who limited the run"). */
+static void print_shortfall(FILE *f, const pc_rundesc *run, const pc_results *res)
 {
-    const pc_stats *st = &res->st;
-    const hdr_hist *hu = &st->latency_u;
-    double lat_s = hdr_mean(hu) / 1e9;
-    /* A load shape's own schedule (Poisson: this draw's count, not its mean). */
-    double rate = pc_shape_active(&run->shape) && res->duration_ns
-                      ? (double)st->scheduled / ((double)res->duration_ns / 1e9)
-                      : run->rate;
-    double need = rate * lat_s;
-    bool h2 = st->h2_conns && !st->h1_conns;
-    uint32_t depth = h2 ? run->streams : run->pipeline;
-    uint64_t slots = (uint64_t)run->connections * depth;
-    uint64_t errs = 0;
+    report_judgement j;
 
-    for (int k = 0; k < PC_ERR_KINDS; k++)
-        errs += st->err[k];
-    if (rate <= 0 || run->rate <= 0 || achieved >= rate * 0.99)
+    report_judge(run, res, &j);
+    if (!j.short_of_rate)
         return;
-    fprintf(f, "  Requested rate %.2f req/s but achieved %.2f (%.1f%%): ", rate, achieved,
-            100.0 * achieved / rate);
-    if (st->completed == 0) {
-        fprintf(f, "no response was received\n");
-    } else if (report_client_limited(res)) {
-        fprintf(f, "the client could not keep up (see Send lag above)\n");
-    } else if (st->connect_errors && st->never_sent * 20 >= stats_outcomes(st)) {
-        /* The server went away (or never let connections in): requests
-         * waited for a connection that could not be opened. */
-        fprintf(f, "%" PRIu64 " requests were never sent: %" PRIu64
-                   " connects failed (see Errors)\n",
-                st->never_sent, st->connect_errors);
-    } else if (errs * 20 >= stats_outcomes(st)) {
-        /* A twentieth or more failed: the connections were tied up waiting
-         * on answers that never came, so the Little's-law rule below would
-         * blame -c for what the errors did. */
-        fprintf(f, "%" PRIu64 " of %" PRIu64 " requests failed or timed out (see Errors)\n",
-                errs, stats_outcomes(st));
-    } else if (need > (double)slots * 0.9) {
-        /* Responses faster than W/2: sent while fewer than half the
-         * slots were waiting. */
-        double mid_ns = ((double)hdr_min(hu) + lat_s * 1e9) / 2;
-        uint64_t fast = (uint64_t)llround(hdr_fraction_within(hu, 0, mid_ns) / 100.0 *
-                                          (double)hu->total_count);
-        double ramp = (double)slots * rate / (rate - achieved);
-        double busy = achieved * lat_s; /* mean requests in flight */
-
-        /* A latency that did not grow (the mean within 10% of the fastest)
-         * is the server's own, whatever the load: no queue. */
-        bool grew = lat_s * 1e9 > 1.1 * (double)hdr_min(hu);
-
-        if (grew && fast > 0 && (double)fast <= ramp && busy >= (double)slots * 0.9)
-            fprintf(f,
-                    "the server is saturated at about %.0f req/s: its latency grew from %.2fms "
-                    "(the fastest, before its queue filled) to a mean of %.2fms with %.1f of "
-                    "the %" PRIu64 " requests -c allows in flight (more -c adds latency, not "
-                    "rate)\n",
-                    achieved, (double)hdr_min(hu) / 1e6, lat_s * 1e3,
-                    busy < (double)slots ? busy : (double)slots, slots);
-        else
-            fprintf(f,
-                    "at the observed mean latency of %.2fms, %.0f req/s needs about %.0f "
-                    "requests in flight, but -c %u%s allows %" PRIu64 " (raise -c%s)\n",
-                    lat_s * 1e3, rate, need, run->connections,
-                    depth == 1 ? "" : h2 ? " with -m" : " with --pipeline", slots,
-                    res->warmup_ns && !fast
-                        ? ", unless the server is saturated: --warmup discarded the start of "
-                          "the run, which tells the two apart"
-                        : "");
-    } else if (errs > 0) {
-        fprintf(f, "%" PRIu64 " of %" PRIu64 " requests failed or timed out (see Errors)\n",
-                errs, stats_outcomes(st));
-    } else {
-        fprintf(f, "the client could not keep up (CPU-bound? try more -t)\n");
-    }
+    fprintf(f, "  Requested rate %.2f req/s but achieved %.2f (%.1f%%): %s\n", j.rate, j.achieved,
+            100.0 * j.achieved / j.rate, j.rate_note);
 }
 
 void report_wrk(FILE *f, const pc_rundesc *run, const pc_results *res)
@@ -334,14 +294,18 @@ void report_wrk(FILE *f, const pc_rundesc *run, const pc_results *res)
     fprintf(f, "  Thread Stats%6s%11s%8s%12s\n", "Avg", "Stdev", "Max", "+/- Stdev");
     print_stats_row(f, "Latency", &st->latency, 1000.0, units_fmt_time_us);
     print_stats_row(f, "Req/Sec", &st->rps, 1.0, units_fmt_metric);
-    if (run->latency) {
-        if (run->rate > 0 || run->hdr_layout)
+    /* wrk2's -U sets -L too: the corrected block comes first whenever the
+     * uncorrected one is printed, so the first "99.000%" line is always the
+     * corrected one (closed loop: one block, there is nothing to correct). */
+    bool hdr = run->rate > 0 || run->hdr_layout;
+    if (run->latency || (run->u_latency && hdr)) {
+        if (hdr)
             print_hdr_block(f, "Recorded Latency", &st->latency);
         else
             print_wrk_block(f, &st->latency);
     }
     if (run->u_latency) {
-        if (run->latency && (run->rate > 0 || run->hdr_layout))
+        if (hdr)
             fputc('\n', f);
         print_hdr_block(f,
                         "Uncorrected Latency (measured without taking delayed starts into account)",
@@ -414,7 +378,7 @@ void report_wrk(FILE *f, const pc_rundesc *run, const pc_results *res)
         fprintf(f, "  Warm-up: %.2fs first, %" PRIu64 " requests not counted above\n",
                 (double)res->warmup_ns / 1e9, res->warmup_outcomes);
     report_notes(f, run, res, "  ");
-    print_shortfall(f, run, res, rps);
+    print_shortfall(f, run, res);
     report_stages(f, run, res);
     if (res->signal)
         fprintf(f, "  Stopped early by %s after %.2fs\n",

@@ -122,34 +122,50 @@ int stats_init_urls(pc_stats *s, uint32_t n)
     return 0;
 }
 
-int stats_init_stages(pc_stats *s, uint32_t n)
+static int rows_init(pc_stage_stats **rows, uint32_t *nrows, uint32_t n)
 {
-    s->stages = calloc(n, sizeof *s->stages);
-    if (!s->stages)
+    *rows = n ? calloc(n, sizeof **rows) : NULL;
+    if (n && !*rows)
         return -ENOMEM;
-    s->nstages = n;
+    *nrows = n;
     for (uint32_t i = 0; i < n; i++)
-        if (hdr_init(&s->stages[i].latency, 1000, STATS_LAT_HIGHEST, 2) < 0)
+        if (hdr_init(&(*rows)[i].latency, 1000, STATS_LAT_HIGHEST, 2) < 0 ||
+            hdr_init(&(*rows)[i].latency_u, 1000, STATS_LAT_HIGHEST, 2) < 0 ||
+            hdr_init(&(*rows)[i].send_lag, 1, STATS_LAT_HIGHEST, 2) < 0)
             return -ENOMEM;
     return 0;
 }
 
-static void stages_free(pc_stats *s)
+int stats_init_stages(pc_stats *s, uint32_t n, uint32_t nsteps)
 {
-    for (uint32_t i = 0; s->stages && i < s->nstages; i++)
-        hdr_free(&s->stages[i].latency);
-    free(s->stages);
-    s->stages = NULL;
-    s->nstages = 0;
+    if (rows_init(&s->stages, &s->nstages, n) < 0)
+        return -ENOMEM;
+    return rows_init(&s->steps, &s->nsteps, nsteps);
 }
 
-static void stages_merge(pc_stats *dst, const pc_stats *src)
+static void rows_free(pc_stage_stats **rows, uint32_t *nrows)
 {
-    if (src->nstages && !dst->stages && stats_init_stages(dst, src->nstages) < 0)
-        stages_free(dst);
-    for (uint32_t i = 0; dst->stages && i < src->nstages && i < dst->nstages; i++) {
-        pc_stage_stats *d = &dst->stages[i];
-        const pc_stage_stats *v = &src->stages[i];
+    for (uint32_t i = 0; *rows && i < *nrows; i++) {
+        hdr_free(&(*rows)[i].latency);
+        hdr_free(&(*rows)[i].latency_u);
+        hdr_free(&(*rows)[i].send_lag);
+    }
+    free(*rows);
+    *rows = NULL;
+    *nrows = 0;
+}
+
+static void stages_free(pc_stats *s)
+{
+    rows_free(&s->stages, &s->nstages);
+    rows_free(&s->steps, &s->nsteps);
+}
+
+static void rows_merge(pc_stage_stats *dst, uint32_t nd, const pc_stage_stats *src, uint32_t ns)
+{
+    for (uint32_t i = 0; dst && i < ns && i < nd; i++) {
+        pc_stage_stats *d = &dst[i];
+        const pc_stage_stats *v = &src[i];
 
         d->completed += v->completed;
         d->non2xx += v->non2xx;
@@ -157,6 +173,32 @@ static void stages_merge(pc_stats *dst, const pc_stats *src)
         d->never_sent += v->never_sent;
         d->interrupted += v->interrupted;
         hdr_add(&d->latency, &v->latency);
+        hdr_add(&d->latency_u, &v->latency_u);
+        hdr_add(&d->send_lag, &v->send_lag);
+    }
+}
+
+static void stages_merge(pc_stats *dst, const pc_stats *src)
+{
+    if (src->nstages && !dst->stages && stats_init_stages(dst, src->nstages, src->nsteps) < 0)
+        stages_free(dst);
+    /* Ramp rows only where every part has them (an older result file has
+     * none): rows that lacked a part's requests would not add up. */
+    if (src->nstages && dst->nsteps != src->nsteps)
+        rows_free(&dst->steps, &dst->nsteps);
+    rows_merge(dst->stages, dst->nstages, src->stages, src->nstages);
+    rows_merge(dst->steps, dst->nsteps, src->steps, src->nsteps);
+}
+
+static void rows_reset(pc_stage_stats *rows, uint32_t n)
+{
+    for (uint32_t i = 0; rows && i < n; i++) {
+        pc_stage_stats *g = &rows[i];
+
+        hdr_reset(&g->latency);
+        hdr_reset(&g->latency_u);
+        hdr_reset(&g->send_lag);
+        g->completed = g->non2xx = g->errors = g->never_sent = g->interrupted = 0;
     }
 }
 
@@ -203,12 +245,8 @@ void stats_reset(pc_stats *s)
             hdr_reset(&s->urls[i].latency);
         s->urls[i].completed = s->urls[i].errors = 0;
     }
-    for (uint32_t i = 0; s->stages && i < s->nstages; i++) {
-        hdr_hist h = s->stages[i].latency;
-
-        hdr_reset(&h);
-        s->stages[i] = (pc_stage_stats){.latency = h};
-    }
+    rows_reset(s->stages, s->nstages);
+    rows_reset(s->steps, s->nsteps);
 }
 
 void stats_merge(pc_stats *dst, const pc_stats *src)

@@ -44,11 +44,16 @@ typedef struct pc_url_stats {
     uint64_t completed, errors;
     hdr_hist latency;
 } pc_url_stats;
-/* Per stage of a load shape (--stages): the requests whose intended send
- * time falls in the stage, their outcomes and corrected latency. */
+/* Per stage of a load shape (--stages), and per ramp row (a stage whose
+ * rate moves, in PC_RAMP_STEPS rows of equal time): the requests whose
+ * intended send time falls in it, their outcomes, corrected latency, and
+ * for those sent, the uncorrected latency and pacer's own send lag (what
+ * the verdict judges each stage and row by). */
 typedef struct pc_stage_stats {
     uint64_t completed, non2xx, errors, never_sent, interrupted;
     hdr_hist latency;
+    hdr_hist latency_u;
+    hdr_hist send_lag;
 } pc_stage_stats;
 #define STATS_WHY_LEN 160
 /* CONNECTION_CLOSE codes counted one by one: transport 0x0..0x10 (0..16),
@@ -81,6 +86,8 @@ typedef struct pc_stats {
     bool url_latency;   /* urls[].latency kept (at most STATS_URL_LATENCY_MAX URLs) */
     pc_stage_stats *stages; /* per stage of --stages (NULL: no stages) */
     uint32_t nstages;
+    pc_stage_stats *steps;  /* per ramp row (pc_shape_steps; NULL: none) */
+    uint32_t nsteps;
     pc_reqrec *recs;    /* per completed request (-g), preallocated */
     size_t nrecs, caprecs;
 
@@ -104,7 +111,10 @@ typedef struct pc_stats {
     uint64_t connects;       /* successful connections */
     uint64_t tls_resumed;    /* of those, TLS sessions resumed */
     uint64_t server_closes;  /* responses that ended their connection (Connection: close, HTTP/1.0) */
-    uint64_t idle_closes;    /* idle keep-alive connections the server closed */
+    uint64_t idle_closes;    /* idle keep-alive connections the server closed unannounced */
+    hdr_hist close_after;    /* per server_closes: responses its connection had carried */
+    uint64_t close_http10;   /* of server_closes: HTTP/1.0 without keep-alive */
+    uint64_t close_other;    /* of server_closes: body ended by the close, early answer */
     uint64_t conn_drops;     /* connections pacer closed on an error with no request in flight */
     char drop_why[STATS_WHY_LEN];
     uint64_t addr_fallbacks;      /* connects that failed on one address, then tried the next */
@@ -186,6 +196,8 @@ typedef struct pc_stats {
     X(KEEP, url_latency, OUT, "urls[].latency (null when not kept)")                         \
     X(KEEP, stages, HAND, "stages[] (report/stages.c writes and reads them)")                \
     X(KEEP, nstages, HAND, "stages[]")                                                       \
+    X(KEEP, steps, HAND, "stages[].steps[] (report/stages.c)")                               \
+    X(KEEP, nsteps, HAND, "stages[].steps[]")                                                \
     X(KEEP, recs, NONE, NULL)                                                                \
     X(HAND, nrecs, NONE, NULL)                                                               \
     X(KEEP, caprecs, NONE, NULL)                                                             \
@@ -226,6 +238,9 @@ typedef struct pc_stats {
     X(SUM, tls_resumed, TABLE, "connections.tls_resumed")                                    \
     X(SUM, server_closes, TABLE, "connections.server_closes")                                \
     X(SUM, idle_closes, TABLE, "connections.idle_closes")                                    \
+    X(HIST_RATE, close_after, NONE, NULL)                                                    \
+    X(SUM, close_http10, TABLE, "connections.server_closes_http10")                          \
+    X(SUM, close_other, TABLE, "connections.server_closes_other")                            \
     X(SUM, conn_drops, TABLE, "connections.dropped")                                         \
     X(SUM, connect_retrans, TABLE, "connections.syn_retransmitted")                          \
     X(SUM, connect_timeouts, TABLE, "connections.connect_timeouts")                          \
@@ -291,8 +306,9 @@ int stats_init(pc_stats *s);
 int stats_init_recs(pc_stats *s, size_t n);
 /* Per-request-kind statistics for n distinct requests. 0 or -ENOMEM. */
 int stats_init_urls(pc_stats *s, uint32_t n);
-/* Per-stage statistics for n stages of a load shape. 0 or -ENOMEM. */
-int stats_init_stages(pc_stats *s, uint32_t n);
+/* Per-stage statistics for n stages of a load shape and its nsteps ramp
+ * rows (pc_shape_steps). 0 or -ENOMEM. */
+int stats_init_stages(pc_stats *s, uint32_t n, uint32_t nsteps);
 void stats_free(pc_stats *s);
 /* Forget everything measured so far (end of --warmup). */
 void stats_reset(pc_stats *s);

@@ -5,7 +5,9 @@
  * rounds, so drift on a noisy machine (thermal, neighbours, page cache)
  * falls on every target alike. Each target's rounds are merged without
  * loss (histograms add); the table shows each target beside the first,
- * with the ratio, and the spread of its per-round throughput.
+ * with the ratio, and the spread of its per-round throughput; a verdict
+ * per metric says whether it differs from the first beyond the rounds'
+ * spread (docs/methodology.md, "Compare's verdict").
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -29,8 +31,115 @@ typedef struct target {
     pc_config cfg;
     pc_results total;     /* all rounds merged */
     double *rps;          /* per round */
+    double *lat[4];       /* per round: corrected p50, p90, p99, p99.9 (ns; NAN: no sample) */
     uint32_t rounds_run;
 } target;
+
+/* The metrics the verdict judges: throughput, then latency percentiles. */
+#define NJUDGED 5
+static const double judged_pct[4] = {50, 90, 99, 99.9};
+static const char *const judged_key[NJUDGED] = {"requests_per_sec", "latency_p50", "latency_p90",
+                                                "latency_p99", "latency_p99_9"};
+/* The rule's constants (docs/methodology.md, "Compare's verdict"). */
+#define VERDICT_MIN_ROUNDS 3
+#define VERDICT_MIN_EFFECT 0.05
+
+enum verdict { V_NOT_JUDGED, V_SAME, V_FASTER, V_SLOWER };
+
+typedef struct judged {
+    enum verdict v;
+    double lo, hi;  /* the per-round ratio X/A, least and greatest */
+    const char *why; /* V_NOT_JUDGED: why not */
+} judged;
+
+/* Round r's value of metric m (NAN: none). */
+static double round_value(const target *t, int m, uint32_t r)
+{
+    return m == 0 ? t->rps[r] : t->lat[m - 1][r];
+}
+
+/* X against A on metric m. X is faster only when, in every round, it beat
+ * A's value of the same round by the minimum effect (a ratio at least
+ * 1.05, latency at most 1/1.05), and its rounds' range lies wholly beyond
+ * A's (every round of X faster than every round of A): a difference
+ * beyond both the paired one and the round-to-round spread. */
+static judged judge(const target *a, const target *x, int m)
+{
+    judged j = {V_NOT_JUDGED, INFINITY, 0, NULL};
+    uint32_t n = a->rounds_run < x->rounds_run ? a->rounds_run : x->rounds_run;
+    double amin = INFINITY, amax = -INFINITY, xmin = INFINITY, xmax = -INFINITY;
+    bool up = true, down = true; /* every round: X's value above / below A's by the effect */
+
+    if (n < VERDICT_MIN_ROUNDS)
+        j.why = "fewer than 3 rounds";
+    for (uint32_t r = 0; r < n; r++) {
+        double va = round_value(a, m, r), vx = round_value(x, m, r), q;
+
+        if (isnan(va) || isnan(vx) || !(va > 0) || !(vx > 0)) {
+            j.why = m ? "a round without latency samples" : "a round without responses";
+            j.lo = j.hi = NAN;
+            return j;
+        }
+        q = vx / va;
+        j.lo = fmin(j.lo, q);
+        j.hi = fmax(j.hi, q);
+        up = up && q >= 1 + VERDICT_MIN_EFFECT;
+        down = down && q <= 1 / (1 + VERDICT_MIN_EFFECT);
+        amin = fmin(amin, va), amax = fmax(amax, va);
+        xmin = fmin(xmin, vx), xmax = fmax(xmax, vx);
+    }
+    if (j.why || !n) {
+        if (!n)
+            j.lo = j.hi = NAN;
+        return j;
+    }
+    up = up && xmin > amax;
+    down = down && xmax < amin;
+    /* Throughput: higher is faster; latency: lower is. */
+    if (up || down)
+        j.v = (up == (m == 0)) ? V_FASTER : V_SLOWER;
+    else
+        j.v = V_SAME;
+    return j;
+}
+
+/* "B faster", "A faster", "no clear difference", "not judged". */
+static const char *verdict_text(const judged *j, const target *a, const target *x, char *buf,
+                                size_t cap)
+{
+    if (j->v == V_FASTER || j->v == V_SLOWER)
+        snprintf(buf, cap, "%s faster", (j->v == V_FASTER ? x : a)->label);
+    else
+        snprintf(buf, cap, "%s", j->v == V_SAME ? "no clear difference" : "not judged");
+    return buf;
+}
+
+static const char *const judged_row[NJUDGED] = {"Requests/sec", "Latency p50", "Latency p90",
+                                                "Latency p99", "Latency p99.9"};
+
+static void print_verdicts(FILE *f, const target *ts, size_t n)
+{
+    uint32_t rounds = ts[0].rounds_run;
+
+    for (size_t i = 1; i < n; i++)
+        if (ts[i].rounds_run < rounds)
+            rounds = ts[i].rounds_run;
+    for (size_t i = 1; i < n; i++) {
+        fprintf(f, "\nVerdict, %s against %s (%u round%s; faster: in every round by 5%% or more, "
+                   "and beyond the rounds' spread):\n",
+                ts[i].label, ts[0].label, rounds, rounds == 1 ? "" : "s");
+        for (int m = 0; m < NJUDGED; m++) {
+            judged j = judge(&ts[0], &ts[i], m);
+            char v[64];
+
+            fprintf(f, "  %-14s %s", judged_row[m], verdict_text(&j, &ts[0], &ts[i], v, sizeof v));
+            if (j.v == V_NOT_JUDGED)
+                fprintf(f, " (%s)\n", j.why);
+            else
+                fprintf(f, " (%s/%s by round %.2fx-%.2fx)\n", ts[i].label, ts[0].label, j.lo, j.hi);
+        }
+    }
+}
 
 static void target_label(size_t i, char *buf, size_t cap)
 {
@@ -153,6 +262,41 @@ static void print_table(FILE *f, target *ts, size_t n)
     wf_table(f, ncols, 1, ROWS + 1, cells);
 }
 
+/* The verdict of target i against the first, per metric. */
+static void write_json_verdict(json_w *w, const target *ts, size_t i)
+{
+    json_w_key(w, "verdict");
+    json_w_obj_begin(w);
+    json_w_kstr(w, "against", ts[0].label);
+    json_w_kdouble(w, "min_effect", VERDICT_MIN_EFFECT);
+    for (int m = 0; m < NJUDGED; m++) {
+        judged j = judge(&ts[0], &ts[i], m);
+        char v[64];
+
+        json_w_key(w, judged_key[m]);
+        json_w_obj_begin(w);
+        json_w_kstr(w, "verdict", verdict_text(&j, &ts[0], &ts[i], v, sizeof v));
+        json_w_key(w, "faster");
+        if (j.v == V_FASTER || j.v == V_SLOWER)
+            json_w_str(w, (j.v == V_FASTER ? &ts[i] : &ts[0])->label);
+        else
+            json_w_null(w);
+        if (isnan(j.lo) || j.lo == INFINITY) {
+            json_w_key(w, "ratio_min");
+            json_w_null(w);
+            json_w_key(w, "ratio_max");
+            json_w_null(w);
+        } else {
+            json_w_kdouble(w, "ratio_min", j.lo);
+            json_w_kdouble(w, "ratio_max", j.hi);
+        }
+        if (j.why)
+            json_w_kstr(w, "why", j.why);
+        json_w_obj_end(w);
+    }
+    json_w_obj_end(w);
+}
+
 static int write_json(const char *path, const pc_config *cfg, target *ts, size_t n)
 {
     wf_json o;
@@ -174,6 +318,8 @@ static int write_json(const char *path, const pc_config *cfg, target *ts, size_t
         for (uint32_t r = 0; r < ts[i].rounds_run; r++)
             json_w_double(&o.w, ts[i].rps[r]);
         json_w_arr_end(&o.w);
+        if (i > 0)
+            write_json_verdict(&o.w, ts, i);
         json_w_key(&o.w, "result");
         report_json_obj(&o.w, &desc, &ts[i].total, NULL);
         json_w_obj_end(&o.w);
@@ -241,6 +387,11 @@ int compare_main(int argc, char **argv)
         ts[i].url = cfg.wf.targets[i];
         target_label(i, ts[i].label, sizeof ts[i].label);
         ts[i].rps = calloc(cfg.wf.rounds, sizeof *ts[i].rps);
+        for (int k = 0; k < 4; k++)
+            if (ts[i].rps && !(ts[i].lat[k] = calloc(cfg.wf.rounds, sizeof *ts[i].lat[k]))) {
+                free(ts[i].rps);
+                ts[i].rps = NULL;
+            }
         if (!ts[i].rps || wf_target_config(&cfg, ts[i].url, &ts[i].cfg, err, sizeof err) < 0) {
             fprintf(stderr, "pacer: %s\n", ts[i].rps ? err : "out of memory");
             code = ts[i].rps ? PC_EXIT_USAGE : PC_EXIT_RUNTIME;
@@ -264,6 +415,11 @@ int compare_main(int argc, char **argv)
             if (code != PC_EXIT_OK)
                 break;
             ts[i].rps[r] = report_rate(&res);
+            for (int k = 0; k < 4; k++)
+                ts[i].lat[k][r] = res.st.latency.total_count
+                                      ? (double)hdr_value_at_percentile(&res.st.latency,
+                                                                        judged_pct[k])
+                                      : NAN;
             ts[i].rounds_run++;
             if (res.st.latency.total_count)
                 units_fmt_time_us((double)hdr_value_at_percentile(&res.st.latency, 99) / 1e3, p99,
@@ -298,6 +454,7 @@ report:
             for (size_t i = 0; i < cfg.wf.ntargets; i++)
                 fprintf(mem, "%s: %s\n", ts[i].label, ts[i].url);
             print_table(mem, ts, cfg.wf.ntargets);
+            print_verdicts(mem, ts, cfg.wf.ntargets);
             fclose(mem);
         }
     }
@@ -335,6 +492,8 @@ out:
         if (ts[i].total.st.latency.counts)
             results_free(&ts[i].total);
         free(ts[i].rps);
+        for (int k = 0; k < 4; k++)
+            free(ts[i].lat[k]);
     }
     free(ts);
     free(table);

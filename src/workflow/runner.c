@@ -36,7 +36,7 @@ int wf_parse(int mode, int argc, char **argv, pc_config *cfg)
     if (cfg->shard.per_rank) {
         /* Under mpirun, src/mpi/ takes it out of compare's command line. */
         fprintf(stderr, "pacer: --per-rank is for a run, pacer compare or pacer suite started by "
-                        "mpirun (docs/distributed.md)\n");
+                        "mpirun (man pacer)\n");
         cli_free(cfg);
         return PC_EXIT_USAGE;
     }

@@ -96,6 +96,7 @@ serve_err() { cat "$T_DIR"/serve.*.out.err 2>/dev/null; }
 # $NGX_DIR/www (index.html is 1024 bytes), /stub (stub_status), and logs
 # requests to $NGX_DIR/access.log as "$request $http_x_pacer $http_host",
 # then NGX_LOG_EXTRA if set (e.g. ' $connection': more fields at the end).
+# NGX_KEEPALIVE_REQUESTS sets keepalive_requests (default 1000000).
 start_nginx() {
     local extra=${1:-} try
     need_cmd nginx nginx-light && need_cmd openssl openssl && need_cmd pgrep procps || return 1
@@ -125,7 +126,7 @@ http {
     fastcgi_temp_path $NGX_DIR/tmp/fastcgi;
     uwsgi_temp_path $NGX_DIR/tmp/uwsgi;
     scgi_temp_path $NGX_DIR/tmp/scgi;
-    keepalive_requests 1000000;
+    keepalive_requests ${NGX_KEEPALIVE_REQUESTS:-1000000};
     ssl_certificate $NGX_DIR/cert.pem;
     ssl_certificate_key $NGX_DIR/key.pem;
     $extra

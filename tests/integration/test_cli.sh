@@ -67,6 +67,47 @@ ok help_exit0 "exit $rc" "[ $rc -eq 0 ] && grep -q '^Usage: pacer' '$T_DIR/out' 
 rc=$?
 ok version_alone "exit $rc: $(head -1 "$T_DIR/out")" "[ $rc -eq 0 ] && head -1 '$T_DIR/out' | grep -qE '^pacer [0-9]+\.[0-9]+\.[0-9]+ ' && grep -q '^Usage:' '$T_DIR/out'"
 
+# Each subcommand's --help is its own: its usage line first, short, and
+# (compare, capacity) its own options, not the run options' 100 lines.
+for sub in compare capacity suite report serve; do
+    "$PACER" "$sub" --help >"$T_DIR/out" 2>&1
+    rc=$?
+    lines=$(wc -l <"$T_DIR/out")
+    ok "help_$sub" "exit $rc, $lines lines: $(head -1 "$T_DIR/out")" \
+        "[ $rc -eq 0 ] && head -1 '$T_DIR/out' | grep -qiE '^usage: pacer $sub ' && [ $lines -le 40 ] &&
+         ! grep -qE '^ +-c, --connections' '$T_DIR/out'"
+done
+"$PACER" compare --help >"$T_DIR/out" 2>&1
+ok help_compare_options "$(head -8 "$T_DIR/out")" "grep -qE '^ +--rounds +<N>' '$T_DIR/out' && grep -q 'pacer --help' '$T_DIR/out'"
+"$PACER" capacity --help >"$T_DIR/out" 2>&1
+ok help_capacity_options "$(head -8 "$T_DIR/out")" \
+    "grep -qE '^ +--max-rate +<R>' '$T_DIR/out' && grep -qE '^ +--start-rate +<R>' '$T_DIR/out' && ! grep -q -- '--rounds' '$T_DIR/out'"
+
+# The docs --help points at are files that exist (an absolute path, the
+# installed or the source tree's copy), never a path relative to the
+# directory pacer happens to be run from.
+for h in "" compare capacity ab h2load hey; do
+    (cd / && "$PACER" $h --help) >"$T_DIR/out" 2>&1
+    rel=$(grep -oE '(^|[ (])docs/[A-Za-z._-]+' "$T_DIR/out" | head -3 | tr '\n' ' ')
+    missing=""
+    for f in $(grep -oE '/[^ ()]+\.md' "$T_DIR/out"); do [ -f "$f" ] || missing="$missing $f"; done
+    ok "help_doc_paths${h:+_$h}" "relative: $rel; missing:$missing" "[ -z '$rel' ] && [ -z '$missing' ]"
+done
+
+# The man page's EXAMPLES: each pacer command there parses (its URL swapped
+# for one pacer refuses after the options: the options are all accepted).
+ex=$(sed -n '/^\.SH EXAMPLES/,/^\.SH /p' "$(dirname "$0")/../../docs/pacer.1" | grep '^\.B pacer ' |
+    grep -vE '^\.B pacer (serve|report) ' | sed -e 's/^\.B //' -e 's/\\-/-/g' -e 's#https*://[^ ]*#ftp://x/#g')
+n=0 bad=""
+while IFS= read -r cmd; do
+    [ -n "$cmd" ] || continue
+    n=$((n + 1))
+    eval "set -- ${cmd#pacer }"
+    "$PACER" "$@" >/dev/null 2>"$T_DIR/err"
+    grep -q "invalid URL 'ftp://x/'\|must start with http" "$T_DIR/err" || bad="$bad [$cmd: $(head -1 "$T_DIR/err")]"
+done <<<"$ex"
+ok man_examples_parse "$n examples;$bad" "[ $n -ge 8 ] && [ -z \"\$bad\" ]"
+
 # -v with a URL prints the version and runs (wrk does; seed 003 relies on it).
 start_serve || fail serve_start "no serve"
 "$PACER" -v -t1 -c1 -d200ms "$SERVE_URL" >"$T_DIR/out" 2>&1
@@ -76,6 +117,42 @@ ok version_and_run "exit $rc" "[ $rc -eq 0 ] && head -1 '$T_DIR/out' | grep -q '
 # Options after the URL, as wrk allows.
 "$PACER" "$SERVE_URL" -t1 -c1 -d200ms >"$T_DIR/out" 2>&1
 ok options_after_url "$(head -3 "$T_DIR/out")" "grep -q '^  1 threads and 1 connections' '$T_DIR/out'"
+
+# A typographic dash before one-letter flags ("–t2 –c10", as seed posts
+# print them) is read as the short option when no long option has that
+# name, in pacer and in every persona: the run goes on, one note per flag.
+ED=$'\xe2\x80\x93' EM=$'\xe2\x80\x94'
+dash_run() {
+    local name=$1 n=$2; shift 2
+    "$PACER" "$@" "$SERVE_URL" >"$T_DIR/out" 2>"$T_DIR/err"
+    local rc=$?
+    ok "$name" "exit $rc: $(head -c 300 "$T_DIR/err")" \
+        "[ $rc -eq 0 ] && [ \$(grep -c \"^pacer: note: '.*' read as '-[a-zA-Z][^-]*' (a typographic dash: no long option of that name)\$\" '$T_DIR/err') -eq $n ] && [ -s '$T_DIR/out' ]"
+}
+dash_run en_dash_short_pacer 3 "${ED}t1" "${ED}c2" "${EM}d300ms"
+dash_run en_dash_short_wrk 3 wrk "${ED}t1" "${ED}c2" "${ED}d300ms"
+dash_run en_dash_short_wrk2 4 wrk2 "${ED}t1" "${ED}c2" "${ED}d300ms" "${ED}R100"
+dash_run en_dash_short_ab 2 ab "${ED}n10" "${ED}c2"
+dash_run en_dash_short_h2load 2 h2load "${ED}n10" "${ED}c2" --h1
+dash_run en_dash_short_hey 2 hey "${ED}n" 10 "${ED}c" 2
+
+# wrk2's latency blocks for each of -L / -U, as the real wrk2 prints them
+# (tests/data/wrk2/: -U sets -L there, so the corrected block comes first):
+# the lines from the first "Latency Distribution" to "N requests in", with
+# the spectrum's rows and every number left out, must be wrk2's.
+wrk2_blocks() {
+    awk '/Latency Distribution/ {on = 1} / requests in / {on = 0} on' "$1" |
+        grep -vE '^ +[0-9.]+ +[0-9.]+ +[0-9]+ +([0-9.]+|inf)$|^#\[' | sed -E 's/^( *[0-9.]+%) .*/\1/'
+}
+DATA="$(dirname "$0")/../data/wrk2"
+for lu in "" -L -U "-L -U"; do
+    name=wrk2_latency_blocks$(echo "$lu" | tr -d ' -')
+    want="$DATA/wrk2-R100$(for f in $lu; do printf %s "$f"; done).txt"
+    # shellcheck disable=SC2086 # $lu: none, one or two flags
+    "$PACER" wrk2 -t1 -c2 -d300ms -R100 $lu "$SERVE_URL" >"$T_DIR/out" 2>&1
+    ok "$name" "$(diff <(wrk2_blocks "$want") <(wrk2_blocks "$T_DIR/out") | head -5)" \
+        "[ -s '$want' ] && diff -q <(wrk2_blocks '$want') <(wrk2_blocks '$T_DIR/out') >/dev/null"
+done
 
 # A name that does not resolve: exit 1, one line, before any load.
 "$PACER" -d1s http://no-such-host.invalid/ >"$T_DIR/out" 2>"$T_DIR/err"

@@ -92,6 +92,10 @@ ok need_cmd_missing_path_fails "$out" "printf '%s\n' '$out' | head -1 | grep -q 
 hits=$(grep -rlE '\.\./shared|PACER_SHARED|shared/reference' "$ROOT/tests" "$ROOT/Makefile" 2>/dev/null |
     grep -v '^'"$ROOT"'/tests/integration/test_harness.sh$' | sed "s|^$ROOT/||")
 ok reads_only_the_repo "files naming ../shared: $hits" "[ -z '$hits' ]"
+# The docs cite only what the repository (or an installed copy) holds.
+hits=$(grep -rlE '\.\./shared|shared/(reference|design|peers)' "$ROOT/docs" "$ROOT/README.md" 2>/dev/null |
+    sed "s|^$ROOT/||")
+ok docs_cite_only_the_repo "docs naming ../shared: $hits" "[ -z '$hits' ]"
 # Each program a test needs is checked with need_cmd (a FAIL that names the
 # package), not with a lookup of its own that could skip instead.
 hits=$(grep -lE 'command[ ]-v|(^|[;&|(]) *which ' "$ROOT"/tests/integration/test_*.sh | sed "s|^$ROOT/||")

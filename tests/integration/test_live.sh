@@ -2,10 +2,12 @@
 # serial: redraws counted 250 ms apart, connecting shown within 600 ms
 # The live view in a real terminal (tmux, a private server, fixed sizes):
 # `connecting N connections...` at once, several redraws a second, elapsed
-# or done/total, req/s against -R, p50/p99/max, status codes, errors, a
-# histogram; no line wider than the terminal; gone before the report; the
+# or done/total, req/s against -R, p50/p99/max of the last second and so
+# far, status codes, errors, a histogram; no line wider than the terminal,
+# none cut inside a field; under a load shape the stage and the target of
+# the last second (not the run's mean); gone before the report; the
 # recorded intervals the same as without it; nothing but plain lines when
-# stderr is not a terminal.
+# stderr is not a terminal or TERM=dumb.
 . "$(dirname "$0")/lib.sh"
 
 D="$T_DIR/live"; mkdir -p "$D"
@@ -54,7 +56,8 @@ mid="$D/rate.5"
 ok live_rate_vs_target "$(grep 'req/s' "$mid")" \
     "grep -qE '^req/s  [0-9]+ now  target 1000 \((9[0-9]|10[0-9])%\)  [0-9]+ average  [0-9]+ done' '$mid'"
 ok live_percentiles "$(grep latency "$mid")" \
-    "grep -qE '^latency  p50 [0-9.]+(us|ms)  p99 [0-9.]+(us|ms)  max [0-9.]+(us|ms)' '$mid'"
+    "grep -qE '^latency now  p50 [0-9.]+(us|ms)  p99 [0-9.]+(us|ms)  max [0-9.]+(us|ms)  \(last (0\.9|1\.0)s\) *$' '$mid' &&
+     grep -qE '^latency so far  p50 [0-9.]+(us|ms)  p99 [0-9.]+(us|ms)  max [0-9.]+(us|ms) *$' '$mid'"
 ok live_status_codes "$(grep status "$mid")" "grep -qE '^status  200: [0-9]+$' '$mid'"
 ok live_errors "$(grep errors "$mid")" "grep -qE '^errors 0$' '$mid'"
 n=$(grep -cE '^  <= +[0-9.]+(us|ms|s) \|[# ]+\| [0-9]+$' "$mid")
@@ -92,7 +95,8 @@ TM resize-window -t count -x 30 -y 12 2>/dev/null
 for _ in $(seq 1 20); do
     sleep 0.25
     TM capture-pane -p -t count >"$D/count.2"
-    n=$(grep -cE '^\[[#.]{20}|^req/s ' "$D/count.2")
+    # (30 columns leave no room for the bar: the count stands first)
+    n=$(grep -cE '^\[[#.]{20}|^[0-9]+/5000 req|^req/s ' "$D/count.2")
     w=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$D/count.2")
     [ "$n" -eq 2 ] && [ "$w" -lt 30 ] && break
     grep -q '^__done__' "$D/count.2" && break
@@ -106,6 +110,133 @@ cap count >"$D/count.final"
 TM capture-pane -p -J -S - -t count >"$D/count.all"
 ok live_count_gone "$(cat "$D/count.final")" \
     "! grep -qE '^req/s |^latency  p50|^  <= ' '$D/count.final' && grep -q '5000 requests in' '$D/count.all'"
+
+# --- a load shape: the stage, the target of the last second ---------------
+# view_check MODE FILES...: rules over captures of the view (Python below);
+# prints what it saw, exits non-zero when a rule is broken.
+#   stages R1,R2,...: 1 s step stages at those rates: the stage shown is the
+#     one the elapsed time is in (captures within 0.1 s of a boundary are
+#     skipped), with its own rate, and the target lies between the previous
+#     stage's rate and this one's (the last second straddles at most one
+#     boundary); the run's mean would not.
+#   ramp B D: -R 0..B over D s: the rate "at" is B*E/D, the target the mean
+#     of the ramp over the window shown, (last Ws) before E.
+#   fields W: every view line is under W columns and made of whole fields
+#     (a number is never cut), the stage is kept, and "latency now" keeps p99.
+view_check() {
+    "$PY" - "$@" <<'PY'
+import re, sys
+mode, args, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+N = r'[0-9]+(?:\.[0-9]+)?'
+L = N + r'(?:us|ms|s)'
+FIELDS = [r'\[[#.]{20}\]', N + r's/' + L, r'[0-9]+/[0-9]+ req', N + r's left', N + r's',
+          r'stage [0-9]+/[0-9]+', r'\([0-9]+ req/s\)', r'\([0-9]+\.\.[0-9]+ req/s, at [0-9]+\)',
+          r'ramp [0-9]+\.\.[0-9]+ req/s, at [0-9]+', r'req/s', r'[0-9]+ now',
+          r'target [0-9]+ \([0-9]+%\)', r'target 0', r'[0-9]+ average', r'[0-9]+ done',
+          r'latency now', r'latency so far', r'p(?:50|99) (?:' + L + '|-)', r'max (?:' + L + '|-)',
+          r'\(last ' + N + r's\)', r'status', r'[0-9]{3}: [0-9]+', r'other: [0-9]+', r'-',
+          r'errors [0-9]+', r'(?:connect|read|write|timeout|protocol) [0-9]+',
+          r'\(failed connects [0-9]+\)']
+F = '(?:' + '|'.join(FIELDS) + ')'
+WHOLE = re.compile('^' + F + '(?: {1,2}' + F + ')*$')
+VIEW = re.compile(r'^(\[[#.]{20}\]|[0-9.]+s/|[0-9]+/[0-9]+ req|req/s|latency|status|errors )')
+WHERE = re.compile(r'^(?:\[[#.]{20}\] )?([0-9.]+)s/')
+seen, bad = [], []
+for path in files:
+    # (capture-pane -J keeps the blanks a row ends with)
+    lines = [l.rstrip() for l in open(path).read().splitlines()]
+    where = [l for l in lines if WHERE.match(l)]
+    if not where:
+        continue
+    w = where[0]
+    E = float(WHERE.match(w).group(1))
+    get = lambda rx, l: (re.search(rx, l) or [None, None])
+    rate = [l for l in lines if l.startswith('req/s')]
+    lat = [l for l in lines if l.startswith('latency now')]
+    tgt = re.search(r'target ([0-9]+)', rate[0]) if rate else None
+    win = re.search(r'\(last ([0-9.]+)s\)', lat[0]) if lat else None
+    seen.append('%.1fs: %s | %s' % (E, w, rate[0] if rate else '-'))
+    if mode == 'stages':
+        rates = [float(r) for r in args.split(',')]
+        m = re.search(r'stage ([0-9]+)/([0-9]+) \(([0-9]+) req/s\)', w)
+        if E < 0.3 or abs(E - round(E)) < 0.1 or E > len(rates) - 0.1:
+            continue
+        k = int(E) + 1
+        if not m or int(m.group(1)) != k or int(m.group(2)) != len(rates) or float(m.group(3)) != rates[k - 1]:
+            bad.append('at %.1fs want stage %d/%d (%g req/s): %s' % (E, k, len(rates), rates[k - 1], w))
+            continue
+        lo, hi = sorted([rates[k - 2] if k > 1 else rates[0], rates[k - 1]])
+        if not tgt or not (lo - 1 <= float(tgt.group(1)) <= hi + 1):
+            bad.append('at %.1fs (stage %d) want a target in [%g, %g]: %s' % (E, k, lo, hi, rate))
+    elif mode == 'ramp':
+        B, D = (float(v) for v in args.split(','))
+        m = re.search(r'ramp 0\.\.([0-9]+) req/s, at ([0-9]+)', w)
+        if E < 0.3 or E > D - 0.1:
+            continue
+        if not m or float(m.group(1)) != B or abs(float(m.group(2)) - B * E / D) > B / D * 0.15:
+            bad.append('at %.1fs want "ramp 0..%g req/s, at %.0f": %s' % (E, B, B * E / D, w))
+        if E >= 1.2 and win:
+            W = float(win.group(1))
+            want = B / D * (E - W / 2)
+            if not tgt or abs(float(tgt.group(1)) - want) > B / D * 0.2:
+                bad.append('at %.1fs (last %gs) want a target near %.0f: %s' % (E, W, want, rate))
+    elif mode == 'fields':
+        width = int(args)
+        for l in lines:
+            if not VIEW.match(l):
+                continue
+            if len(l) >= width or not WHOLE.match(l):
+                bad.append('%d columns: %r' % (len(l), l))
+        if 'stage ' not in w:
+            bad.append('no stage in %r' % w)
+        if lat and not re.search('p99 ' + L, lat[0]):
+            bad.append('no p99 in %r' % lat[0])
+print('\n'.join(seen))
+if bad or not seen:
+    print('BROKEN: ' + ('; '.join(bad) if bad else 'no capture of the view'))
+    sys.exit(1)
+PY
+}
+
+live stages 120 30 -t1 -c8 --stages '1s:100!,1s:200!,1s:900!' "$SERVE_URL"
+sleep 0.3
+snap stages 14 0.2
+wait_done stages
+out=$(view_check stages 100,200,900 "$D"/stages.[0-9]*)
+ok live_shape_stage_target "$out" [ $? -eq 0 ]
+n=$(grep -cE 'stage [23]/3 \(' "$D"/stages.[0-9]* | awk -F: '$2 > 0' | wc -l)
+ok live_shape_stages_seen "$n captures in stage 2 or 3" "[ $n -ge 2 ]"
+
+live ramp 120 30 -t1 -c8 -d3s -R 0..600 "$SERVE_URL"
+sleep 0.3
+snap ramp 14 0.2
+wait_done ramp
+out=$(view_check ramp 600,3 "$D"/ramp.[0-9]*)
+ok live_shape_ramp_target "$out" [ $? -eq 0 ]
+
+live narrow 40 30 -t1 -c8 --stages '1s:100!,1s:200!,1s:900!' "$SERVE_URL"
+sleep 0.3
+snap narrow 10 0.25
+wait_done narrow
+out=$(view_check fields 40 "$D"/narrow.[0-9]*)
+ok live_shape_40_columns_whole_fields "$out" [ $? -eq 0 ]
+
+# --- TERM=dumb: a terminal that cannot move the cursor gets plain lines ---
+TERM=dumb timeout 20 script -qec "$(printf '%q ' "$PACER" -t1 -c4 --stages '1s:100!,1s:200!' "$SERVE_URL") >'$D/dumb.out'" \
+    "$D/dumb.log" </dev/null >/dev/null 2>&1
+ok live_dumb_no_escapes "$(cat -v "$D/dumb.log" | head -5)" \
+    "! grep -q \$'\\x1b' '$D/dumb.log' && grep -qE '^\\[[#.]{20}\\] 1\\.0s/2\\.00s  stage 1/2  [0-9]+ req/s  target 100  p50 ' '$D/dumb.log' && grep -q '^Requests/sec' '$D/dumb.out'"
+
+# --- not a terminal, under stages: each line its stage and target --------
+"$PACER" -t1 -c4 --progress --stages '1s:100!,1s:200!,1s:900!' "$SERVE_URL" >"$D/pst.out" 2>"$D/pst.err"
+ok live_pipe_stages "$(cat "$D/pst.err")" \
+    "grep -qE '^\\[[#.]{20}\\] 1\\.0s/3\\.00s  stage 1/3  [0-9]+ req/s  target 100  p50 ' '$D/pst.err' &&
+     grep -qE '^\\[[#.]{20}\\] 2\\.0s/3\\.00s  stage 2/3  [0-9]+ req/s  target 200  p50 ' '$D/pst.err' &&
+     grep -qE '^\\[[#.]{20}\\] 3\\.0s/3\\.00s  stage 3/3  [0-9]+ req/s  target 900  p50 ' '$D/pst.err' && ! grep -q \$'\\x1b' '$D/pst.err'"
+"$PACER" -t1 -c4 --progress -d2s -R 0..1000 "$SERVE_URL" >"$D/pramp.out" 2>"$D/pramp.err"
+ok live_pipe_ramp_target "$(cat "$D/pramp.err")" \
+    "grep -qE '^\\[[#.]{20}\\] 1\\.0s/2\\.00s  [0-9]+ req/s  target 250  p50 ' '$D/pramp.err' &&
+     grep -qE '^\\[[#.]{20}\\] 2\\.0s/2\\.00s  [0-9]+ req/s  target 750  p50 ' '$D/pramp.err'"
 
 # --- Ctrl-C: the engine's "stopping" line below the view is taken into
 # account; no stale view line is left above the report.
@@ -163,6 +294,34 @@ wait_done ns
 # 300/s, every whole second holds its share).
 ok live_never_sent_placed "$(json_get "$D/ns.json" "[(p['length_s'], p['errors']) for p in d['intervals']['series']], d['requests']['never_sent']")" \
     "\"\$PY\" -c \"import json,sys; d=json.load(open(sys.argv[1])); s=d['intervals']['series']; n=d['requests']['never_sent']; w=[p['errors'] for p in s if p['length_s'] > 0.9]; sys.exit(not (n > 3000 and sum(p['errors'] for p in s) == n and len(w) == 3 and min(w) > n / 6))\" '$D/ns.json'"
+
+# --- the knee while it happens: the last second against the run so far ----
+# 250/s for 2 s, then 900/s against a server that serves 300/s: in the
+# second stage the queue grows, and the responses of the last second wait
+# far longer than the run's median, which the fast first stage holds down.
+live knee 120 30 -t1 -c50 --timeout 5s --stages '2s:250!,1.5s:900!' "$SERVE_URL"
+sleep 0.3
+snap knee 14 0.25
+wait_done knee
+out=$("$PY" - "$D"/knee.[0-9]* <<'PY'
+import re, sys
+def ms(v):
+    n, u = re.match(r'([0-9.]+)(us|ms|s)', v).groups()
+    return float(n) * {'us': 1e-3, 'ms': 1, 's': 1e3}[u]
+best = None
+for path in sys.argv[1:]:
+    t = open(path).read()
+    e = re.search(r'^\[[#.]{20}\] ([0-9.]+)s/', t, re.M)
+    now = re.search(r'^latency now  p50 ([0-9.]+(?:us|ms|s))', t, re.M)
+    far = re.search(r'^latency so far  p50 ([0-9.]+(?:us|ms|s))', t, re.M)
+    if e and now and far and float(e.group(1)) >= 2.6:
+        r = ms(now.group(1)) / ms(far.group(1))
+        print('%ss: p50 now %s, so far %s' % (e.group(1), now.group(1), far.group(1)))
+        best = r if best is None or r > best else best
+sys.exit(not (best and best > 10))
+PY
+)
+ok live_knee_recent_latency "$out" [ $? -eq 0 ]
 
 # --- not a terminal: stderr as today, no escape sequences ------------------
 "$PACER" -t1 -c2 -d1s -R100 --progress "$SERVE_URL" >"$D/pipe.out" 2>"$D/pipe.err"

@@ -7,6 +7,9 @@ D=$T_DIR
 
 start_serve --threads 1 || { fail serve_start "$(serve_err)"; finish; }
 start_nginx || { fail nginx_start "nginx did not start"; finish; }
+FAST_URL=$SERVE_URL
+start_serve --threads 1 --capacity 100 || { fail serve_slow_start "$(serve_err)"; finish; }
+SERVE_SLOW_URL=$SERVE_URL SERVE_URL=$FAST_URL
 
 # --- SLO -------------------------------------------------------------------
 "$PACER" -t1 -c4 -d1s -R200 -L --slo 'p99<=500ms,p50<=500ms,errors<=0.1%,rate>=95%,max<=2s' \
@@ -32,7 +35,13 @@ ok slo_fail_lines "$(tail -4 "$D/slo_fail.out")" \
 "$PACER" -t1 -c2 -n 50 --slo 'errors<=10%' "http://127.0.0.1:$NGX_PORT/missing" >"$D/slo_404.out" 2>&1
 rc=$?
 ok slo_404_counts_as_error "exit $rc: $(grep errors "$D/slo_404.out")" \
-    "[ $rc -eq 5 ] && grep -qE 'FAIL  errors<=10%  +measured 100% \(50 of 50\)' '$D/slo_404.out'"
+    "[ $rc -eq 5 ] && grep -qE 'FAIL  errors<=10%  +measured 100% \(50 of 50\): 50 non-2xx/3xx responses$' '$D/slo_404.out'"
+
+# Never-sent requests fail errors<= too, and its line says that is what they
+# were (no error table lists them): a server that serves 100 req/s, at 400.
+"$PACER" -t1 -c2 -d1s -R400 --slo 'errors<=0.1%' "$SERVE_SLOW_URL" >"$D/slo_unsent.out" 2>&1
+ok slo_errors_names_never_sent "$(grep 'errors<=' "$D/slo_unsent.out")" \
+    "grep -qE 'FAIL  errors<=0.1%  +measured [0-9.]+% \(([0-9]+) of [0-9]+\): \1 never sent \(still queued' '$D/slo_unsent.out'"
 
 # A dead target: no response at all is exit 3 even with an SLO.
 "$PACER" -t1 -c1 -d300ms --slo 'errors<=0' "http://127.0.0.1:1/" >"$D/slo_dead.out" 2>&1

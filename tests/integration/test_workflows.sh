@@ -176,6 +176,39 @@ if html_charts "$D/cmp.html" compare_html; then
     ok compare_html_overlay "$(cat "$D/hc.compare_html.out")" \
         "[ \"\$(series_of compare_html 'Latency by percentile (corrected)')\" = 2 ] && [ \"\$(series_of compare_html 'Requests/sec by round')\" = 2 ]"
 fi
+# Two rounds: too few for a verdict, and it says so for every metric.
+ok compare_two_rounds_not_judged "$(grep -A5 '^Verdict' "$D/cmp.out")" \
+    "[ \$(grep -cE '^  (Requests/sec|Latency p[0-9.]+) +not judged \(fewer than 3 rounds\)\$' '$D/cmp.out') -eq 5 ]"
+ok compare_html_verdict "$(grep -c 'Verdict, B against A' "$D/cmp.html") verdict blocks in the page" \
+    "grep -q 'Verdict, B against A (2 rounds' '$D/cmp.html' && grep -q 'not judged (fewer than 3 rounds)' '$D/cmp.html'"
+
+# --- compare's verdict (docs/methodology.md, "Compare's verdict") ---------
+# Two identical servers: no metric may differ. 7 rounds: under the rule
+# (every round's ratio beyond 5% on one side, and the two ranges apart)
+# identical servers pass the range test alone with odds 2 in 3432 per metric.
+start_serve --threads 1 || fail serve_twin_start "$(serve_err)"
+TWIN=$SERVE_URL
+"$PACER" compare -t1 -c4 -d250ms -R 200 --rounds 7 "$PLAIN" "$TWIN" --json "$D/cmpsame.json" \
+    >"$D/cmpsame.out" 2>/dev/null
+ok compare_identical_no_difference "$(grep -A6 '^Verdict' "$D/cmpsame.out")" \
+    "[ \$(grep -cE '^  (Requests/sec|Latency p[0-9.]+) +no clear difference \(B/A by round [0-9.]+x-[0-9.]+x\)\$' '$D/cmpsame.out') -eq 5 ] &&
+     [ \"\$(json_get '$D/cmpsame.json' \"' '.join(sorted(set(str(v['verdict']) + '/' + str(v['faster']) for k, v in d['targets'][1]['verdict'].items() if isinstance(v, dict))))\")\" = 'no clear difference/None' ]"
+ok compare_verdict_json_valid "$(valid_workflow "$D/cmpsame.json")" "valid_workflow '$D/cmpsame.json' >/dev/null"
+# 20 ms of delay against none, at a rate both sustain: the latency names
+# the faster one (B, the second URL, whichever order), the rate does not.
+start_serve --threads 1 --delay 20ms || fail serve_delay2_start "$(serve_err)"
+SLOW=$SERVE_URL
+"$PACER" compare -t1 -c8 -d300ms -R 100 --rounds 3 "$SLOW" "$PLAIN" --json "$D/cmpdiff.json" \
+    >"$D/cmpdiff.out" 2>/dev/null
+ok compare_delay_names_faster "$(grep -A6 '^Verdict' "$D/cmpdiff.out")" \
+    "grep -qE '^  Latency p50 +B faster \(B/A by round 0\.[0-9]+x-0\.[0-9]+x\)\$' '$D/cmpdiff.out' &&
+     grep -qE '^  Requests/sec +no clear difference ' '$D/cmpdiff.out' &&
+     [ \"\$(json_get '$D/cmpdiff.json' \"d['targets'][1]['verdict']['latency_p50']['faster']\")\" = B ]"
+"$PACER" compare -t1 -c4 -d300ms --rounds 3 "$PLAIN" "$SLOW" >"$D/cmpdiff2.out" 2>/dev/null
+ok compare_delay_closed_loop "$(grep -A6 '^Verdict' "$D/cmpdiff2.out")" \
+    "grep -qE '^  Requests/sec +A faster \(B/A by round 0\.[0-9]+x-0\.[0-9]+x\)\$' '$D/cmpdiff2.out' &&
+     grep -qE '^  Latency p50 +A faster \(B/A by round [0-9.]+x-[0-9.]+x\)\$' '$D/cmpdiff2.out'"
+
 "$PACER" compare -t1 -c2 -d300ms -R100 --rounds 1 --slo 'p99<=1us' "$NGX" "$PLAIN" >"$D/cmpslo.out" 2>&1
 rc=$?
 ok compare_slo_exit5 "exit $rc" "[ $rc -eq 5 ] && [ \$(grep -c '^SLO for [AB] (http' '$D/cmpslo.out') -eq 2 ]"

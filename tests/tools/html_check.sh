@@ -21,7 +21,12 @@
 # OUTDIR receives shot.png (1280x4000 screenshot), dom.html (the DOM after
 # the scripts ran), chromium.log, netlog.json and charts.tsv: per chart,
 #   TITLE<TAB>the names of its drawn series<TAB>its x tick labels
-# (names and labels joined with '|'; reference lines' names end in ' (ref)'). Chromium runs at most
+# (names and labels joined with '|'; reference lines' names end in ' (ref)'),
+# and drawn.json: what the browser drew, read back from the SVG paths
+# through each chart's axis mapping (data-xmap / data-ymap) into data units:
+#   [{"title": T, "series": [{"name": N, "ref": bool, "limit": bool,
+#                             "points": [[x, y], ..., null (a break), ...]}]}]
+# so a test can check each line against the numbers it should show. Chromium runs at most
 # HTML_CHECK_TIMEOUT seconds (default 60) in its own process group, which
 # is killed on the way out. Env CHROMIUM overrides the browser binary.
 set -u
@@ -142,7 +147,7 @@ msg=$(grep -m1 ':CONSOLE' "$out/chromium.log")
 [ -s "$out/shot.png" ] || die "no screenshot written"
 
 # 3. What the page did: network requests, errors, charts.
-"$PY" - "$out/netlog.json" "$out/dom.html" "$out/charts.tsv" <<'PY'
+"$PY" - "$out/netlog.json" "$out/dom.html" "$out/charts.tsv" "$out/drawn.json" <<'PY'
 import json, re, sys
 from html.parser import HTMLParser
 
@@ -176,11 +181,18 @@ class D(HTMLParser):
         self.charts = []
         self.detail = []   # per chart: [series names, x tick labels]
         self.xtick = None  # the x tick label being read
+        self.drawn = []    # per chart: title, axis mappings, series with their paths
+        self.inseries = None
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         cls = (a.get('class') or '').split()
         if tag == 'g' and 'series' in cls and self.detail:
             self.detail[-1][0].append(a.get('data-name', '') + (' (ref)' if 'ref' in cls else ''))
+            self.inseries = {'name': a.get('data-name', ''), 'ref': 'ref' in cls,
+                             'limit': 'limit' in cls, 'd': None}
+            self.drawn[-1]['series'].append(self.inseries)
+        elif tag == 'path' and self.inseries is not None and self.inseries['d'] is None:
+            self.inseries['d'] = a.get('d', '')
         elif tag == 'text' and 'xtick' in cls and self.detail:
             self.xtick = ''
         if tag == 'html':
@@ -192,11 +204,15 @@ class D(HTMLParser):
         elif tag == 'svg' and 'pacer-chart' in (a.get('class') or '').split():
             self.charts.append((a.get('data-title'), a.get('data-series')))
             self.detail.append([[], []])
+            self.drawn.append({'title': a.get('data-title'), 'xmap': a.get('data-xmap'),
+                               'ymap': a.get('data-ymap'), 'series': []})
     handle_startendtag = handle_starttag
     def handle_data(self, data):
         if self.xtick is not None:
             self.xtick += data
     def handle_endtag(self, tag):
+        if tag == 'svg':
+            self.inseries = None
         if tag == 'text' and self.xtick is not None:
             self.detail[-1][1].append(self.xtick)
             self.xtick = None
@@ -220,6 +236,30 @@ with open(sys.argv[3], 'w') as f:
     for (title, _), (names, ticks) in zip(d.charts, d.detail):
         f.write('%s\t%s\t%s\n' % (flat(title), '|'.join(map(flat, names)),
                                   '|'.join(map(flat, ticks))))
+# Pixels back to data units: the inverse of html_render.js's sx/sy and fwd.
+def inverse(m):
+    try:
+        lo, hi, p0, p1, scale = (float(v) for v in (m or '').split())
+    except ValueError:
+        fail('a chart lacks data-xmap or data-ymap')
+    def f(px):
+        t = lo + (px - p0) / (p1 - p0) * (hi - lo)
+        return 10 ** t if scale == 1 else 100 - 100 / 10 ** t if scale == 2 else t
+    return f
+out = []
+for c in d.drawn:
+    fx, fy = inverse(c['xmap']), inverse(c['ymap'])
+    series = []
+    for s in c['series']:
+        pts = []
+        for op, x, y in re.findall(r'([ML])\s*(-?[0-9.]+)[ ,](-?[0-9.]+)', s['d'] or ''):
+            if op == 'M' and pts:
+                pts.append(None)
+            pts.append([fx(float(x)), fy(float(y))])
+        series.append({'name': s['name'], 'ref': s['ref'], 'limit': s['limit'], 'points': pts})
+    out.append({'title': c['title'], 'series': series})
+with open(sys.argv[4], 'w') as f:
+    json.dump(out, f)
 for title, series in d.charts:
     if title is None or series is None or not series.isdigit():
         fail('a chart lacks data-title or data-series')

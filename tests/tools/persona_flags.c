@@ -13,7 +13,11 @@
  * not offer it). A flag in no line is unknown to the persona.
  *
  * Usage: persona_flags [PERSONA...] (default: all of them, in the order
- * `pacer --help` lists them); "-p": the personas' names only.
+ * `pacer --help` lists them); "-p": the personas' names only; "-P": the
+ * rows of the peer-flag table (src/cli/peer_hints.c), for
+ * tests/integration/test_peer_hints.sh, one a line:
+ *
+ *     TOOL FLAG KIND HINT
  */
 #include <stdio.h>
 #include <string.h>
@@ -62,6 +66,14 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "-p") == 0) {
         for (size_t i = 0; persona_at(i); i++)
             printf("%s\n", persona_at(i)->name);
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "-P") == 0) {
+        for (size_t i = 0; peer_flag_at(i); i++) {
+            const peer_flag *r = peer_flag_at(i);
+
+            printf("%s %s %s %s\n", r->tool, r->flag, r->value ? "value" : "switch", r->hint);
+        }
         return 0;
     }
     if (argc == 1)

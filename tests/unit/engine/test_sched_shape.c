@@ -334,8 +334,39 @@ static void test_count_limit(void)
     CHECK_EQ_U64(sched_time(&s, 1234), START + 1234 * 1000000ull);
 }
 
+/* The rate at an instant: a ramp's line, a step's new rate from its first
+ * instant, the last rate after the end; constant -R throughout; and the
+ * integral's slope agrees with it inside a stage. */
+static void test_rate_at(void)
+{
+    pc_shape sh = shape(0, PC_ARRIVAL_CONSTANT, 0), none = shape(0, PC_ARRIVAL_CONSTANT, 0);
+    sched s;
+
+    add(&sh, 2, 1800, false); /* 0 -> 1800 over 2 s */
+    add(&sh, 1, 1000, true);  /* then 1000 at once */
+    add(&sh, 1, 2000, true);
+    sched_init_run(&s, START, &sh, 1000, 1, 0);
+    CHECK(fabs(sched_rate_at(&s, 0) - 0) < 1e-9);
+    CHECK(fabs(sched_rate_at(&s, 1) - 900) < 1e-6);
+    CHECK(fabs(sched_rate_at(&s, 1.5) - 1350) < 1e-6);
+    CHECK(fabs(sched_rate_at(&s, 2) - 1000) < 1e-9);
+    CHECK(fabs(sched_rate_at(&s, 2.999) - 1000) < 1e-9);
+    CHECK(fabs(sched_rate_at(&s, 3) - 2000) < 1e-9);
+    CHECK(fabs(sched_rate_at(&s, 9) - 2000) < 1e-9);
+    CHECK(fabs(sched_rate_at(&s, -1) - 0) < 1e-9);
+    for (double t = 0.05; t < 4; t += 0.1) {
+        double slope = (sched_expected(&s, t + 1e-4) - sched_expected(&s, t - 1e-4)) / 2e-4;
+        if (fabs(t - 2) > 0.01 && fabs(t - 3) > 0.01)
+            CHECK(fabs(slope - sched_rate_at(&s, t)) < 0.01);
+    }
+    sched_init_run(&s, START, &none, 750, 4, 1);
+    CHECK(fabs(sched_rate_at(&s, 0.5) - 750) < 1e-9);
+    CHECK(fabs(sched_rate_at(&s, 100) - 750) < 1e-9);
+}
+
 int main(void)
 {
+    RUN(test_rate_at);
     RUN(test_ramp_0_1000_4s_is_2000);
     RUN(test_ramp_times_closed_form);
     RUN(test_steps);

@@ -676,9 +676,9 @@ static void test_report_html_top(void)
     CHECK(strstr(out, "<p class=\"pacer-verdict fail\">SLO FAILED: 1 of 2 objectives not "
                       "met</p>") != NULL);
     CHECK(strstr(out, "<tr><td>p99&lt;=50ms</td><td class=\"num\">99.") != NULL);
-    CHECK(strstr(out, "ms</td><td>FAIL</td></tr>") != NULL);
-    CHECK(strstr(out, "<tr><td>errors&lt;=0</td><td class=\"num\">0</td><td>PASS</td></tr>") !=
-          NULL);
+    CHECK(strstr(out, "ms</td><td>FAIL</td><td></td></tr>") != NULL);
+    CHECK(strstr(out, "<tr><td>errors&lt;=0</td><td class=\"num\">0</td><td>PASS</td>"
+                      "<td>none failed</td></tr>") != NULL);
     free(out);
 
     /* pacer report: no command line of its own, the files and theirs. */
@@ -773,8 +773,125 @@ static void test_report_html_errors_line(void)
     stats_free(&res.st);
 }
 
+/* The series named `name` of chart `title` in the page's data (NULL: none). */
+static const json_val *series_of(const json_val *v, const char *title, const char *name)
+{
+    const json_val *charts = json_get(v, "charts");
+
+    for (size_t i = 0; i < json_len(charts); i++) {
+        const json_val *c = json_at(charts, i), *ss = json_get(c, "series");
+
+        if (strcmp(json_str(json_get(c, "title")), title) != 0)
+            continue;
+        for (size_t j = 0; j < json_len(ss); j++)
+            if (strcmp(json_str(json_get(json_at(ss, j), "name")), name) == 0)
+                return json_at(ss, j);
+    }
+    return NULL;
+}
+
+/* Under step stages the requested rate is drawn as steps, from the shape,
+ * and ends with the run; the throughput as steps across each interval; an
+ * --slo latency limit is a limit line on both latency charts (a stage's
+ * over that stage alone); never-sent requests are named in the errors
+ * objective's row and the requests table. */
+static void test_report_html_shape_slo(void)
+{
+    static const double want_x[] = {0, 1, 1, 2}, want_y[] = {1000, 1000, 1500, 1500};
+    pc_rundesc cfg;
+    pc_results res;
+    pc_series s = {.interval_s = 1};
+    pc_interval *iv = interval_new();
+    pc_slo slo;
+    const json_val *r;
+    json_val *v;
+    char err[128], *out;
+
+    CHECK(iv != NULL);
+    memset(&cfg, 0, sizeof cfg);
+    memset(&res, 0, sizeof res);
+    cfg.threads = 1;
+    cfg.rate = 1250;
+    cfg.shape.n = 2;
+    cfg.shape.stages[0] = (pc_stage){.dur_ns = 1000000000ull, .rate = 1000, .step = true};
+    cfg.shape.stages[1] = (pc_stage){.dur_ns = 1000000000ull, .rate = 1500, .step = true};
+    CHECK(slo_parse("p99<=100ms,stage2:max<=1s,errors<=0.1%", &slo, err, sizeof err) == 0);
+    cfg.slo = &slo;
+    CHECK(stats_init(&res.st) == 0);
+    CHECK(stats_init_stages(&res.st, 2, 0) == 0);
+    for (int k = 1; k <= 100; k++)
+        hdr_record(&res.st.latency, k * 1000000);
+    res.st.completed = 2400;
+    res.st.never_sent = 100;
+    res.st.scheduled = 2500;
+    res.duration_ns = 2000000000ull;
+    for (int i = 0; i < 3; i++) { /* two seconds, and the tail after the schedule */
+        interval_reset(iv);
+        iv->start_ns = (uint64_t)i * 1000000000ull;
+        iv->end_ns = iv->start_ns + (i < 2 ? 1000000000ull : 10000000ull);
+        iv->completed = i == 0 ? 1000 : i == 1 ? 1390 : 10;
+        CHECK(series_add_interval(&s, iv, 1700000000.0 + i) == 0);
+    }
+    out = report_of(&cfg, &res, &s);
+    CHECK(out != NULL);
+    CHECK(out && strstr(out, "<td>errors&lt;=0.1%</td><td>4% (100 of 2500)</td><td>FAIL</td>"
+                             "<td>100 never sent (still queued when the run ended: never "
+                             "written to the server)</td></tr>") != NULL);
+    CHECK(out && strstr(out, "<tr><td>Failed (all kinds)</td><td class=\"num\">100</td>") != NULL);
+    v = data_of(out);
+    free(out);
+    CHECK(v != NULL);
+    r = series_of(v, "Throughput", "requested (--stages)");
+    CHECK(r != NULL && json_bool(json_get(r, "ref")));
+    CHECK_EQ_I64(json_len(json_get(r, "x")), 4);
+    for (size_t i = 0; r && i < 4; i++) {
+        CHECK_NEAR(json_num(json_at(json_get(r, "x"), i)), want_x[i], 1e-9);
+        CHECK_NEAR(json_num(json_at(json_get(r, "y"), i)), want_y[i], 1e-9);
+    }
+    r = series_of(v, "Throughput", "completed/s");
+    CHECK(r != NULL && json_bool(json_get(r, "steps")));
+    CHECK_NEAR(json_num(json_get(r, "xend")), 2, 1e-9); /* not past the measured period */
+    r = series_of(v, "Latency over time (corrected)", "SLO p99<=100ms");
+    CHECK(r != NULL && json_bool(json_get(r, "limit")));
+    CHECK_NEAR(json_num(json_path(r, "y.0")), 100, 1e-9);
+    CHECK_NEAR(json_num(json_path(r, "x.0")), 0, 1e-9);
+    CHECK_NEAR(json_num(json_path(r, "x.1")), 2, 1e-9);
+    r = series_of(v, "Latency over time (corrected)", "SLO stage2:max<=1s");
+    CHECK(r != NULL);
+    CHECK_NEAR(json_num(json_path(r, "x.0")), 1, 1e-9);
+    CHECK_NEAR(json_num(json_path(r, "x.1")), 2, 1e-9);
+    CHECK_NEAR(json_num(json_path(r, "y.1")), 1000, 1e-9);
+    r = series_of(v, "Latency by percentile", "SLO p99<=100ms");
+    CHECK(r != NULL);
+    CHECK_NEAR(json_num(json_path(r, "x.1")), 99, 1e-9);
+    CHECK(series_of(v, "Latency by percentile", "SLO stage2:max<=1s") == NULL);
+    json_free(v);
+    interval_free(iv);
+    series_free(&s);
+    stats_free(&res.st);
+}
+
+/* A diagnosis box: its title, then one paragraph per line, escaped. */
+static void test_diagnosis_box(void)
+{
+    html_doc *d = html_doc_new("t");
+    char *out;
+    int rc = -1;
+
+    html_doc_diagnosis(d, "Who <limited>", "first & one\n\nsecond\n");
+    out = page(d, &rc);
+    html_doc_free(d);
+    CHECK_EQ_I64(rc, 0);
+    CHECK(out && strstr(out, "<div class=\"pacer-diagnosis\" id=\"pacer-diagnosis\"><p "
+                             "class=\"pacer-diagnosis-title\">Who &lt;limited&gt;</p><p>first "
+                             "&amp; one</p><p>second</p></div>") != NULL);
+    free(out);
+}
+
 int main(void)
 {
+    RUN(test_report_html_shape_slo);
+    RUN(test_diagnosis_box);
     RUN(test_escapes_text_everywhere);
     RUN(test_page_is_self_contained);
     RUN(test_page_embeds_the_files);

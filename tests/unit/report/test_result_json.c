@@ -25,7 +25,8 @@ static uint64_t val(size_t i, size_t j)
 /* The fields the document has in forms of their own (PC_SJ_HAND), checked
  * one by one below, and the ones it only writes (PC_SJ_OUT). */
 static const char *const by_hand[] = {"rps",    "err",      "why",    "status", "status_other",
-                                      "non2xx", "h1_conns", "stages", "nstages", "quic_close"};
+                                      "non2xx", "h1_conns", "stages", "nstages", "steps",
+                                      "nsteps", "quic_close"};
 static const char *const written[] = {"urls", "nurls", "url_latency"};
 
 static bool listed(const char *const *v, size_t n, const char *name)
@@ -81,13 +82,17 @@ static int fill(pc_stats *s)
         s->urls[u].errors = 20 + u;
         hdr_record_n(&s->urls[u].latency, 5000 * (u + 1), 3 + u);
     }
-    if (stats_init_stages(s, 2) < 0)
+    /* Stage 1 ramps (0..100): its PC_RAMP_STEPS rows too. */
+    if (stats_init_stages(s, 2, PC_RAMP_STEPS) < 0)
         return -1;
-    for (uint32_t g = 0; g < 2; g++) {
-        s->stages[g] = (pc_stage_stats){.completed = 30 + g, .non2xx = 40 + g, .errors = 50 + g,
-                                        .never_sent = 60 + g, .interrupted = 70 + g,
-                                        .latency = s->stages[g].latency};
-        hdr_record_n(&s->stages[g].latency, 7000 * (g + 1), 5 + g);
+    for (uint32_t g = 0; g < 2 + PC_RAMP_STEPS; g++) {
+        pc_stage_stats *x = g < 2 ? &s->stages[g] : &s->steps[g - 2];
+
+        x->completed = 30 + g, x->non2xx = 40 + g, x->errors = 50 + g;
+        x->never_sent = 60 + g, x->interrupted = 70 + g;
+        hdr_record_n(&x->latency, 7000 * (g + 1), 5 + g);
+        hdr_record_n(&x->latency_u, 3000 * (g + 1), 4 + g);
+        hdr_record_n(&x->send_lag, 100 * (g + 1), 3 + g);
     }
     return 0;
 }
@@ -194,8 +199,14 @@ static void test_every_carried_field_round_trips(void)
     CHECK_EQ_I64(l.cfg.shape.arrival, PC_ARRIVAL_POISSON);
     CHECK(l.cfg.shape.stages[1].step && !l.cfg.shape.stages[0].step);
     CHECK_EQ_U64(l.cfg.shape.stages[1].dur_ns, 1000000000ull);
-    for (uint32_t g = 0; g < 2; g++) {
-        const pc_stage_stats *a = &res.st.stages[g], *b = &l.res.st.stages[g];
+    /* ... and the ramp's rows (stages[0].steps[]), each with its own
+     * uncorrected latency and send lag, as the stages have. */
+    CHECK_EQ_I64(l.res.st.nsteps, PC_RAMP_STEPS);
+    CHECK_EQ_I64(json_len(json_get(json_at(json_get(doc, "stages"), 0), "steps")), PC_RAMP_STEPS);
+    CHECK(json_get(json_at(json_get(doc, "stages"), 1), "steps") == NULL);
+    for (uint32_t g = 0; g < 2 + PC_RAMP_STEPS; g++) {
+        const pc_stage_stats *a = g < 2 ? &res.st.stages[g] : &res.st.steps[g - 2];
+        const pc_stage_stats *b = g < 2 ? &l.res.st.stages[g] : &l.res.st.steps[g - 2];
 
         CHECK_EQ_U64(b->completed, a->completed);
         CHECK_EQ_U64(b->non2xx, a->non2xx);
@@ -203,6 +214,8 @@ static void test_every_carried_field_round_trips(void)
         CHECK_EQ_U64(b->never_sent, a->never_sent);
         CHECK_EQ_U64(b->interrupted, a->interrupted);
         CHECK(same_hist(&b->latency, &a->latency));
+        CHECK(same_hist(&b->latency_u, &a->latency_u));
+        CHECK(same_hist(&b->send_lag, &a->send_lag));
     }
     /* The keys written by hand from the same fields say the same. */
     {

@@ -865,7 +865,9 @@ static void test_print_mixed(void)
     CHECK(!all);
     CHECK_EQ_STR(out, "SLO:\n"
                       "  PASS  p50<=500ns  measured 0.50us\n"
-                      "  FAIL  errors<1%   measured 1.98% (20 of 1010)\n"
+                      "  FAIL  errors<1%   measured 1.98% (20 of 1010)"
+                      ": 2 never sent (still queued when the run ended: never written to the server); 3 timed out; "
+                      "5 read, write or protocol errors; 10 non-2xx/3xx responses\n"
                       "  PASS  rate>=100   measured 100.00 req/s\n"
                       "SLO FAILED: 1 of 3 objectives not met\n");
     free(out);
@@ -886,7 +888,9 @@ static void test_print_passed_with_who(void)
     CHECK(all);
     CHECK_EQ_STR(out, "SLO for round 2/3 B:\n"
                       "  PASS  max<=1ms    measured 1.00us\n"
-                      "  PASS  errors<=2%  measured 1.98% (20 of 1010)\n"
+                      "  PASS  errors<=2%  measured 1.98% (20 of 1010)"
+                      ": 2 never sent (still queued when the run ended: never written to the server); 3 timed out; "
+                      "5 read, write or protocol errors; 10 non-2xx/3xx responses\n"
                       "SLO PASSED: all 2 objectives met\n");
     free(out);
     stats_free(&r.st);
@@ -909,7 +913,7 @@ static void test_print_all_failed_closed_loop(void)
     CHECK_EQ_STR(out, "SLO for :\n"
                       "  FAIL  p99<=1s    measured no responses\n"
                       "  FAIL  rate>=99%  measured n/a: a share of the rate needs -R\n"
-                      "  FAIL  errors<=0  measured 3\n"
+                      "  FAIL  errors<=0  measured 3: 3 failed connection attempts (closed loop)\n"
                       "SLO FAILED: 3 of 3 objectives not met\n");
     free(out);
     stats_free(&r.st);
@@ -931,7 +935,7 @@ static void test_print_agrees_with_eval(void)
     CHECK(all == want);
     CHECK(!all);
     for (size_t i = 0; i < s.n; i++) {
-        snprintf(line, sizeof line, "  %s  %-10s  measured %s\n", v[i].pass ? "PASS" : "FAIL",
+        snprintf(line, sizeof line, "  %s  %-10s  measured %s", v[i].pass ? "PASS" : "FAIL",
                  s.v[i].text, v[i].shown);
         CHECK(strstr(out, line) != NULL);
     }
@@ -949,7 +953,7 @@ static void test_stage_objectives(void)
     pc_slo sl;
 
     CHECK(make_results(&r) == 0);
-    CHECK(stats_init_stages(&r.st, 2) == 0);
+    CHECK(stats_init_stages(&r.st, 2, 0) == 0);
     for (int64_t i = 1; i <= 100; i++)
         CHECK(hdr_record(&r.st.stages[1].latency, 1000000 * i)); /* 1..100 ms */
     CHECK(hdr_record(&r.st.stages[0].latency, 500));

@@ -131,8 +131,8 @@ static uint64_t val(size_t i, size_t j, int seed)
 }
 
 /* The fields merged by hand, and what this file fills them with. */
-static const char *const by_hand[] = {"urls", "nurls",  "url_latency", "recs",
-                                      "nrecs", "caprecs", "stages",     "nstages"};
+static const char *const by_hand[] = {"urls",    "nurls",  "url_latency", "recs",  "nrecs",
+                                      "caprecs", "stages", "nstages",     "steps", "nsteps"};
 
 /* Every field of s a value of its own (s stats_init'ed). */
 static int fill(pc_stats *s, int seed)
@@ -175,12 +175,14 @@ static int fill(pc_stats *s, int seed)
     s->nrecs = 2;
     for (size_t r = 0; r < 2; r++)
         s->recs[r].start = (uint64_t)seed * 10 + r;
-    /* three stages of a load shape */
-    if (stats_init_stages(s, 3) < 0)
+    /* three stages of a load shape, and two ramp rows */
+    if (stats_init_stages(s, 3, 2) < 0)
         return -1;
-    for (uint32_t g = 0; g < 3; g++) {
-        pc_stage_stats *x = &s->stages[g];
+    for (uint32_t g = 0; g < 5; g++) {
+        pc_stage_stats *x = g < 3 ? &s->stages[g] : &s->steps[g - 3];
 
+        hdr_record_n(&x->latency_u, 1000 * (seed + 1), seed + g + 1);
+        hdr_record_n(&x->send_lag, 100 * (seed + 1), seed + g + 2);
         x->completed = (uint64_t)seed * 10 + g;
         x->non2xx = (uint64_t)seed * 20 + g;
         x->errors = (uint64_t)seed * 30 + g;
@@ -265,8 +267,12 @@ static void check_merged(const pc_stats *d, int a, int b)
         CHECK_EQ_I64(d->urls[u].latency.total_count, (a ? a + u : 0) + b + u);
     }
     CHECK_EQ_I64(d->nstages, 3);
-    for (uint32_t g = 0; g < 3; g++) {
-        const pc_stage_stats *x = &d->stages[g];
+    CHECK_EQ_I64(d->nsteps, 2);
+    for (uint32_t g = 0; g < 5; g++) {
+        const pc_stage_stats *x = g < 3 ? &d->stages[g] : &d->steps[g - 3];
+
+        CHECK_EQ_I64(x->latency_u.total_count, (a ? a + g + 1 : 0) + b + g + 1);
+        CHECK_EQ_I64(x->send_lag.total_count, (a ? a + g + 2 : 0) + b + g + 2);
 
         CHECK_EQ_I64(x->completed, (a ? a * 10 + g : 0) + b * 10 + g);
         CHECK_EQ_I64(x->non2xx, (a ? a * 20 + g : 0) + b * 20 + g);
@@ -333,6 +339,10 @@ static void test_reset_every_field(void)
     CHECK_EQ_I64(s.nstages, 3);
     CHECK(s.stages && s.stages[2].latency.counts);
     CHECK_EQ_I64(s.stages[2].completed + s.stages[2].errors + s.stages[2].latency.total_count, 0);
+    CHECK_EQ_I64(s.nsteps, 2);
+    CHECK_EQ_I64(s.steps[1].completed + s.steps[1].latency_u.total_count +
+                     s.steps[1].send_lag.total_count + s.stages[0].send_lag.total_count,
+                 0);
     stats_free(&s);
     stats_free(&fresh);
 }
@@ -368,6 +378,31 @@ static void test_quic_close_buckets(void)
             CHECK(strcmp(stats_quic_close_key(i, a, sizeof a), stats_quic_close_key(j, b, sizeof b)) != 0);
 }
 
+/* A ramp's rows merge only where every part has them: a result from
+ * before them (stages, no rows) drops them, or they would not add up to
+ * their stage. */
+static void test_merge_rows_need_every_part(void)
+{
+    pc_stats a, b, d;
+
+    CHECK(stats_init(&a) == 0 && stats_init(&b) == 0 && stats_init(&d) == 0);
+    CHECK(stats_init_stages(&a, 1, 10) == 0 && stats_init_stages(&b, 1, 0) == 0);
+    a.stages[0].completed = a.steps[3].completed = 5;
+    b.stages[0].completed = 7;
+    stats_merge(&d, &a);
+    CHECK_EQ_I64(d.nsteps, 10);
+    CHECK_EQ_I64(d.steps[3].completed, 5);
+    stats_merge(&d, &b);
+    CHECK_EQ_I64(d.stages[0].completed, 12);
+    CHECK_EQ_I64(d.nsteps, 0);
+    CHECK(d.steps == NULL);
+    stats_merge(&d, &a); /* and they stay dropped */
+    CHECK_EQ_I64(d.nsteps, 0);
+    stats_free(&a);
+    stats_free(&b);
+    stats_free(&d);
+}
+
 int main(void)
 {
     RUN(test_reset_empties_histograms);
@@ -377,5 +412,6 @@ int main(void)
     RUN(test_reset_every_field);
     RUN(test_err_names);
     RUN(test_quic_close_buckets);
+    RUN(test_merge_rows_need_every_part);
     return unit_done();
 }
