@@ -72,19 +72,11 @@ static double shape_end(const sched *s, double *lam)
     return s->seg[s->nseg - 1].t0 + s->seg[s->nseg - 1].dur;
 }
 
-double sched_expected(const sched *s, double t_s)
+/* The first stage that ends after t_s (t_s before the shape's end). */
+static uint32_t seg_at(const sched *s, double t_s)
 {
     uint32_t lo = 0, hi = s->nseg;
-    double lam, end;
 
-    if (!s->shaped)
-        return t_s > 0 ? t_s * 1e9 / s->ns_per_req : 0;
-    if (t_s <= 0)
-        return 0;
-    end = shape_end(s, &lam);
-    if (t_s >= end)
-        return lam + s->tail_rate * (t_s - end);
-    /* The first stage that ends after t_s. */
     while (lo < hi) {
         uint32_t mid = (lo + hi) / 2;
 
@@ -93,17 +85,29 @@ double sched_expected(const sched *s, double t_s)
         else
             lo = mid + 1;
     }
-    {
-        const sched_seg *g = &s->seg[lo];
-        double tau = t_s - g->t0;
+    return lo;
+}
 
-        return g->lam0 + g->a * tau + g->c * tau * tau / 2;
-    }
+double sched_expected(const sched *s, double t_s)
+{
+    const sched_seg *g;
+    double lam, end, tau;
+
+    if (!s->shaped)
+        return t_s > 0 ? t_s * 1e9 / s->ns_per_req : 0;
+    if (t_s <= 0)
+        return 0;
+    end = shape_end(s, &lam);
+    if (t_s >= end)
+        return lam + s->tail_rate * (t_s - end);
+    g = &s->seg[seg_at(s, t_s)];
+    tau = t_s - g->t0;
+    return g->lam0 + g->a * tau + g->c * tau * tau / 2;
 }
 
 double sched_rate_at(const sched *s, double t_s)
 {
-    uint32_t lo = 0, hi = s->nseg;
+    const sched_seg *g;
     double lam, end;
 
     if (!s->shaped)
@@ -113,16 +117,8 @@ double sched_rate_at(const sched *s, double t_s)
         return s->tail_rate;
     if (t_s <= 0)
         return s->seg[0].a;
-    /* The first stage that ends after t_s. */
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-
-        if (s->seg[mid].t0 + s->seg[mid].dur > t_s)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return s->seg[lo].a + s->seg[lo].c * (t_s - s->seg[lo].t0);
+    g = &s->seg[seg_at(s, t_s)];
+    return g->a + g->c * (t_s - g->t0);
 }
 
 /* Lambda^-1(u): when (s after the start) the u-th unit of the rate's
