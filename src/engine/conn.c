@@ -133,8 +133,9 @@ static void on_ready(conn *c, uint64_t now)
     c->fresh = true;
     c->conn_time = now - c->t_start;
     w->pref_addr = c->addr_idx;
+    c->spoke = NULL;
     if (!c->proto->multiplexed)
-        w->st.h1_conns++;
+        (*(c->spoke = &w->st.h1_conns))++;
     c->timer_at = 0;
     /* A protocol with a handshake of its own is open, and settles, once
      * that is done (eng_tls_done). */

@@ -235,5 +235,5 @@ void eng_h2_event(conn *c, int ev)
     else if (ev == H2EV_GOAWAY)
         c->w->st.h2_goaway++, c->goaway = true;
     else
-        c->w->st.h2_conns++;
+        (*(c->spoke = &c->w->st.h2_conns))++;
 }

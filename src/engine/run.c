@@ -429,8 +429,7 @@ int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errl
             snprintf(err, errlen, "invalid --alpn list '%s'", list);
             return -EINVAL;
         }
-        e->run.h2 = has_h2;
-        e->run.alpn_h1_ok = has_h1;
+        e->run.h2 = has_h2, e->run.alpn_h1_ok = has_h1;
         e->ssl_ctx = net_tls_ctx_new(cfg->verify, cfg->cacert, alpn, (size_t)alen,
                                      !cfg->no_tls_resume, err, errlen);
         if (!e->ssl_ctx)

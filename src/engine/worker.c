@@ -27,7 +27,8 @@
 
 /* What describes the server rather than counts what it did (its Server
  * header, the TLS version and cipher) outlives the reset, and so do the
- * HTTP/2 connections still open: the measured period's too. */
+ * connections still open, counted again by the protocol they spoke: the
+ * measured period's too. */
 void warmup_end(pc_worker *w, uint64_t now)
 {
     char server[sizeof w->st.server], version[sizeof w->st.tls_version],
@@ -41,8 +42,8 @@ void warmup_end(pc_worker *w, uint64_t now)
     memcpy(w->st.tls_version, version, sizeof version);
     memcpy(w->st.tls_cipher, cipher, sizeof cipher);
     for (uint32_t i = 0; i < w->nconns; i++)
-        if (w->conns[i].state == CS_READY && w->conns[i].proto == &proto_h2)
-            w->st.h2_conns++;
+        if (w->conns[i].state == CS_READY && w->conns[i].spoke)
+            (*w->conns[i].spoke)++;
     pace_begin(w, now);
     w->warm_reset = true;
 }

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "report/report.h"
+#include "report/stages.h"
 #include "stats/interval.h"
 
 static long ms(double ns)
@@ -118,6 +119,7 @@ void report_ab(FILE *f, const pc_rundesc *run, const pc_results *res)
     report_send_lag(f, run, res, "pacer: ");
     report_verdict(f, run, res, "pacer: ");
     report_notes(f, run, res, "pacer: ");
+    report_stages(f, run, res, "pacer: ");
 }
 
 void report_ab_progress(void *ud, const pc_interval *iv)

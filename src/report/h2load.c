@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "report/stages.h"
 
 /* h2load's util::format_duration: 134us, 8.78ms, 1.08s. */
 static void fmt_dur(double us, char *buf, size_t cap)
@@ -167,6 +168,7 @@ void report_h2load(FILE *f, const pc_rundesc *run, const pc_results *res)
     report_send_lag(f, run, res, "pacer: ");
     report_verdict(f, run, res, "pacer: ");
     report_notes(f, run, res, "pacer: ");
+    report_stages(f, run, res, "pacer: ");
     if (res->signal)
         fprintf(f, "pacer: stopped early by %s\n", pc_signal_name(res->signal));
 }

@@ -33,6 +33,7 @@
 
 #include "util/units.h"
 #include "report/report.h"
+#include "report/stages.h"
 
 #define NS_PER_S 1e9
 
@@ -166,6 +167,7 @@ static void pacer_lines(FILE *f, const pc_rundesc *run, const pc_results *res)
                 "hey's test too)\n",
                 redirects);
     report_notes(f, run, res, "pacer: ");
+    report_stages(f, run, res, "pacer: ");
     if (res->signal)
         fprintf(f, "pacer: stopped early by %s\n", pc_signal_name(res->signal));
 }

@@ -145,21 +145,21 @@ size_t report_stage_rows(const pc_rundesc *run, const pc_results *res, report_st
     return n;
 }
 
-void report_stages(FILE *f, const pc_rundesc *run, const pc_results *res)
+void report_stages(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent)
 {
     const pc_shape *sh = &run->shape;
     static report_stage_row rows[REPORT_STAGE_ROWS_MAX];
     size_t n;
 
     if (sh->arrival == PC_ARRIVAL_POISSON)
-        fprintf(f, "  Arrivals: Poisson, seed %" PRIu64 " (--seed %" PRIu64 " repeats the schedule)\n",
-                sh->seed, sh->seed);
+        fprintf(f, "%sArrivals: Poisson, seed %" PRIu64 " (--seed %" PRIu64 " repeats the schedule)\n",
+                indent, sh->seed, sh->seed);
     n = report_stage_rows(run, res, rows, REPORT_STAGE_ROWS_MAX);
     if (!n)
         return;
-    fprintf(f, "  Stages (by intended send time): rates in req/s, latency corrected%s\n",
+    fprintf(f, "%sStages (by intended send time): rates in req/s, latency corrected%s\n", indent,
             n > sh->n ? "; a ramp in rows of a tenth of it (1.1 .. 1.10)" : "");
-    fprintf(f, "  %5s %9s %15s %9s %9s %9s %9s %9s %9s %9s %8s\n", "Stage", "Duration", "Rate",
+    fprintf(f, "%s%5s %9s %15s %9s %9s %9s %9s %9s %9s %9s %8s\n", indent, "Stage", "Duration", "Rate",
             "Target", "Achieved", "p50", "p90", "p99", "p99.9", "Max", "Errors");
     for (size_t k = 0; k < n; k++) {
         const report_stage_row *r = &rows[k];
@@ -174,7 +174,7 @@ void report_stages(FILE *f, const pc_rundesc *run, const pc_results *res)
             snprintf(name, sizeof name, "%u.%u", r->stage, r->step);
         else
             snprintf(name, sizeof name, "%u", r->stage);
-        fprintf(f, "  %5s %9s %15s %9.2f %9.2f", name, dur, rate, r->target, r->achieved);
+        fprintf(f, "%s%5s %9s %15s %9.2f %9.2f", indent, name, dur, rate, r->target, r->achieved);
         for (size_t p = 0; p < sizeof pct_vals / sizeof pct_vals[0]; p++) {
             char b[32];
 
@@ -428,38 +428,44 @@ void report_html_stages(html_doc *d, const pc_rundesc *run, const pc_results *re
     static const char *const head[] = {"Stage", "Duration", "Rate",  "Target", "Achieved",
                                        "p50",   "p99",      "p99.9", "Max",    "Errors"};
     enum { NC = sizeof head / sizeof head[0] };
-    const pc_shape *sh = &run->shape;
-    const pc_stats *st = &res->st;
-    double run_s = (double)res->duration_ns / 1e9, scale = target_scale(run);
-    static char cells[PC_MAX_STAGES][NC][48];
-    const char *ptr[(PC_MAX_STAGES + 1) * NC];
+    static report_stage_row rows[REPORT_STAGE_ROWS_MAX];
+    static char cells[REPORT_STAGE_ROWS_MAX][NC][48];
+    static const char *ptr[(REPORT_STAGE_ROWS_MAX + 1) * NC];
+    size_t n = report_stage_rows(run, res, rows, REPORT_STAGE_ROWS_MAX);
 
-    if (!sh->n || !st->stages || st->nstages != sh->n)
+    if (!n)
         return;
     html_doc_heading(d, "Stages");
-    html_doc_text(d, "Each request counts in the stage its intended send time falls in; "
-                     "latency is corrected. Target is the mean rate the stage asked for.");
+    html_doc_text(d, n > run->shape.n
+                         ? "Each request counts in the stage its intended send time falls in; "
+                           "latency is corrected. Target is the mean rate the stage asked for. "
+                           "A ramp is also shown in rows of a tenth of it (1.1 .. 1.10), where "
+                           "its knee can be read."
+                         : "Each request counts in the stage its intended send time falls in; "
+                           "latency is corrected. Target is the mean rate the stage asked for.");
     for (size_t c = 0; c < NC; c++)
         ptr[c] = head[c];
-    for (uint32_t i = 0; i < sh->n; i++) {
-        const pc_stage_stats *g = &st->stages[i];
-        double ran = stage_ran_s(sh, i, run_s), a = stage_from_rate(sh, i);
+    for (size_t k = 0; k < n; k++) {
+        const report_stage_row *w = &rows[k];
         const double ps[] = {50, 99, 99.9, 100};
-        char (*r)[48] = cells[i];
+        char (*r)[48] = cells[k];
 
-        snprintf(r[0], 48, "%u", i + 1);
-        snprintf(r[1], 48, "%.2fs", (double)sh->stages[i].dur_ns / 1e9);
-        if (sh->stages[i].step || a == sh->stages[i].rate)
-            snprintf(r[2], 48, "%.6g", sh->stages[i].rate);
+        if (w->step)
+            snprintf(r[0], 48, "%u.%u", w->stage, w->step);
         else
-            snprintf(r[2], 48, "%.6g..%.6g", a, sh->stages[i].rate);
-        snprintf(r[3], 48, "%.2f", stage_target(sh, i, ran) * scale);
-        snprintf(r[4], 48, "%.2f", ran > 0 ? (double)g->completed / ran : 0);
+            snprintf(r[0], 48, "%u", w->stage);
+        snprintf(r[1], 48, "%.2fs", w->dur_s);
+        if (w->from_rate == w->rate)
+            snprintf(r[2], 48, "%.6g", w->rate);
+        else
+            snprintf(r[2], 48, "%.6g..%.6g", w->from_rate, w->rate);
+        snprintf(r[3], 48, "%.2f", w->target);
+        snprintf(r[4], 48, "%.2f", w->achieved);
         for (size_t p = 0; p < 4; p++)
-            units_fmt_time_us(pct_us(&g->latency, ps[p]), r[5 + p], 48);
-        snprintf(r[9], 48, "%" PRIu64, stage_failed(g));
+            units_fmt_time_us(pct_us(&w->g->latency, ps[p]), r[5 + p], 48);
+        snprintf(r[9], 48, "%" PRIu64, stage_failed(w->g));
         for (size_t c = 0; c < NC; c++)
-            ptr[(i + 1) * NC + c] = r[c];
+            ptr[(k + 1) * NC + c] = r[c];
     }
-    html_doc_table(d, "Stages", NC, sh->n + 1, ptr);
+    html_doc_table(d, "Stages", NC, n + 1, ptr);
 }

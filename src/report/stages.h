@@ -44,7 +44,7 @@ size_t report_stage_rows(const pc_rundesc *run, const pc_results *res, report_st
  * the Poisson seed, then one row per stage (target and achieved rate,
  * p50/p90/p99/p99.9/max corrected, requests that failed), a ramp's rows
  * under it ("1.1" .. "1.10"). Nothing for a run without a shape. */
-void report_stages(FILE *f, const pc_rundesc *run, const pc_results *res);
+void report_stages(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent);
 
 /* The JSON result's config.arrival, config.seed, config.stages. */
 void report_json_shape(json_w *w, const pc_rundesc *run);

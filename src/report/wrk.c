@@ -379,7 +379,7 @@ void report_wrk(FILE *f, const pc_rundesc *run, const pc_results *res)
                 (double)res->warmup_ns / 1e9, res->warmup_outcomes);
     report_notes(f, run, res, "  ");
     print_shortfall(f, run, res);
-    report_stages(f, run, res);
+    report_stages(f, run, res, "  ");
     if (res->signal)
         fprintf(f, "  Stopped early by %s after %.2fs\n",
                 pc_signal_name(res->signal), secs);
