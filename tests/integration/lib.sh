@@ -156,6 +156,20 @@ CONF
     return 1
 }
 
+# nginx_logged LOG NAME CMD...: empty LOG (an access log whose first field
+# is $connection), run CMD (30 s at most) into $T_DIR/NAME.out and .err;
+# sets RC, REQS (the requests LOG got) and CONNS (its distinct connections).
+nginx_logged() {
+    local log=$1 name=$2
+    shift 2
+    : >"$log"
+    timeout 30 "$@" >"$T_DIR/$name.out" 2>"$T_DIR/$name.err"
+    RC=$?
+    sleep 0.1
+    REQS=$(wc -l <"$log")
+    CONNS=$(awk '{print $1}' "$log" | sort -u | wc -l)
+}
+
 # The pid of nginx's single worker process.
 nginx_worker() { pgrep -P "$NGX_PID" | head -n1; }
 

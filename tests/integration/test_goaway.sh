@@ -21,17 +21,10 @@ start_nginx "
     }" || { fail nginx_start "nginx did not start"; finish; }
 LOG="$NGX_DIR/goaway.log"
 
-# logged CMD...: run CMD (30 s at most) into $T_DIR/out, err; sets RC, REQS
-# and CONNS (the requests and distinct connections nginx logged for it).
-logged() {
-    : >"$LOG"
-    timeout 30 "$@" >"$T_DIR/out" 2>"$T_DIR/err"
-    RC=$?
-    sleep 0.1
-    REQS=$(wc -l <"$LOG")
-    CONNS=$(awk '{print $1}' "$LOG" | sort -u | wc -l)
-}
-reqline() { grep '^requests: ' "$T_DIR/out"; }
+# logged CMD...: nginx_logged into $T_DIR/run.out, .err; sets RC, REQS and
+# CONNS (the requests and distinct connections nginx logged for it).
+logged() { nginx_logged "$LOG" run "$@"; }
+reqline() { grep '^requests: ' "$T_DIR/run.out"; }
 
 # --- h2c and h2: the clients stop at GOAWAY ---------------------------------------
 for u in "h2c http://127.0.0.1:$PC/" "h2 https://127.0.0.1:$PS/"; do
@@ -42,9 +35,9 @@ for u in "h2c http://127.0.0.1:$PC/" "h2 https://127.0.0.1:$PS/"; do
         "[ $RC -eq 0 ] && [ $REQS -eq 40 ] &&
          [ '$real' = 'requests: 200 total, 40 started, 40 done, 40 succeeded, 160 failed, 160 errored, 0 timeout' ]"
     logged "$PACER" h2load -n 200 -c 2 "$url"
-    ok "${name}_h2load_stops" "rc $RC, nginx $REQS: $(cat "$T_DIR/out" "$T_DIR/err")" \
+    ok "${name}_h2load_stops" "rc $RC, nginx $REQS: $(cat "$T_DIR/run.out" "$T_DIR/run.err")" \
         "[ $RC -eq 0 ] && [ $REQS -eq 40 ] && [ $CONNS -eq 2 ] && [ '$(reqline)' = '$real' ] &&
-         grep -q '^pacer: 2 of 2 clients stopped at the server.s GOAWAY and were not reconnected' '$T_DIR/out'"
+         grep -q '^pacer: 2 of 2 clients stopped at the server.s GOAWAY and were not reconnected' '$T_DIR/run.out'"
 done
 
 # -D: the clients stop, the run lasts its duration, nothing is failed.
@@ -66,8 +59,8 @@ ok h1_h2load_reconnects "rc $RC, nginx $REQS: $(reqline) (h2load: $real)" \
 # reopened connection the other took the last requests from is not in the
 # log (at most one per connection: -c 2).
 logged "$PACER" --h2 -t1 -c2 -n 200 "http://127.0.0.1:$PC/"
-n=$(sed -n "s/^  Reopened after the server's GOAWAY: \([0-9]*\) connections (h2load would stop those clients)\$/\1/p" "$T_DIR/out")
-ok native_reopens_said "rc $RC, nginx $REQS requests on $CONNS connections, said '$n': $(cat "$T_DIR/out")" \
+n=$(sed -n "s/^  Reopened after the server's GOAWAY: \([0-9]*\) connections (h2load would stop those clients)\$/\1/p" "$T_DIR/run.out")
+ok native_reopens_said "rc $RC, nginx $REQS requests on $CONNS connections, said '$n': $(cat "$T_DIR/run.out")" \
     "[ $RC -eq 0 ] && [ $REQS -eq 200 ] && [ $CONNS -ge 10 ] && [ -n '$n' ] &&
      [ '$n' -ge $((CONNS - 2)) ] && [ '$n' -le $CONNS ]"
 

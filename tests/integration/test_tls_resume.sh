@@ -27,18 +27,11 @@ start_nginx "
 U="https://127.0.0.1:$PS/"
 LOG="$NGX_DIR/resume.log"
 
-# measure NAME CMD...: run CMD (30 s at most) with the log emptied first;
-# sets RC, REQS (requests logged), CONNS (distinct connections) and RESUMED
-# (connections whose handshake resumed a session, "r" in the log).
+# measure NAME CMD...: nginx_logged with the log emptied first; sets RC,
+# REQS, CONNS and RESUMED (connections whose handshake resumed a session,
+# "r" in the log).
 measure() {
-    local name=$1
-    shift
-    : >"$LOG"
-    timeout 30 "$@" >"$T_DIR/$name.out" 2>"$T_DIR/$name.err"
-    RC=$?
-    sleep 0.1
-    REQS=$(wc -l <"$LOG")
-    CONNS=$(awk '{print $1}' "$LOG" | sort -u | wc -l)
+    nginx_logged "$LOG" "$@"
     RESUMED=$(awk '$2 == "r" {print $1}' "$LOG" | sort -u | wc -l)
 }
 
