@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# serial: a 1 s stop of Caddy against the analytic p99 and p99.9 within 10%
 # HTTP/3 over QUIC (issue 18; the CLI, report and JSON as in the HTTP/3
 # contract): against Caddy (HTTP/3 on a loopback UDP port, its JSON access
 # log counting requests by protocol) and ngtcp2's gtlsserver; a 1 s stop of

@@ -71,7 +71,12 @@ run wrk wrk -t12 -c1000 -d3s "$U"
 n=$(wrk_count wrk)
 ok wrk_exit "exit $RC: $(head -c 300 "$T_DIR/wrk.err")" "[ $RC -eq 0 ]"
 ok wrk_protocol "protocols: $PROTOS" "[ '$PROTOS' = 'HTTP/1.1 ' ]"
-ok wrk_connections "nginx accepted $CONNS" "[ $CONNS -eq 1000 ]"
+# Each connection once, and again only for each timed-out request (wrk's
+# 2 s --timeout closes its connection, but not one that timed out in the
+# drain after the stop): one nginx worker on a busy 2-core
+# machine can leave a few of 1000 connections unanswered that long.
+t=$(sed -n 's/^  Socket errors: .*, timeout \([0-9]*\)$/\1/p' "$T_DIR/wrk.out")
+ok wrk_connections "nginx accepted $CONNS, ${t:-0} timed out" "[ $CONNS -ge 1000 ] && [ $CONNS -le $((1000 + ${t:-0})) ]"
 ok wrk_requests "nginx logged $REQS, pacer counted ${n:-?}" \
     "[ -n '$n' ] && [ $n -gt 1000 ] && between $REQS $n $((n + 1000))"
 ok wrk_layout "$(head -c 600 "$T_DIR/wrk.out")" has wrk "Running 3s test @ $U" \
