@@ -145,8 +145,13 @@ if start_gtlsserver --timeout=300ms; then
         "[ $rc -eq 0 ] && [ '$(completed "$R")' = 4 ] && [ \"\$(j resume.json \"d['connections']['opened'] >= 2 and d['connections']['tls_resumed'] >= 1\")\" = True ]"
 fi
 
-# --- a 1 s stop of Caddy at 1000 req/s for 10 s: the analytic p99, p99.9 --------
-STALL_PID=$CADDY_PID STALL_D=10 STALL_ANALYTIC=1 stall_check h3_stall -t1 -c10 -m100 -R1000 --h3 "$C"
+# --- a 1 s stop of Caddy at 200 req/s for 10 s: the analytic p99, p99.9 ---------
+# At 200 req/s: the requests queued in the stop are few enough that Caddy
+# answers them within a few percent of it once it runs again (at 1000 req/s,
+# 1000 of them took it 0.1-0.2 s on this 2-core VM, before and after this
+# session's changes alike, which the analytic model, a stop and nothing
+# after it, does not have).
+STALL_PID=$CADDY_PID STALL_D=10 STALL_ANALYTIC=1 stall_check h3_stall -t1 -c10 -m100 -R200 --h3 "$C"
 
 # --- 5 % loss each way: counted, every request accounted for, no hang -----------
 if start_udprelay --to "$CADDY_PORT" --drop 0.05 --seed 1; then
