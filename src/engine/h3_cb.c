@@ -333,6 +333,14 @@ static void resend_all(conn *c, const char *why, uint64_t now)
             eng_refused(c, &c->slots[i], why, now);
 }
 
+uint64_t h3_ts(h3state *h, uint64_t now, bool recv)
+{
+    uint64_t min = h->q_ts + (recv && h->q_ts ? 1 : 0);
+
+    h->q_ts = now > min ? now : min;
+    return h->q_ts;
+}
+
 unsigned h3_port(const h3state *h)
 {
     const struct sockaddr *sa = (const struct sockaddr *)&h->remote;
@@ -445,7 +453,8 @@ void h3_fail(conn *c, h3state *h, enum pc_err_kind kind, const char *why, uint64
 
         ngtcp2_connection_close_error_set_application_error(&ce, NGHTTP3_H3_INTERNAL_ERROR, NULL,
                                                             0);
-        n = ngtcp2_conn_write_connection_close(h->q, NULL, &pi, h->pkt, h->pkt_cap, &ce, now);
+        n = ngtcp2_conn_write_connection_close(h->q, NULL, &pi, h->pkt, h->pkt_cap, &ce,
+                                               h3_ts(h, now, false));
         if (n > 0 && c->net->write(&c->nc, h->pkt, (size_t)n) > 0)
             h->n_sent++;
     }

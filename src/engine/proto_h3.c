@@ -114,7 +114,8 @@ static int quic_new(conn *c, h3state *h, uint64_t now)
     h3_random(dcid.data, dcid.datalen);
     h3_random(scid.data, scid.datalen);
     ngtcp2_settings_default(&settings);
-    settings.initial_ts = now;
+    h->q_ts = 0;
+    settings.initial_ts = h3_ts(h, now, false);
     /* A handshake that stalls is a connect timeout, as over TCP. */
     settings.handshake_timeout = cfg->connect_timeout_ns;
     settings.max_tx_udp_payload_size = h->pkt_cap - 48;
@@ -431,7 +432,7 @@ void h3_flush(conn *c, uint64_t now)
         n = ngtcp2_conn_writev_stream(
             h->q, NULL, &pi, h->pkt, h->pkt_cap, &ndata,
             NGTCP2_WRITE_STREAM_FLAG_MORE | (fin ? NGTCP2_WRITE_STREAM_FLAG_FIN : 0), sid,
-            (const ngtcp2_vec *)vec, (size_t)cnt, now);
+            (const ngtcp2_vec *)vec, (size_t)cnt, h3_ts(h, now, false));
         if (n < 0) {
             if (!write_on(c, h, n, sid, ndata, now))
                 return;
@@ -476,7 +477,7 @@ static size_t h3_input(conn *c, const char *buf, size_t len, uint64_t now)
     path.remote.addr = (ngtcp2_sockaddr *)&h->remote;
     path.remote.addrlen = h->rlen;
     path.user_data = NULL;
-    rc = ngtcp2_conn_read_pkt(h->q, &path, &pi, (const uint8_t *)buf, len, now);
+    rc = ngtcp2_conn_read_pkt(h->q, &path, &pi, (const uint8_t *)buf, len, h3_ts(h, now, true));
     if (rc != 0) {
         h3_read_error(c, h, rc, now);
         return len;
@@ -494,7 +495,7 @@ static void h3_expire(conn *c, uint64_t now)
     if (!h->q || h->closed)
         return;
     h->now = now;
-    rc = ngtcp2_conn_handle_expiry(h->q, now);
+    rc = ngtcp2_conn_handle_expiry(h->q, h3_ts(h, now, false));
     if (rc == NGTCP2_ERR_HANDSHAKE_TIMEOUT) {
         char why[STATS_WHY_LEN];
 
@@ -582,7 +583,7 @@ static void h3_reset(conn *c)
 
         ngtcp2_connection_close_error_set_application_error(&ce, NGHTTP3_H3_NO_ERROR, NULL, 0);
         n = ngtcp2_conn_write_connection_close(h->q, NULL, &pi, h->pkt, h->pkt_cap, &ce,
-                                               pc_now_ns());
+                                               h3_ts(h, pc_now_ns(), false));
         if (n > 0 && c->net->write(&c->nc, h->pkt, (size_t)n) > 0)
             h->n_sent++;
     }

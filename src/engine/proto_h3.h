@@ -30,6 +30,7 @@ typedef struct h3state {
     struct sockaddr_storage local, remote;
     socklen_t llen, rlen;
     uint64_t now;        /* time of the datagram or timer being handled */
+    uint64_t q_ts;       /* the last timestamp handed to ngtcp2 (h3_ts) */
     bool hs_flag;        /* ngtcp2 said the handshake completed */
     bool hs_done;        /* and it has been reported */
     bool closed;         /* ngtcp2 is done with the connection: nothing more to send */
@@ -66,6 +67,14 @@ void h3_arm(conn *c, h3state *h); /* report ngtcp2's next expiry */
  * strerror's. Into buf, which is returned. */
 const char *h3_socket_error(const h3state *h, int err, char *buf, size_t cap);
 /* The server's UDP port (0: not an IP address). */
+/* The timestamp to hand ngtcp2 for an event at now: every ts given to a
+ * connection's ngtcp2 calls comes from here, so it never runs backwards
+ * against one already given (ngtcp2 asserts that an ACK is received after
+ * the packets it acknowledges were sent: a pass's write at a fresh clock
+ * then a read at the pass's earlier one aborted pacer in ngtcp2_rtb.c),
+ * and a received packet's is after the last (recv). Latency is recorded
+ * at the event's own now, not at this. */
+uint64_t h3_ts(h3state *h, uint64_t now, bool recv);
 unsigned h3_port(const h3state *h);
 /* ngtcp2_conn_read_pkt failed with rc: end the connection as it says. */
 void h3_read_error(conn *c, h3state *h, int rc, uint64_t now);
