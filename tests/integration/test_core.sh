@@ -122,10 +122,11 @@ for c in 50 150; do
         "[ -n '$sat' ] && [ '$sat' -ge 2700 ] && [ '$sat' -le 3300 ] && outcomes_add_up '$R.sat$c'"
 done
 # A server with a floor of its own (48 ms of work) at its capacity: the
-# fastest responses are the floor, not the ramp's, and it is still saturated.
+# fastest responses are the floor (48 ms, and up to 12 ms over it on a busy
+# machine under ASan), not the ramp's, and it is still saturated.
 start_serve --threads 1 --delay 48ms --capacity 750 || fail serve_start "pacer serve did not start"
 "$PACER" -t1 -c50 -d2s -R1000 "$SERVE_URL" >"$R" 2>&1
-sat=$(sed -nE 's/^  Requested rate 1000.00 req\/s but achieved [0-9.]+ \([0-9.]+%\): the server is saturated at about ([0-9]+) req\/s: its latency grew from 4[89].[0-9]+ms .* with ([0-9.]+) of the 50 requests -c allows in flight .*/\1 \2/p' "$R")
+sat=$(sed -nE 's/^  Requested rate 1000.00 req\/s but achieved [0-9.]+ \([0-9.]+%\): the server is saturated at about ([0-9]+) req\/s: its latency grew from (4[89]|5[0-9])\.[0-9]+ms .* with ([0-9.]+) of the 50 requests -c allows in flight .*/\1 \3/p' "$R")
 ok shortfall_saturated_floor "$(grep -E 'Requested' "$R")" \
     "[ -n '$sat' ] && [ ${sat% *} -ge 650 ] && [ ${sat% *} -le 800 ] && fcmp '${sat#* }' '<=' 50"
 start_serve --delay 50ms || fail serve_start "pacer serve did not start"
