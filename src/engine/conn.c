@@ -141,6 +141,7 @@ static void on_ready(conn *c, uint64_t now)
      * that is done (eng_tls_done). */
     if (!c->proto->connecting) {
         w->st.connects++;
+        c->ended = CONN_END_CLIENT;
         settle(c);
     }
     set_events(c, EPOLLIN);
@@ -315,6 +316,41 @@ void on_tcp_connected(conn *c, uint64_t now)
     do_handshake(c, now);
 }
 
+void conn_ended(conn *c, int why)
+{
+    if (c->ended == CONN_END_CLIENT)
+        c->ended = (uint8_t)why;
+}
+
+/* A connection that had opened is opened again: counted by why the last
+ * one ended, so a report can say why more connections were opened than -c
+ * (the server's own count of them is higher still by the attempts that failed). */
+static void count_reopen(conn *c)
+{
+    pc_stats *st = &c->w->st;
+
+    switch (c->ended) {
+    case CONN_END_NONE:
+        return;
+    case CONN_END_SERVER:
+        st->reopen_server++;
+        break;
+    case CONN_END_GOAWAY:
+        st->reopen_goaway++;
+        break;
+    case CONN_END_TIMEOUT:
+        st->reopen_timeout++;
+        break;
+    case CONN_END_ERROR:
+        st->reopen_error++;
+        break;
+    default:
+        break;
+    }
+    st->reopens++;
+    c->ended = CONN_END_NONE;
+}
+
 void conn_start(conn *c, uint64_t now)
 {
     pc_worker *w = c->w;
@@ -323,6 +359,7 @@ void conn_start(conn *c, uint64_t now)
 
     if (c->tries == 0)
         c->addr_idx = w->run->norigins > 1 ? 0 : w->pref_addr;
+    count_reopen(c);
     {
         uint32_t n;
 
@@ -334,6 +371,8 @@ void conn_start(conn *c, uint64_t now)
     opening(c, true);
     w->starting++;
     rc = c->net->connect(&c->nc, (const struct sockaddr *)&a->sa, a->len);
+    if (rc == 0 || rc == -EINPROGRESS)
+        w->st.connect_attempts++; /* the server may accept it, whatever comes of it here */
     /* Under a rate a response may wait in the socket for the next pass
      * (the slack): its time is when it came, not when it was read. */
     if ((rc == 0 || rc == -EINPROGRESS) && w->open_loop) {
@@ -392,6 +431,8 @@ void eng_conn_recycle(conn *c, uint64_t now)
     pc_worker *w = c->w;
     bool goaway = c->goaway;
 
+    if (goaway)
+        conn_ended(c, CONN_END_GOAWAY);
     conn_close(c);
     if (goaway && w->cfg->goaway_ends_conn) {
         c->state = CS_RETIRED;
@@ -411,6 +452,7 @@ void eng_conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now
         connect_failed(c, why ? why : "connect failed", now);
         return;
     }
+    conn_ended(c, kind == PC_ERR_TIMEOUT ? CONN_END_TIMEOUT : CONN_END_ERROR);
     if (c->count == 0) {
         /* No request to charge it to: say it happened, to the connection. */
         pc_stats *st = &c->w->st;
@@ -525,6 +567,7 @@ void eng_tls_done(conn *c, uint64_t now, bool resumed, const char *version, cons
     }
     c->conn_time = now - c->t_start;
     w->st.connects++;
+    c->ended = CONN_END_CLIENT;
     settle(c);
 }
 

@@ -107,6 +107,18 @@ extern const proto_ops proto_h1;
 extern const proto_ops proto_h2;
 extern const proto_ops proto_h3;
 
+/* Why a connection that had opened ended, as the reopen count says it
+ * (pc_stats reopens): pacer's own choice unless something else is known. */
+enum { CONN_END_NONE,    /* never opened, or already counted */
+       CONN_END_CLIENT,  /* pacer closed it: --no-keepalive, the run's end, a persona's rule */
+       CONN_END_SERVER,  /* the server closed it (Connection: close, HTTP/1.0, an idle close) */
+       CONN_END_GOAWAY,  /* HTTP/2 GOAWAY */
+       CONN_END_TIMEOUT, /* a request on it timed out (--timeout closes the connection) */
+       CONN_END_ERROR    /* a read, write or protocol error */
+};
+/* c's connection ends for why (CONN_END_*), if it was open and no cause is known yet. */
+void conn_ended(conn *c, int why);
+
 struct conn {
     net_conn nc;
     const net_ops *net; /* the transport's operations */
@@ -119,6 +131,7 @@ struct conn {
     bool reused;   /* carried at least one complete response */
     bool draining; /* takes no new request (GOAWAY, Connection: close) */
     bool goaway;   /* the server sent GOAWAY on this connection */
+    uint8_t ended; /* why its last connection ended (CONN_END_*): counted when it reopens */
     SSL_SESSION *session; /* its newest TLS session, offered when it reconnects (wrk, h2load) */
     uint16_t origin; /* which origin's pool (--urls with several origins) */
     uint32_t events;

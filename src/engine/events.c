@@ -171,6 +171,7 @@ void eng_close_after(conn *c, const slot *s, uint64_t n, int why)
         else if (why == ENG_CLOSE_OTHER)
             st->close_other++;
     }
+    conn_ended(c, CONN_END_SERVER);
     c->draining = true;
 }
 
@@ -180,6 +181,7 @@ void eng_idle_closed(conn *c)
 {
     if (c->reused && !c->draining)
         c->w->st.idle_closes++;
+    conn_ended(c, CONN_END_SERVER);
 }
 
 void eng_headers(conn *c, uint64_t wire, uint64_t decoded)

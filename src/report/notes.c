@@ -17,6 +17,38 @@ static void fmt_pct(const hdr_hist *h, double p, char *buf, size_t cap)
     units_fmt_time_us(h->total_count ? (double)hdr_value_at_percentile(h, p) / 1e3 : 0, buf, cap);
 }
 
+/* More connections than -c, and why: each one the server ended, or one
+ * a timeout or an error ended, was opened again (a server counts them all,
+ * e.g. nginx's accepts). Those pacer ended itself (--no-keepalive, one
+ * request per connection) are its own choice and said only with the others. */
+static void report_reopens(FILE *f, const pc_rundesc *run, const pc_stats *st, const char *indent)
+{
+    const struct {
+        uint64_t n;
+        const char *what;
+    } why[] = {
+        {st->reopen_timeout, "after a request timed out (a timeout closes its connection)"},
+        {st->reopen_server, "after the server closed one"},
+        {st->reopen_goaway, "after the server's GOAWAY"},
+        {st->reopen_error, "after an error (see Errors)"},
+        {st->reopens - st->reopen_timeout - st->reopen_server - st->reopen_goaway -
+             st->reopen_error,
+         "closed by pacer (its own choice)"},
+    };
+    char parts[400];
+    size_t len = 0;
+
+    if (st->reopens == why[4].n)
+        return; /* none, or only pacer's own */
+    parts[0] = '\0';
+    for (size_t i = 0; i < sizeof why / sizeof why[0]; i++)
+        if (why[i].n && len < sizeof parts)
+            len += (size_t)snprintf(parts + len, sizeof parts - len, "%s%" PRIu64 " %s",
+                                    len ? ", " : "", why[i].n, why[i].what);
+    fprintf(f, "%sConnections: %" PRIu64 " opened for -c %u; %" PRIu64 " reopened: %s\n",
+            indent, st->connects, run->connections, st->reopens, parts);
+}
+
 void report_notes(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent)
 {
     const pc_stats *st = &res->st;
@@ -34,6 +66,7 @@ void report_notes(FILE *f, const pc_rundesc *run, const pc_results *res, const c
                 "and went on to the next (not counted as errors%s%s)\n",
                 indent, st->addr_fallbacks, st->fallback_why[0] ? "; first: " : "",
                 st->fallback_why); /* a result file has no cause */
+    report_reopens(f, run, st, indent);
     if (st->reconnect_backoffs)
         fprintf(f,
                 "%sReconnects backed off %" PRIu64 " times: connections failed in a row before any "

@@ -109,6 +109,10 @@ typedef struct pc_stats {
 
     uint64_t bytes_read, bytes_written;
     uint64_t connects;       /* successful connections */
+    uint64_t connect_attempts; /* connects that went out (SYN or first QUIC packet sent) */
+    uint64_t reopens;        /* connections opened again after one had opened and ended */
+    uint64_t reopen_server, reopen_goaway, reopen_timeout, reopen_error; /* of reopens, by why
+                              * the last ended; the rest pacer ended itself (conn.h CONN_END_*) */
     uint64_t tls_resumed;    /* of those, TLS sessions resumed */
     uint64_t server_closes;  /* responses that ended their connection (Connection: close, HTTP/1.0) */
     uint64_t idle_closes;    /* idle keep-alive connections the server closed unannounced */
@@ -235,6 +239,12 @@ typedef struct pc_stats {
     X(SUM, header_wire, TABLE, "headers.wire_bytes")                                         \
     X(SUM, header_decoded, TABLE, "headers.decoded_bytes")                                   \
     X(SUM, connects, TABLE, "connections.opened")                                            \
+    X(SUM, connect_attempts, TABLE, "connections.attempts")                                  \
+    X(SUM, reopens, TABLE, "connections.reopened")                                           \
+    X(SUM, reopen_server, TABLE, "connections.reopened_server_closed")                       \
+    X(SUM, reopen_goaway, TABLE, "connections.reopened_goaway")                              \
+    X(SUM, reopen_timeout, TABLE, "connections.reopened_timeout")                            \
+    X(SUM, reopen_error, TABLE, "connections.reopened_error")                                \
     X(SUM, tls_resumed, TABLE, "connections.tls_resumed")                                    \
     X(SUM, server_closes, TABLE, "connections.server_closes")                                \
     X(SUM, idle_closes, TABLE, "connections.idle_closes")                                    \

@@ -28,6 +28,12 @@ if NGX_KEEPALIVE_REQUESTS=$LIMIT start_nginx; then
             "[ \"\$line\" = '  Server closed $c connections after $LIMIT responses each (the last response said Connection: close: a limit of requests per connection; keep-alive until then)' ]"
         ok "nginx_limit_${scheme}_count" "$c closes, ${n:-?} completed over 4 connections" \
             "[ -n '$n' ] && [ $(( ${c:-0} * LIMIT )) -le ${n:-0} ] && [ ${n:-0} -le $(( ${c:-0} * LIMIT + 4 * (LIMIT - 1) )) ] && [ ${c:-0} -ge 4 ]"
+        # Each close reopened its connection, and the report says so: the
+        # connections opened are -c's 4 and one per reopen (nothing failed).
+        o=$(json_get "$J" "d['connections']['opened']") ro=$(json_get "$J" "d['connections']['reopened']")
+        rs=$(json_get "$J" "d['connections']['reopened_server_closed']")
+        ok "nginx_limit_${scheme}_reopens" "opened $o, reopened $ro ($rs after a server close), $c closes: $(grep '^  Connections:' "$R")" \
+            "[ -n '$ro' ] && [ '$ro' = '$rs' ] && [ '$o' = \$((4 + ${ro:-0})) ] && [ ${rs:-0} -ge \$((c - 4)) ] && [ ${rs:-0} -le ${c:-0} ] && grep -qx '  Connections: $o opened for -c 4; $ro reopened: $rs after the server closed one' '$R'"
         ok "nginx_limit_${scheme}_no_idle_close" "$(grep -E 'Idle' "$R"), json idle_closes $(idle)" \
             "! grep -q 'Idle keep-alive' '$R' && [ \"\$(idle)\" = 0 ]"
     done
@@ -37,6 +43,19 @@ if NGX_KEEPALIVE_REQUESTS=$LIMIT start_nginx; then
     g=$(json_get "$J" "d['http2']['goaway']")
     ok nginx_limit_h2_goaway_no_idle_close "$(grep -E 'Idle|HTTP/2:' "$R"), json idle_closes $(idle)" \
         "[ \${g:-0} -ge 4 ] && ! grep -q 'Idle keep-alive' '$R' && [ \"\$(idle)\" = 0 ]"
+fi
+
+# --- a timeout closes its connection, which is opened again: said --------
+# pacer serve answers in 300 ms, --timeout is 100 ms: every request times
+# out, and each -c2 connection is reopened after its timeout.
+if start_serve --delay 300ms; then
+    "$PACER" -t1 -c2 -d1s --timeout 100ms --json "$J" "$SERVE_URL" >"$R" 2>&1
+    t=$(json_get "$J" "d['connections']['reopened_timeout']") ro=$(json_get "$J" "d['connections']['reopened']")
+    to=$(json_get "$J" "d['errors']['timeout']" 2>/dev/null)
+    ok timeout_reopens "reopened $ro, $t after a timeout, ${to:-?} timeouts: $(grep -E '^  Connections:' "$R")" \
+        "[ \${t:-0} -ge 4 ] && [ '$t' = '$ro' ] && grep -qE '^  Connections: [0-9]+ opened for -c 2; $ro reopened: $t after a request timed out \\(a timeout closes its connection\\)\$' '$R'"
+else
+    fail serve_start "pacer serve did not start"
 fi
 
 # --- h1fault: each kind of close, plain and TLS -------------------------
