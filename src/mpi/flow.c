@@ -240,7 +240,7 @@ int mpi_workflow_main(int (*fn)(int argc, char **argv), int argc, char **argv)
     d.rank = r.rank;
     d.size = r.size;
     d.files = r.rank == 0 ? WF_FILES_NAMED : WF_FILES_NONE;
-    if (!args || !r.hosts || !r.clock_us ||
+    if (!args || !r.hosts || !r.clock_us || !r.clock_err_us ||
         (r.rank != 0 && !freopen("/dev/null", "w", stdout))) {
         fprintf(stderr, "pacer: rank %d: out of memory\n", r.rank);
         code = PC_EXIT_RUNTIME;
@@ -262,6 +262,7 @@ int mpi_workflow_main(int (*fn)(int argc, char **argv), int argc, char **argv)
     free(args);
     free(r.hosts);
     free(r.clock_us);
+    free(r.clock_err_us);
     mpi_end(r.m);
     /* Rank 0 decides the verdict; the others report only their own failures. */
     if (r.rank != 0 && (code == PC_EXIT_SLO || code == PC_EXIT_NO_RESPONSE))

@@ -37,6 +37,7 @@ typedef struct mrun {
     FILE *text;
     char (*hosts)[64];
     double *clock_us;      /* rank 0: each rank's clock minus rank 0's */
+    double *clock_err_us;  /* rank 0: ... within this much (half the best round trip) */
     int code;              /* rank 0: the merged run's exit code */
     uint64_t start_mono;   /* the agreed start on this host's monotonic clock */
     /* Workflows with --per-rank: this rank's own result of each run (its

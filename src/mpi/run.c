@@ -43,7 +43,8 @@
 #include "util/clock.h"
 #include "workflow/workflow.h"
 
-#define CLOCK_ROUNDS 5
+#define CLOCK_ROUNDS 8
+#define CLOCK_TAG 23 /* live.c has 17 */
 #define RECS_BASE_NS (1ull << 62) /* merge_recs: far from 0 both ways */
 #define OWN_FILES 7 /* --hlog --hgrm --json --csv --html -g -e */
 #define START_MARGIN_NS 100000000ull /* from rank 0's decision to the start */
@@ -119,42 +120,51 @@ static void own_outputs(mrun *r, char pool[OWN_FILES][4096])
     snprintf(r->json_path, sizeof r->json_path, "%s", o->json_path);
 }
 
-/* Each rank's wall clock against rank 0's: a barrier, everyone reads its
- * clock, rank 0 gathers; the median of a few rounds (the barrier's exit
- * spread is the error: microseconds on one host). */
+/* Each rank's wall clock against rank 0's, NTP's way: rank 0 reads its
+ * clock (t0), pings rank k, which reads its own (tk) and answers; rank 0
+ * reads its clock again (t1). The offset is tk - (t0 + t1) / 2, wrong by at
+ * most half the round trip whichever way the two legs differ; of
+ * CLOCK_ROUNDS rounds the one with the shortest round trip is kept, so a
+ * rank that lost its CPU in a round (a busy machine) costs that round only.
+ * (A barrier's exit spread has no such bound: on a loaded 2-core machine it
+ * put a rank 4 ms off its own host's clock.) */
 static int measure_clocks(mrun *r)
 {
-    uint64_t *all = calloc((size_t)r->size * CLOCK_ROUNDS, sizeof *all);
     int rc = 0;
 
-    if (!all)
-        return -ENOMEM;
-    for (int i = 0; i < CLOCK_ROUNDS && rc == 0; i++) {
-        uint64_t t;
+    if (r->rank != 0) {
+        for (int i = 0; i < CLOCK_ROUNDS && rc == 0; i++) {
+            uint64_t t;
+            void *req;
 
-        rc = mpi_barrier(r->m);
-        t = wall_ns();
-        if (rc == 0)
-            rc = mpi_gather(r->m, &t, sizeof t, all + (size_t)i * (size_t)r->size);
-    }
-    for (int k = 0; rc == 0 && r->rank == 0 && k < r->size; k++) {
-        double d[CLOCK_ROUNDS];
-
-        for (int i = 0; i < CLOCK_ROUNDS; i++) {
-            const uint64_t *row = all + (size_t)i * (size_t)r->size;
-
-            d[i] = ((double)row[k] - (double)row[0]) / 1e3;
+            if ((rc = mpi_recv(r->m, &t, sizeof t, 0, CLOCK_TAG)) < 0)
+                break;
+            t = wall_ns();
+            if ((rc = mpi_send_start(r->m, &t, sizeof t, 0, CLOCK_TAG, &req)) == 0)
+                rc = mpi_send_done(r->m, &req, true) < 0 ? -EPROTO : 0;
         }
-        for (int i = 1; i < CLOCK_ROUNDS; i++) /* insertion sort, for the median */
-            for (int j = i; j > 0 && d[j] < d[j - 1]; j--) {
-                double x = d[j];
-
-                d[j] = d[j - 1];
-                d[j - 1] = x;
-            }
-        r->clock_us[k] = d[CLOCK_ROUNDS / 2];
+        return rc;
     }
-    free(all);
+    r->clock_us[0] = r->clock_err_us[0] = 0;
+    for (int k = 1; k < r->size && rc == 0; k++) {
+        double best = -1;
+
+        for (int i = 0; i < CLOCK_ROUNDS && rc == 0; i++) {
+            uint64_t t0 = wall_ns(), tk, t1;
+            void *req;
+
+            if ((rc = mpi_send_start(r->m, &t0, sizeof t0, k, CLOCK_TAG, &req)) < 0 ||
+                (rc = mpi_send_done(r->m, &req, true) < 0 ? -EPROTO : 0) < 0 ||
+                (rc = mpi_recv(r->m, &tk, sizeof tk, k, CLOCK_TAG)) < 0)
+                break;
+            t1 = wall_ns();
+            if (best < 0 || (double)(t1 - t0) < best) {
+                best = (double)(t1 - t0);
+                r->clock_us[k] = ((double)tk - ((double)t0 + (double)t1) / 2) / 1e3;
+                r->clock_err_us[k] = best / 2e3;
+            }
+        }
+    }
     return rc;
 }
 
@@ -460,6 +470,7 @@ static int report_merged(mrun *r, const rank_end *ends, const char *texts, pc_re
     dd.hosts = hosts;
     dd.late_us = late;
     dd.clock_us = r->clock_us;
+    dd.clock_err_us = r->clock_err_us;
     dd.start_skew_us = hi - lo;
     d.dist = &dd;
     m.res.stopped_by = sig ? pc_signal_name(sig) : ends[0].stopped_by;
@@ -665,6 +676,7 @@ int mrun_open(mrun *r, char *err, size_t errlen)
     r->size = mpi_size(r->m);
     r->hosts = calloc((size_t)r->size, sizeof *r->hosts);
     r->clock_us = calloc((size_t)r->size, sizeof *r->clock_us);
+    r->clock_err_us = calloc((size_t)r->size, sizeof *r->clock_err_us);
     return 0;
 }
 

@@ -185,6 +185,11 @@ static void w_dist(json_w *w, const pc_dist_desc *d)
     for (uint32_t i = 0; i < d->ranks; i++)
         json_w_double(w, d->clock_us[i]);
     json_w_arr_end(w);
+    json_w_key(w, "clock_error_us");
+    json_w_arr_begin(w);
+    for (uint32_t i = 0; i < d->ranks; i++)
+        json_w_double(w, d->clock_err_us ? d->clock_err_us[i] : 0);
+    json_w_arr_end(w);
     json_w_kdouble(w, "start_skew_us", d->start_skew_us);
     json_w_obj_end(w);
 }

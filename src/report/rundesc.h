@@ -31,6 +31,7 @@ typedef struct pc_dist_desc {
     const double *late_us;     /* how late each rank started, on its own clock */
     const double *clock_us;    /* each rank's wall clock minus rank 0's (estimated from a
                                   round trip; the error is within half of it) */
+    const double *clock_err_us; /* ... that half: the best of the rounds' (us) */
     double start_skew_us;      /* max - min over the ranks of late_us + clock_us */
 } pc_dist_desc;
 

@@ -262,15 +262,18 @@ T_PIDS+=($!)
 for _ in $(seq 1 50); do [ -s "$D/hang.port" ] && break; sleep 0.05; done
 t0=$(date +%s%N)
 live conn 100 30 -t1 -c8 -d1s --connect-timeout 2s "http://127.0.0.1:$(cat "$D/hang.port")/"
-# Polled every 50 ms for 0.3 s after the session started (pacer included).
-for _ in 1 2 3 4 5 6; do
+# Polled every 50 ms (at most 5 s) until it shows, or pacer has ended: the
+# line must be on the screen while the connects still hang (they do for
+# the 2 s --connect-timeout), whatever the machine's load makes of the
+# first screen's time (measured and said, not judged).
+for _ in $(seq 1 100); do
     cap conn >"$D/conn.1"
-    grep -q '^connecting 8 connections\.\.\.' "$D/conn.1" && break
+    grep -qE '^connecting 8 connections\.\.\.|^__done__' "$D/conn.1" && break
     sleep 0.05
 done
 ms=$((($(date +%s%N) - t0) / 1000000))
 ok live_connecting_at_once "after ${ms} ms: $(cat "$D/conn.1")" \
-    "grep -q '^connecting 8 connections\.\.\.' '$D/conn.1' && [ $ms -le 600 ]"
+    "grep -q '^connecting 8 connections\.\.\.' '$D/conn.1' && ! grep -q '^__done__' '$D/conn.1'"
 wait_done conn
 cap conn >"$D/conn.final"
 ok live_connecting_gone "$(cat "$D/conn.final")" "! grep -q '^connecting ' '$D/conn.final'"

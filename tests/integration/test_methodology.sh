@@ -9,29 +9,14 @@
 . "$(dirname "$0")/lib.sh"
 
 start_nginx || { fail nginx_start "nginx did not start"; finish; }
-R="$T_DIR/report"
-D=6 S=1
+D=6
 
-"$PACER" -t2 -c40 -d${D}s -R500 --latency -U "http://127.0.0.1:$NGX_PORT/" >"$R" 2>&1 &
-pid=$!
-sleep 2
-w=$(nginx_worker)
-t0=$(date +%s.%N)
-kill -STOP "$w"
-sleep $S
-kill -CONT "$w"
-t1=$(date +%s.%N)
-wait $pid
-stall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
-p99=$(pct "$R" 1 99.000)
-p999=$(pct "$R" 1 99.900)
+# lib.sh's stall_check: the stop measured with bash's own clock, within
+# bounds (the shell may wait for a CPU between the clock and the signal).
+STALL_D=$D STALL_AFTER=2 STALL_ANALYTIC=1 stall_check co -t2 -c40 -R500 "http://127.0.0.1:$NGX_PORT/"
+R="$T_DIR/stall.co"
 u50=$(pct "$R" 2 50.000)
-want99=$(awk -v s="$stall" -v d=$D 'BEGIN { printf "%.1f", (s - 0.01 * d) * 1000 }')
-want999=$(awk -v s="$stall" -v d=$D 'BEGIN { printf "%.1f", (s - 0.001 * d) * 1000 }')
-within() { awk -v x="$1" -v t="$2" 'BEGIN { exit !(x >= 0.9 * t && x <= 1.1 * t) }'; }
-ok co_p99_analytic "corrected p99 ${p99:-?} ms, analytic $want99 ms (stall ${stall}s)" "within '${p99:-0}' '$want99'"
-ok co_p999_analytic "corrected p99.9 ${p999:-?} ms, analytic $want999 ms" "within '${p999:-0}' '$want999'"
-ok co_uncorrected_p50 "uncorrected p50 ${u50:-?} ms" fcmp "${u50:-999}" "<" 5
-ok co_outcomes "$(grep Outcomes "$R")" "grep -qE '^  Outcomes: 3000 scheduled = 3000 completed' '$R'"
+ok co_uncorrected_p50_unstalled "uncorrected p50 ${u50:-?} ms" fcmp "${u50:-999}" "<" 5
+ok co_all_completed "$(grep Outcomes "$R")" "grep -qE '^  Outcomes: 3000 scheduled = 3000 completed' '$R'"
 
 finish

@@ -245,12 +245,16 @@ if start delay --port 0 --delay 200ms; then
     for i in 1 2 3 4; do
         t=$(cat "$TMP/d$i")
         times+="$t "
-        between "${t:-0}" 0.2 0.5 || ok=0
+        between "${t:-0}" 0.2 0.4 || ok=0
     done
-    if ((ok)) && between "$total" 0.2 0.5; then
-        pass delay_concurrent
+    # Each request's own time (curl's): the delay, and not a second one of
+    # another request served before it (a server taking one at a time makes
+    # the 4th wait 0.8 s). The wall time of all four is said, not judged: it
+    # is also how fast this machine forks four curls.
+    if ((ok)); then
+        pass "delay_concurrent (each took $times; all four $total s)"
     else
-        fail delay_concurrent "each took $times; all four $total s (want each >= 0.2, all < 0.5)"
+        fail delay_concurrent "each took $times; all four $total s (want each 0.2-0.4 s)"
     fi
     t0=$(now)
     raw "$PORT" 3 "$TMP/dpipe" 'GET /status/201 HTTP/1.1\r\nHost: t\r\n\r\nGET /status/404 HTTP/1.1\r\nHost: t\r\n\r\nGET /status/503 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n'
