@@ -22,7 +22,10 @@
  */
 #include "engine/worker_int.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The adaptive slack's ceiling. A pass sends what fell due since the last
  * one, so the lateness is spread evenly from 0 to the slack: its median,
@@ -53,20 +56,53 @@ void pace_start(pc_worker *w, uint64_t now)
     w->slack = w->cfg->slack_set && w->open_loop ? w->cfg->slack_ns : 0;
 }
 
+/* How long this thread has been ready to run with no CPU to run on (ns),
+ * the second field of /proc/thread-self/schedstat; -1 where the kernel
+ * does not keep it. */
+static int64_t thread_run_delay_ns(void)
+{
+    char buf[128];
+    unsigned long long run, wait;
+    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    ssize_t n;
+
+    if (fd < 0)
+        return -1;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    return sscanf(buf, "%llu %llu", &run, &wait) == 2 ? (int64_t)wait : -1;
+}
+
 void pace_begin(pc_worker *w, uint64_t now)
 {
     w->cpu0 = thread_cpu_ns();
+    w->rdelay0 = thread_run_delay_ns();
     w->wall0 = now;
 }
 
+/* The thread's share of the run spent working, waiting for a CPU, and
+ * either: a thread that never waited for the network made all the load it
+ * could, whether it ran or stood in the kernel's queue (a shared machine). */
 void pace_end(pc_worker *w, uint64_t now)
 {
     uint64_t cpu = thread_cpu_ns() - w->cpu0;
+    int64_t rd = thread_run_delay_ns();
+    double wall;
 
     if (now <= w->wall0)
         return;
+    wall = (double)(now - w->wall0);
     /* In per mille: 3 significant digits keep it exact. */
-    hdr_record(&w->st.busy, (int64_t)llround((double)cpu * 1000.0 / (double)(now - w->wall0)));
+    hdr_record(&w->st.busy, (int64_t)llround((double)cpu * 1000.0 / wall));
+    if (w->rdelay0 >= 0 && rd >= w->rdelay0) {
+        double waited = (double)(rd - w->rdelay0), d = ((double)cpu + waited) * 1000.0 / wall;
+
+        hdr_record(&w->st.cpu_wait, (int64_t)llround(waited * 1000.0 / wall));
+        hdr_record(&w->st.demand, (int64_t)llround(d < 1000 ? d : 1000));
+    }
 }
 
 /* The adaptive slack's next value, from the thread's busy fraction and

@@ -106,6 +106,7 @@ struct pc_worker {
     uint64_t wait_start;   /* when this thread last began to wait for events */
     bool rx_untimed;       /* a connection's reads lack the kernel's receive time */
     uint64_t cpu0, wall0;  /* the thread's CPU time and the time when measuring began */
+    int64_t rdelay0;       /* ... and its run delay then (-1: the kernel does not say) */
     uint64_t tick_cpu, tick_wall; /* the same at the last tick (the adaptive slack's) */
     uint64_t slack;        /* how late a due request may be sent now (pace.c) */
     uint64_t slack_prev;   /* the adaptive slack before its last step */

@@ -143,7 +143,7 @@ static void fmt_slack(const pc_rundesc *run, const pc_stats *st, char *buf, size
 void report_send_lag(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent)
 {
     const pc_stats *st = &res->st;
-    char p50[32], p99[32], max[32], busy[160], slack[96];
+    char p50[32], p99[32], max[32], busy[160], wait[200] = "", slack[96];
 
     if (!st->send_lag.total_count && !st->busy.total_count)
         return; /* a result file from before pacer measured it */
@@ -153,9 +153,16 @@ void report_send_lag(FILE *f, const pc_rundesc *run, const pc_results *res, cons
     fmt_pct(&st->send_lag, 99, p99, sizeof p99);
     fmt_pct(&st->send_lag, 100, max, sizeof max);
     fmt_busy(&st->busy, busy, sizeof busy);
+    if (st->cpu_wait.total_count && hdr_max(&st->cpu_wait) >= 50) {
+        /* a shared machine: the threads were ready to run and had no CPU */
+        char w[160];
+
+        fmt_busy(&st->cpu_wait, w, sizeof w);
+        snprintf(wait, sizeof wait, ", waiting for a CPU %s", w);
+    }
     fmt_slack(run, st, slack, sizeof slack);
-    fprintf(f, "%sSend lag (pacer's own): p50 %s p99 %s max %s; threads busy %s%s\n", indent,
-            p50, p99, max, busy[0] ? busy : "?", slack);
+    fprintf(f, "%sSend lag (pacer's own): p50 %s p99 %s max %s; threads busy %s%s%s\n", indent,
+            p50, p99, max, busy[0] ? busy : "?", wait, slack);
 }
 
 void report_verdict(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent)

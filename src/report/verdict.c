@@ -39,7 +39,9 @@ typedef struct judge {
     uint64_t slots;     /* requests -c allows in flight */
     uint32_t depth;     /* per connection */
     bool h2;
-    double busy;        /* the busiest thread's fraction, 0..1 (-1: not measured) */
+    double busy;        /* the busiest thread's fraction not spent waiting for the network:
+                         * working, or ready with no CPU (schedstat); 0..1 (-1: not measured) */
+    double cpu_wait;    /* the most of it a thread spent waiting for a CPU, 0..1 (0: not measured) */
     unit *u;
     size_t n;
     double base_u;      /* uncorrected p50 of the lowest-target part (ns; INFINITY: one part) */
@@ -237,7 +239,7 @@ static size_t build_units(judge *J, unit *u, size_t cap, report_stage_row *rows)
 static void client_text(const judge *J, const unit *u, report_judgement *j)
 {
     const pc_stats *st = J->st;
-    char p99[32], lat[32], lagx[96];
+    char p99[32], lat[32], lagx[96], busy[128];
 
     fmt_ns(pct(u->lag, 99), p99, sizeof p99);
     fmt_ns(pct(u->lat, 50), lat, sizeof lat);
@@ -251,20 +253,26 @@ static void client_text(const judge *J, const unit *u, report_judgement *j)
     }
     j->by = REPORT_BY_CLIENT;
     say(j->rate_note, sizeof j->rate_note, "the client could not keep up (see Send lag above)");
+    if (J->cpu_wait >= 0.1)
+        /* "busy" is then partly the machine's: a thread ready to run had no CPU */
+        say(busy, sizeof busy, "busy or waiting for a CPU %.0f%% of the time (waiting %.0f%%: "
+            "a shared machine)", J->busy * 100, J->cpu_wait * 100);
+    else
+        say(busy, sizeof busy, "busy %.0f%% of the time", J->busy * 100);
     if (J->run->rate <= 0)
         /* A closed loop sends as fast as answers come: a busy thread means
          * the load was what pacer could make, not what the server takes. */
         say(j->verdict, sizeof j->verdict,
-            "The client, not the server, limited this run: a thread was busy %.0f%% of the time, "
+            "The client, not the server, limited this run: a thread was %s, "
             "so the load was what pacer's threads could make; use more threads (-t), or more "
             "machines (pacer report merges their results)",
-            J->busy * 100);
+            busy);
     else if (J->busy > 0.5)
         say(j->verdict, sizeof j->verdict,
-            "The client, not the server, limited this run: a thread was busy %.0f%% of the time "
+            "The client, not the server, limited this run: a thread was %s "
             "and sent late (lag p99 %s; latency p50 %s%s%s); use more threads (-t), --slack, or "
             "more machines (pacer report merges their results)",
-            J->busy * 100, lagx, lat, u->name[0] ? " at " : "", u->name);
+            busy, lagx, lat, u->name[0] ? " at " : "", u->name);
     else
         say(j->verdict, sizeof j->verdict,
             "The client, not the server, limited this run: its threads were not busy but woke "
@@ -346,7 +354,10 @@ void report_judge(const pc_rundesc *run, const pc_results *res, report_judgement
     J.h2 = st->h2_conns && !st->h1_conns;
     J.depth = J.h2 ? run->streams : run->pipeline;
     J.slots = (uint64_t)run->connections * (J.depth ? J.depth : 1);
-    J.busy = st->busy.total_count ? (double)hdr_max(&st->busy) / 1000 : -1;
+    J.busy = st->demand.total_count ? (double)hdr_max(&st->demand) / 1000
+             : st->busy.total_count ? (double)hdr_max(&st->busy) / 1000
+                                    : -1;
+    J.cpu_wait = st->cpu_wait.total_count ? (double)hdr_max(&st->cpu_wait) / 1000 : 0;
     J.n = build_units(&J, units, REPORT_STAGE_ROWS_MAX, rows);
     for (int k = 0; k < PC_ERR_KINDS; k++)
         errs += st->err[k];

@@ -80,6 +80,10 @@ typedef struct pc_stats {
     hdr_hist total_req; /* per request: its connect time + first byte written -> last byte (ab's Total) */
     hdr_hist send_lag;  /* per request: first byte written - when it became sendable (pacer's own lag) */
     hdr_hist busy;      /* per thread: its CPU time / wall time over the run, in per mille */
+    hdr_hist cpu_wait;  /* per thread: time it was ready to run but had no CPU / wall (the
+                         * kernel's schedstat run delay: a shared machine), per mille */
+    hdr_hist demand;    /* per thread: busy + cpu_wait, the time it did not wait for the
+                         * network (what the verdict weighs), per mille */
     hdr_hist slack;     /* -R: the slack in force (pace.c), one sample per thread per tick */
     pc_url_stats *urls; /* per distinct request, when there are several */
     uint32_t nurls;
@@ -191,6 +195,8 @@ typedef struct pc_stats {
     X(HIST_NS, send_lag, TABLE, "latency.send_lag")                                          \
     X(HIST_NS, batch, NONE, NULL)                                                            \
     X(HIST_RATE, busy, TABLE, "client.threads_busy")                                         \
+    X(HIST_RATE, cpu_wait, TABLE, "client.threads_cpu_wait")                                 \
+    X(HIST_RATE, demand, TABLE, "client.threads_demand")                                     \
     X(HIST_NS, slack, TABLE, "client.slack")                                                 \
     X(SUM, sent_early, TABLE, "client.sent_early")                                           \
     X(HIST_RATE, rps, HAND, "thread_rate (mean, stdev, max, histogram)")                     \
