@@ -76,6 +76,10 @@ int net_connect(net_conn *c, const struct sockaddr *addr, socklen_t alen);
  * (rx_real, the kernel's receive time, SO_TIMESTAMPNS), however long it
  * waited in the socket. No effect over TLS (rx_real stays 0). */
 void net_rx_times(net_conn *c);
+/* recvmsg(2) of up to len bytes (flags: MSG_TRUNC drops them) that also
+ * sets c->rx_real to when the kernel received them (net_rx_times); the
+ * system call's own result (-1 with errno). The transports' own. */
+ssize_t net_read_timed(net_conn *c, void *buf, size_t len, int flags);
 
 /* After EPOLLOUT on a connecting socket: 0, or the connect's -errno. */
 int net_connect_result(net_conn *c);

@@ -63,7 +63,7 @@ void net_rx_times(net_conn *c)
 
 /* A read that also takes the receive time of the last byte read (TCP: of
  * the last segment it reached into); flags MSG_TRUNC: dropped, not copied. */
-static ssize_t read_timed(net_conn *c, void *buf, size_t len, int flags)
+ssize_t net_read_timed(net_conn *c, void *buf, size_t len, int flags)
 {
     union {
         char b[CMSG_SPACE(sizeof(struct timespec))];
@@ -99,7 +99,7 @@ static ssize_t read_result(net_conn *c, ssize_t n)
 
 static ssize_t plain_read(net_conn *c, void *buf, size_t len)
 {
-    return read_result(c, c->rx_ts ? read_timed(c, buf, len, 0) : read(c->fd, buf, len));
+    return read_result(c, c->rx_ts ? net_read_timed(c, buf, len, 0) : read(c->fd, buf, len));
 }
 
 /* TCP's MSG_TRUNC: the kernel drops up to len bytes without copying them
@@ -108,7 +108,7 @@ static ssize_t plain_discard(net_conn *c, size_t len)
 {
     if (!c->tcp)
         return -EOPNOTSUPP;
-    return read_result(c, c->rx_ts ? read_timed(c, NULL, len, MSG_TRUNC)
+    return read_result(c, c->rx_ts ? net_read_timed(c, NULL, len, MSG_TRUNC)
                                    : recv(c->fd, NULL, len, MSG_TRUNC));
 }
 

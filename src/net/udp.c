@@ -16,6 +16,8 @@ static int udp_connect(net_conn *c, const struct sockaddr *addr, socklen_t alen)
 
     c->ssl = NULL;
     c->want = 0;
+    c->rx_ts = false;
+    c->rx_real = 0;
     c->fd = fd;
     if (fd < 0)
         return -errno;
@@ -40,7 +42,8 @@ static int udp_handshake(net_conn *c, char *err, size_t errlen)
 static ssize_t udp_read(net_conn *c, void *buf, size_t len)
 {
     for (;;) {
-        ssize_t n = recv(c->fd, buf, len, 0);
+        /* With net_rx_times, the datagram's own arrival time comes along. */
+        ssize_t n = c->rx_ts ? net_read_timed(c, buf, len, 0) : recv(c->fd, buf, len, 0);
 
         if (n > 0)
             return n;
@@ -91,6 +94,7 @@ static void udp_close(net_conn *c)
 
 const net_ops net_udp_ops = {
     .connect = udp_connect,
+    .rx_times = net_rx_times,
     .handshake = udp_handshake,
     .read = udp_read,
     .write = udp_write,

@@ -282,21 +282,24 @@ start_echo() {
 # STALL_ANALYTIC=1 wants the corrected p99 and p99.9, STALL_ANALYTIC=99 the
 # p99 alone, within 10 % of the analytic x_p = S - (1 - p) * D
 # (docs/methodology.md); STALL_TS, a command printing the server's response
-# times (s since the epoch, one a line: its access log), if it has one.
+# times (s since the epoch, one a line: its access log), if it has one, and
+# STALL_RATE, the run's -R.
 #
 # S is the stop as measured here, with bash's own clock (EPOCHREALTIME: no
 # fork between it and the signal): it began between a0 and a1 and ended
 # between b0 and b1, so it lasted at least b0 - a1 and at most b1 - a0 (on a
 # busy machine this shell can wait for a CPU between any two of them). A
-# server that had no CPU when it was let go answers later still: with
-# STALL_TS, its first response after b0 says when it ran again, and the
-# longest S counts to then. On a machine so busy that pacer itself was the
+# server that had no CPU when it was let go answers later still, and a
+# request that came in the stop may be answered last of them: with
+# STALL_TS, the server's own log says when it had answered as many
+# responses after b0 as requests were due in the stop, and the longest S
+# counts to then (each of those requests was answered by then). On a machine so busy that pacer itself was the
 # limit, the analytic bounds are not judged where pacer says so (its JSON
 # diagnosis is "client": send lag or busy threads); where pacer says nothing
 # of the kind, they must hold.
 stall_check() {
     local name=$1 out="$T_DIR/stall.$1" pid w p99 p999 u50 a0 a1 b0 b1 r lo hi d=${STALL_D:-4}
-    local want=${STALL_ANALYTIC:-0} p pn q x tlo thi by
+    local want=${STALL_ANALYTIC:-0} p pn q x tlo thi by n why
     shift
     "${STALL_RUN[@]}" "$PACER" -d${d}s --latency -U --json "$out.json" "$@" >"$out" 2>&1 &
     pid=$!
@@ -308,8 +311,12 @@ stall_check() {
     wait "$pid"
     a0=${a0/,/.} a1=${a1/,/.} b0=${b0/,/.} b1=${b1/,/.} # a locale's decimal comma
     r=$b1
-    [ -n "${STALL_TS:-}" ] && r=$($STALL_TS | awk -v b0="$b0" -v b1="$b1" '
-        $1 >= b0 && (m == "" || $1 < m) { m = $1 } END { printf "%.6f", (m != "" && m > b1) ? m : b1 }')
+    if [ -n "${STALL_TS:-}" ]; then
+        # the N-th response after b0: N, the requests due in the stop (-R x S)
+        n=$(awk -v a="$a0" -v b="$b1" -v r="${STALL_RATE:-0}" 'BEGIN { n = r * (b - a); print (n > 1) ? int(n + 0.999) : 1 }')
+        r=$($STALL_TS | awk -v b0="$b0" '$1 >= b0' | sort -n | sed -n "${n}p")
+        r=$(awk -v m="${r:-0}" -v b1="$b1" 'BEGIN { printf "%.6f", (m > b1 ? m : b1) }')
+    fi
     [ -n "${STALL_DEBUG:-}" ] && echo "stall: a0 $a0 a1 $a1 b0 $b0 b1 $b1 r $r" >&2
     lo=$(awk -v a="$a1" -v b="$b0" 'BEGIN { printf "%.3f", b - a }')
     hi=$(awk -v a="$a0" -v b="$r" 'BEGIN { printf "%.3f", b - a }')

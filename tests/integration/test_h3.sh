@@ -151,7 +151,7 @@ fi
 # 1000 of them took it 0.1-0.2 s on this 2-core VM, before and after this
 # session's changes alike, which the analytic model, a stop and nothing
 # after it, does not have).
-STALL_PID=$CADDY_PID STALL_TS=caddy_ts STALL_D=10 STALL_ANALYTIC=1 stall_check h3_stall -t1 -c10 -m100 -R200 --h3 "$C"
+STALL_PID=$CADDY_PID STALL_TS=caddy_ts STALL_RATE=200 STALL_D=10 STALL_ANALYTIC=1 stall_check h3_stall -t1 -c10 -m100 -R200 --h3 "$C"
 
 # --- 5 % loss each way: counted, every request accounted for, no hang -----------
 if start_udprelay --to "$CADDY_PORT" --drop 0.05 --seed 1; then
