@@ -94,7 +94,7 @@ ok lag_burn_closed_loop "$(grep -A1 '^Transfer/sec' "$D/bc.out")" \
 # A machine shared with other work: a busy loop on pacer's own core takes
 # about half its time, so the thread is ready to run but has no CPU, which
 # the kernel counts (schedstat) and the verdict says, rather than "busy 50%".
-if command -v taskset >/dev/null; then
+if need_cmd taskset util-linux; then
     timeout 20 taskset -c 0 sh -c 'while :; do :; done' &
     hog=$!
     T_PIDS+=("$hog")
