@@ -230,6 +230,9 @@ static int on_error(nghttp2_session *s, int code, const char *msg, size_t len, v
         h->bad_name[0] = '\0';
         if (p && (e = memchr(p + 7, ']', len - (size_t)(p + 7 - msg))))
             snprintf(h->bad_name, sizeof h->bad_name, "%.*s", (int)(e - p - 7), p + 7);
+        for (char *q = h->bad_name; *q; q++) /* the server's bytes: no control byte */
+            if ((unsigned char)*q < ' ' || *q == 0x7f)
+                *q = '?';
         return 0;
     }
     snprintf(h->lib_why, sizeof h->lib_why, "%.*s", (int)len, msg);

@@ -65,6 +65,8 @@ h2_named h2_no_status protocol "response without :status$WHO" --mode nostatus
 h2_named h2_clen_short protocol "content-length 100 but 20 bytes of DATA$WHO" --mode clen-short
 h2_named h2_clen_long protocol "content-length 20 but at least 100 bytes of DATA$WHO" --mode clen-long
 h2_named h2_bad_clen protocol "invalid header field in the response: content-length$WHO" --mode badclen
+# (the server's bytes quoted: its ESC is shown as '?', in the JSON too)
+h2_named h2_bad_name protocol "invalid header field in the response: :x?[31m$WHO" --mode badname
 h2_named h2_server_rst_protocol_error read "stream reset by the server (RST_STREAM PROTOCOL_ERROR)" \
     --mode rst --every 2 --rst-code 1
 ok h2_server_rst_counted "$(grep -E 'HTTP/2:' "$R")" "grep -qE 'RST_STREAM [1-9]' '$R'"

@@ -213,7 +213,7 @@ while len(buf) >= 9:
     print("%d %d %d %d%s" % (t, n, f, sid, extra))
 EOF2
 }
-for m in nostatus clen-short clen-long badclen; do
+for m in nostatus clen-short clen-long badclen badname; do
     if start_hf "$m" --mode "$m"; then
         timeout 5 nghttp -v "$HF_URL" >"$T_DIR/$m.nghttp" 2>&1
         frames "$HF_URL" >"$T_DIR/$m.frames" 2>&1
@@ -223,7 +223,7 @@ for m in nostatus clen-short clen-long badclen; do
     fi
 done
 # nghttp (nghttp2) rejects each response itself: RST_STREAM(PROTOCOL_ERROR).
-for m in nostatus clen-short clen-long badclen; do
+for m in nostatus clen-short clen-long badclen badname; do
     ok "$m.client_resets" "nghttp: $(grep -E 'recv|RST|error' "$T_DIR/$m.nghttp" | head -n 8)" \
         "grep -q 'send RST_STREAM frame' '$T_DIR/$m.nghttp' && grep -q 'error_code=PROTOCOL_ERROR' '$T_DIR/$m.nghttp'"
 done
@@ -236,6 +236,8 @@ ok clen-long.wire "nghttp: $(grep 'content-length' "$T_DIR/clen-long.nghttp"); f
     "grep -q 'recv (stream_id=13) content-length: 20' '$T_DIR/clen-long.nghttp' && grep -qx '0 100 1 1' '$T_DIR/clen-long.frames'"
 ok badclen.headers "nghttp: $(grep -E 'recv|INVALID' "$T_DIR/badclen.nghttp")" \
     "grep -q 'INVALID; error=Invalid HTTP header field' '$T_DIR/badclen.nghttp'"
+ok badname.headers "nghttp: $(grep -E 'recv|INVALID' "$T_DIR/badname.nghttp" | cat -v)" \
+    "grep -q 'recv (stream_id=13) :status: 200' '$T_DIR/badname.nghttp' && grep -q 'INVALID; error=Invalid HTTP header field' '$T_DIR/badname.nghttp'"
 for code in "" 11; do
     name=goaway0${code:+_$code}
     if start_hf "$name" --mode goaway0 ${code:+--rst-code $code}; then

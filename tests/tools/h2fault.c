@@ -15,7 +15,7 @@
  * every 100 ms under load, and at exit).
  *
  * Modes: ok, goaway, goaway0, rst, refuse, max1, nowindow, stall, winupdate0,
- * bigframe, http1, nostatus, clen-short, clen-long, badclen (see usage()).
+ * bigframe, http1, nostatus, clen-short, clen-long, badclen, badname (see usage()).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -43,11 +43,12 @@
 #define DRAIN_MS 1000           /* linger after our FIN before close() */
 
 enum mode { M_OK, M_GOAWAY, M_RST, M_REFUSE, M_MAX1, M_NOWINDOW, M_STALL, M_WINUPDATE0,
-            M_BIGFRAME, M_HTTP1, M_GOAWAY0, M_NOSTATUS, M_CLEN_SHORT, M_CLEN_LONG, M_BADCLEN };
+            M_BIGFRAME, M_HTTP1, M_GOAWAY0, M_NOSTATUS, M_CLEN_SHORT, M_CLEN_LONG, M_BADCLEN,
+            M_BADNAME };
 static const char *const mode_names[] = {"ok", "goaway", "rst", "refuse", "max1",
                                          "nowindow", "stall", "winupdate0", "bigframe",
                                          "http1", "goaway0", "nostatus", "clen-short",
-                                         "clen-long", "badclen"};
+                                         "clen-long", "badclen", "badname"};
 
 static struct {
     enum mode mode;
@@ -174,6 +175,8 @@ static void respond(struct conn *c, struct stream *s) {
      * :status, badclen's content-length is no number (RFC 9113 8.1.1). */
     nghttp2_nv nva[] = {NV(":status", "200"), NV("content-length", cfg.mode == M_BADCLEN ? "1x" : clen),
                         NV("server", "h2fault")};
+    if (cfg.mode == M_BADNAME) /* an unknown pseudo-header, with an escape sequence in it */
+        nva[2] = (nghttp2_nv)NV(":x\x1b[31m", "1");
     nghttp2_nv *first = cfg.mode == M_NOSTATUS ? nva + 1 : nva;
     nghttp2_data_provider prd;
     prd.source.ptr = s;
@@ -487,6 +490,7 @@ static void usage(FILE *f) {
         "  clen-short content-length SIZE but SIZE/5 bytes of DATA, then END_STREAM\n"
         "  clen-long content-length SIZE/5 but SIZE bytes of DATA\n"
         "  badclen   content-length \"1x\" (not a number)\n"
+        "  badname   a pseudo-header \":x ESC [31m\" after the others (invalid)\n"
         "--rst-code N: the error code rst (default 2, INTERNAL_ERROR) or goaway0 (default 0,\n"
         "            NO_ERROR) sends\n"
         "--max-streams N: advertise SETTINGS_MAX_CONCURRENT_STREAMS=N in any mode;\n"
