@@ -240,7 +240,6 @@ on_pty() {
     env "${envs[@]}" timeout 20 script -qec "$(printf '%q ' "$PACER" "$@")" "$D/$name.log" \
         </dev/null >/dev/null 2>&1
 }
-need_cmd script bsdutils || finish
 start_h2fault --mode badname || fail h2fault_start "no h2fault"
 for t in dumb unset empty; do
     case $t in
