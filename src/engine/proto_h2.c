@@ -28,6 +28,7 @@ typedef struct h2stream {
     bool any_status;  /* a :status came (an interim 1xx counts) */
     bool final_done;  /* the final response's header block has ended */
     bool reset_here;  /* nghttp2 sent RST_STREAM for it, not pacer's timeout */
+    uint32_t rst_code; /* that RST_STREAM's code */
     bool padded;      /* a DATA frame was padded: data counts the padding too */
     uint64_t data;    /* DATA payload bytes, from the frame headers */
     char bad_name[24]; /* the invalid header field's name, when nghttp2 said it */
@@ -199,8 +200,10 @@ static int on_frame_send(nghttp2_session *s, const nghttp2_frame *f, void *ud)
         sl->written = h->now;
     /* A reset pacer's timeout sends has no slot any more: one with a slot
      * is nghttp2's, for what it found wrong in the response. */
-    if (f->hd.type == NGHTTP2_RST_STREAM && (sl = stream_slot(s, f->hd.stream_id)))
+    if (f->hd.type == NGHTTP2_RST_STREAM && (sl = stream_slot(s, f->hd.stream_id))) {
         slot_stream(h, sl)->reset_here = true;
+        slot_stream(h, sl)->rst_code = f->rst_stream.error_code;
+    }
     if (f->hd.type == NGHTTP2_GOAWAY && f->goaway.error_code != NGHTTP2_NO_ERROR) {
         /* nghttp2 puts its reason, when it has one, in the GOAWAY's debug data. */
         const char *why = h->lib_why;
@@ -281,7 +284,10 @@ static void reset_why(const h2state *h, const slot *sl, char *why, size_t n)
     bool nobody = sl->head || sl->status == 204 || sl->status == 304;
     int64_t want = nobody ? 0 : st->clen;
 
-    if (st->lib_err == NGHTTP2_ERR_HTTP_HEADER)
+    if (st->rst_code != NGHTTP2_PROTOCOL_ERROR) /* e.g. the server overran the stream's window */
+        snprintf(why, n, "stream reset by pacer's HTTP/2 stack (RST_STREAM %s)",
+                 nghttp2_http2_strerror(st->rst_code));
+    else if (st->lib_err == NGHTTP2_ERR_HTTP_HEADER)
         snprintf(why, n, "invalid header field in the response%s%s%s", st->bad_name[0] ? ": " : "",
                  st->bad_name, who);
     else if (!st->any_status)
@@ -293,7 +299,7 @@ static void reset_why(const h2state *h, const slot *sl, char *why, size_t n)
         snprintf(why, n, "%s%" PRId64 " but %s%" PRIu64 " bytes of DATA%s",
                  nobody ? "a response without a body (HEAD, 204, 304): length " : "content-length ",
                  want, st->data > (uint64_t)want ? "at least " : "", st->data, who);
-    else if (want >= 0)
+    else if (want >= 0 && st->padded && !st->lib_err) /* only DATA resets without a word */
         snprintf(why, n, "content-length %" PRId64 " but DATA of another length%s", want, who);
     else
         snprintf(why, n, "invalid response (%s)%s",
