@@ -219,8 +219,10 @@ void eng_written(conn *c, size_t n);
 /* Why a response ended its connection (eng_close_after). */
 enum { ENG_CLOSE_HEADER, /* HTTP/1.1 response with Connection: close */
        ENG_CLOSE_HTTP10, /* HTTP/1.0 response without keep-alive */
-       ENG_CLOSE_OTHER   /* a body ended by the close, or an answer before
+       ENG_CLOSE_OTHER,  /* a body ended by the close, or an answer before
                           * the request was fully written */
+       ENG_CLOSE_TE_CL   /* pacer's: chunked with a Content-Length, framing
+                          * the server may not share (RFC 9112 6.3) */
 };
 /* The response to s, the n-th on its connection, ended the connection
  * (why: ENG_CLOSE_*): count it and take no new request. */

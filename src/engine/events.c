@@ -163,7 +163,10 @@ void eng_close_after(conn *c, const slot *s, uint64_t n, int why)
 {
     pc_stats *st = &c->w->st;
 
-    if (!warm(c->w, s->intended)) {
+    if (why == ENG_CLOSE_TE_CL) {
+        if (!warm(c->w, s->intended))
+            st->chunked_with_length++; /* pacer closes it, not the server */
+    } else if (!warm(c->w, s->intended)) {
         st->server_closes++;
         hdr_record(&st->close_after, (int64_t)(n ? n : 1));
         if (why == ENG_CLOSE_HTTP10)

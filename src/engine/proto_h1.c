@@ -219,11 +219,12 @@ static void h1_flush(conn *c, uint64_t now)
 
 /* The server ends the connection after this response: the requests behind
  * it were never processed and go back to the backlog. */
-static void refuse_rest(conn *c, h1state *h, uint64_t now)
+static const char server_closed[] = "server closed the connection with requests unanswered";
+
+static void refuse_rest(conn *c, h1state *h, const char *why, uint64_t now)
 {
     while (c->count)
-        eng_refused(c, pop_head(c, h), "server closed the connection with requests unanswered",
-                    now);
+        eng_refused(c, pop_head(c, h), why, now);
     h->unsent = h->unwritten = 0;
     h->olen = h->ooff = 0;
 }
@@ -250,7 +251,9 @@ static void complete(conn *c, h1state *h, bool keep, int why, uint64_t now)
 static bool answered(conn *c, h1state *h, const slot *s, uint64_t now)
 {
     bool keep = h->p.keep_alive;
-    int why = h->p.version_minor == 0 ? ENG_CLOSE_HTTP10 : ENG_CLOSE_HEADER;
+    int why = h->p.chunked_with_length ? ENG_CLOSE_TE_CL
+              : h->p.version_minor == 0  ? ENG_CLOSE_HTTP10
+                                         : ENG_CLOSE_HEADER;
 
     if (keep && h->ooff < h->olen && h->owr < s->obeg + s->olen) {
         /* Answered before it was fully written (an early error response):
@@ -260,7 +263,12 @@ static bool answered(conn *c, h1state *h, const slot *s, uint64_t now)
     }
     complete(c, h, keep, why, now);
     if (!keep) {
-        refuse_rest(c, h, now);
+        refuse_rest(c, h,
+                    why == ENG_CLOSE_TE_CL
+                        ? "pacer closed the connection after a response chunked with a "
+                          "Content-Length, with requests unanswered"
+                        : server_closed,
+                    now);
         return false;
     }
     h->need_begin = true;
@@ -336,7 +344,7 @@ static void h1_eof_cb(conn *c, uint64_t now)
     if (rc == H1_DONE) {
         /* A body ended by the close: of an HTTP/1.0 response, its way. */
         complete(c, h, false, h->p.version_minor == 0 ? ENG_CLOSE_HTTP10 : ENG_CLOSE_OTHER, now);
-        refuse_rest(c, h, now);
+        refuse_rest(c, h, server_closed, now);
         return;
     }
     if (rc == H1_NEED_MORE)

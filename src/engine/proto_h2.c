@@ -9,6 +9,7 @@
  * once nghttp2 has returned.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <nghttp2/nghttp2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,21 @@
 #include "engine/conn.h"
 #include "proto/h1req.h"
 
+/* What pacer's side saw of one stream's response, to name what nghttp2
+ * decided when it resets the stream itself (RFC 9113 8.1.1: a malformed
+ * response is a stream error of type PROTOCOL_ERROR). */
+typedef struct h2stream {
+    int64_t clen;     /* its content-length, -1 if none */
+    int lib_err;      /* nghttp2's error for it (on_invalid_frame_recv), 0 if none */
+    bool any_status;  /* a :status came (an interim 1xx counts) */
+    bool final_done;  /* the final response's header block has ended */
+    bool reset_here;  /* nghttp2 sent RST_STREAM for it, not pacer's timeout */
+    uint32_t rst_code; /* that RST_STREAM's code */
+    bool padded;      /* a DATA frame was padded: data counts the padding too */
+    uint64_t data;    /* DATA payload bytes, from the frame headers */
+    char bad_name[24]; /* the invalid header field's name, when nghttp2 said it */
+} h2stream;
+
 /* What HTTP/2 keeps per connection (conn.ps). */
 typedef struct h2state {
     nghttp2_session *s;
@@ -26,12 +42,16 @@ typedef struct h2state {
     uint8_t *out;        /* bytes nghttp2 produced that the socket did not take yet */
     size_t out_len, out_off, out_cap;
     int32_t goaway_last; /* last stream id of a GOAWAY, -1 if none */
+    uint32_t goaway_code; /* its error code */
+    bool answered;       /* a stream on this connection ended with a response */
     uint32_t remote_max; /* the server's SETTINGS_MAX_CONCURRENT_STREAMS */
     bool got_bytes;      /* the server has sent something on this connection */
     char lib_why[96];    /* nghttp2's account of the last error it detected */
+    char bad_name[24];   /* the name in nghttp2's last "invalid header field" */
     char term_why[STATS_WHY_LEN]; /* set when pacer's side ended the session on an error */
     sbuf *sb; /* with a script: per slot, 3 buffers (request body, response
                  headers, response body); NULL without one */
+    h2stream *ss; /* per slot */
 } h2state;
 
 enum { SB_REQ_BODY, SB_HEADERS, SB_BODY };
@@ -45,6 +65,11 @@ static sbuf *slot_buf(const h2state *h, const slot *s, int which)
 static slot *stream_slot(nghttp2_session *s, int32_t id)
 {
     return nghttp2_session_get_stream_user_data(s, id);
+}
+
+static h2stream *slot_stream(const h2state *h, const slot *s)
+{
+    return &h->ss[slot_index(h->c, s)];
 }
 
 static int on_begin_headers(nghttp2_session *s, const nghttp2_frame *f, void *ud)
@@ -75,6 +100,18 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
         eng_header_pair(h->c, slot_buf(h, sl, SB_HEADERS), (const char *)name, namelen,
                         (const char *)value, valuelen) < 0)
         return NGHTTP2_ERR_CALLBACK_FAILURE;
+    if (sl && !slot_stream(h, sl)->final_done && namelen == 14 &&
+        memcmp(name, "content-length", 14) == 0) {
+        int64_t v = 0; /* nghttp2 let it through: digits only */
+
+        for (size_t i = 0; i < valuelen && v < INT64_MAX / 10 - 9; i++)
+            v = v * 10 + (value[i] - '0');
+        slot_stream(h, sl)->clen = v;
+    }
+    if (sl && namelen == 7 && memcmp(name, ":status", 7) == 0) {
+        slot_stream(h, sl)->any_status = true;
+        slot_stream(h, sl)->clen = -1; /* each (interim or final) response has its own */
+    }
     if (sl && namelen == 7 && memcmp(name, ":status", 7) == 0 && valuelen == 3 &&
         value[0] >= '0' && value[0] <= '9' && value[1] >= '0' && value[1] <= '9' &&
         value[2] >= '0' && value[2] <= '9') {
@@ -84,6 +121,24 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
          * 100..599 is final and not 2xx (RFC 9110 15), kept as it came. */
         if (status >= 200 || (status < 100 && status > 0))
             sl->status = status;
+    }
+    return 0;
+}
+
+/* Frames as they begin, before nghttp2 checks them: header bytes as they
+ * came (a header block nghttp2 rejects too), DATA before it is checked
+ * against the length. */
+static int on_begin_frame(nghttp2_session *s, const nghttp2_frame_hd *hd, void *ud)
+{
+    h2state *h = ud;
+    slot *sl;
+
+    if (hd->type == NGHTTP2_HEADERS || hd->type == NGHTTP2_CONTINUATION)
+        eng_headers(h->c, hd->length, 0);
+    if (hd->type == NGHTTP2_DATA && (sl = stream_slot(s, hd->stream_id))) {
+        slot_stream(h, sl)->data += hd->length;
+        if (hd->flags & NGHTTP2_FLAG_PADDED)
+            slot_stream(h, sl)->padded = true;
     }
     return 0;
 }
@@ -105,10 +160,12 @@ static int on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id, const ui
 static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *f, void *ud)
 {
     h2state *h = ud;
+    slot *sl;
 
     switch (f->hd.type) {
     case NGHTTP2_HEADERS:
-        eng_headers(h->c, f->hd.length, 0);
+        if ((sl = stream_slot(s, f->hd.stream_id)) && sl->status)
+            slot_stream(h, sl)->final_done = true;
         break;
     case NGHTTP2_SETTINGS:
         if (!(f->hd.flags & NGHTTP2_FLAG_ACK))
@@ -118,6 +175,7 @@ static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *f, void *ud)
     case NGHTTP2_GOAWAY:
         eng_h2_event(h->c, H2EV_GOAWAY);
         h->goaway_last = f->goaway.last_stream_id;
+        h->goaway_code = f->goaway.error_code;
         eng_drain(h->c);
         break;
     default:
@@ -140,6 +198,12 @@ static int on_frame_send(nghttp2_session *s, const nghttp2_frame *f, void *ud)
     if ((f->hd.type == NGHTTP2_HEADERS || f->hd.type == NGHTTP2_DATA) &&
         (f->hd.flags & NGHTTP2_FLAG_END_STREAM) && (sl = stream_slot(s, f->hd.stream_id)))
         sl->written = h->now;
+    /* A reset pacer's timeout sends has no slot any more: one with a slot
+     * is nghttp2's, for what it found wrong in the response. */
+    if (f->hd.type == NGHTTP2_RST_STREAM && (sl = stream_slot(s, f->hd.stream_id))) {
+        slot_stream(h, sl)->reset_here = true;
+        slot_stream(h, sl)->rst_code = f->rst_stream.error_code;
+    }
     if (f->hd.type == NGHTTP2_GOAWAY && f->goaway.error_code != NGHTTP2_NO_ERROR) {
         /* nghttp2 puts its reason, when it has one, in the GOAWAY's debug data. */
         const char *why = h->lib_why;
@@ -162,7 +226,18 @@ static int on_error(nghttp2_session *s, int code, const char *msg, size_t len, v
     h2state *h = ud;
 
     (void)s;
-    (void)code;
+    if (code == NGHTTP2_ERR_HTTP_HEADER) {
+        /* A stream's, not the connection's: "... name: [NAME], value: ..." */
+        const char *p = memmem(msg, len, "name: [", 7), *e;
+
+        h->bad_name[0] = '\0';
+        if (p && (e = memchr(p + 7, ']', len - (size_t)(p + 7 - msg))))
+            snprintf(h->bad_name, sizeof h->bad_name, "%.*s", (int)(e - p - 7), p + 7);
+        for (char *q = h->bad_name; *q; q++) /* the server's bytes: no control byte */
+            if ((unsigned char)*q < ' ' || *q == 0x7f)
+                *q = '?';
+        return 0;
+    }
     snprintf(h->lib_why, sizeof h->lib_why, "%.*s", (int)len, msg);
     return 0;
 }
@@ -176,14 +251,72 @@ static const char *frame_name(uint8_t type)
     return type < sizeof names / sizeof names[0] ? names[type] : "unknown";
 }
 
+/* nghttp2 found a frame invalid. A stream's HTTP error (HTTP_HEADER,
+ * HTTP_MESSAGING) resets that stream only: kept with the stream. Anything
+ * else ends the connection: kept for its GOAWAY. */
 static int on_invalid_frame(nghttp2_session *s, const nghttp2_frame *f, int code, void *ud)
 {
     h2state *h = ud;
+    slot *sl = stream_slot(s, f->hd.stream_id);
 
-    (void)s;
+    if (sl && (code == NGHTTP2_ERR_HTTP_HEADER || code == NGHTTP2_ERR_HTTP_MESSAGING)) {
+        h2stream *st = slot_stream(h, sl);
+
+        st->lib_err = code;
+        if (code == NGHTTP2_ERR_HTTP_HEADER)
+            memcpy(st->bad_name, h->bad_name, sizeof st->bad_name);
+        return 0;
+    }
     snprintf(h->lib_why, sizeof h->lib_why, "invalid %s frame: %s", frame_name(f->hd.type),
              nghttp2_strerror(code));
     return 0;
+}
+
+/* Why nghttp2 reset a stream itself: what pacer saw of the response, by
+ * nghttp2's rules (lib/nghttp2_http.c): an invalid field, no :status, only
+ * interim ones, DATA beyond or short of what content-length (or HEAD, 204,
+ * 304) said. The DATA counted is the frames' payload as they began, so a
+ * frame nghttp2 dropped for going past the length is in it. */
+static void reset_why(const h2state *h, const slot *sl, char *why, size_t n)
+{
+    static const char who[] = " (protocol error, stream reset by pacer's HTTP/2 stack)";
+    const h2stream *st = slot_stream(h, sl);
+    bool nobody = sl->head || sl->status == 204 || sl->status == 304;
+    int64_t want = nobody ? 0 : st->clen;
+
+    if (st->rst_code != NGHTTP2_PROTOCOL_ERROR) /* e.g. the server overran the stream's window */
+        snprintf(why, n, "stream reset by pacer's HTTP/2 stack (RST_STREAM %s)",
+                 nghttp2_http2_strerror(st->rst_code));
+    else if (st->lib_err == NGHTTP2_ERR_HTTP_HEADER)
+        snprintf(why, n, "invalid header field in the response%s%s%s", st->bad_name[0] ? ": " : "",
+                 st->bad_name, who);
+    else if (!st->any_status)
+        snprintf(why, n, "response without :status%s", who);
+    else if (!sl->status)
+        snprintf(why, n, "the stream went on after an interim (1xx) response with no final one%s",
+                 who);
+    else if (want >= 0 && !st->padded && st->data != (uint64_t)want)
+        snprintf(why, n, "%s%" PRId64 " but %s%" PRIu64 " bytes of DATA%s",
+                 nobody ? "a response without a body (HEAD, 204, 304): length " : "content-length ",
+                 want, st->data > (uint64_t)want ? "at least " : "", st->data, who);
+    else if (want >= 0 && st->padded && !st->lib_err) /* only DATA resets without a word */
+        snprintf(why, n, "content-length %" PRId64 " but DATA of another length%s", want, who);
+    else
+        snprintf(why, n, "invalid response (%s)%s",
+                 nghttp2_strerror(st->lib_err ? st->lib_err : NGHTTP2_ERR_HTTP_MESSAGING), who);
+}
+
+/* Why a stream above a GOAWAY's last-stream-id was not processed. */
+static void goaway_why(const h2state *h, char *why, size_t n)
+{
+    const char *code = nghttp2_http2_strerror(h->goaway_code);
+
+    if (h->goaway_last == 0 && !h->answered)
+        snprintf(why, n, "GOAWAY last-stream-id 0 before any response: the server refused every "
+                         "stream (error %s)", code);
+    else
+        snprintf(why, n, "stream not processed before the server's GOAWAY (last-stream-id %d, "
+                         "error %s)", (int)h->goaway_last, code);
 }
 
 static int on_stream_close(nghttp2_session *s, int32_t id, uint32_t code, void *ud)
@@ -196,15 +329,21 @@ static int on_stream_close(nghttp2_session *s, int32_t id, uint32_t code, void *
         return 0; /* we gave up on it (timeout) */
     nghttp2_session_set_stream_user_data(s, id, NULL);
     if (code == NGHTTP2_NO_ERROR && sl->status) {
+        h->answered = true;
         if (eng_wants_response(h->c) && h->sb)
             eng_script_response(h->c, sl->status, slot_buf(h, sl, SB_HEADERS),
                                 slot_buf(h, sl, SB_BODY));
         eng_done(h->c, sl, sl->status, sl->body, h->now);
+    } else if (slot_stream(h, sl)->reset_here) {
+        reset_why(h, sl, why, sizeof why);
+        eng_failed(h->c, sl, PC_ERR_PROTOCOL, why, h->now);
+    } else if (h->goaway_last >= 0 && id > h->goaway_last) {
+        /* nghttp2 closes these with REFUSED_STREAM; it was the GOAWAY. */
+        goaway_why(h, why, sizeof why);
+        eng_refused(h->c, sl, why, h->now);
     } else if (code == NGHTTP2_REFUSED_STREAM) {
         eng_h2_event(h->c, H2EV_REFUSED);
         eng_refused(h->c, sl, "stream refused by the server (REFUSED_STREAM)", h->now);
-    } else if (h->goaway_last >= 0 && id > h->goaway_last) {
-        eng_refused(h->c, sl, "stream not processed before the server's GOAWAY", h->now);
     } else {
         if (code != NGHTTP2_NO_ERROR)
             eng_h2_event(h->c, H2EV_RST);
@@ -242,9 +381,15 @@ static void *h2_state_new(const conn *c)
     if (!h)
         return NULL;
     h->c = (conn *)c;
+    h->ss = calloc(c->depth, sizeof *h->ss);
+    if (!h->ss) {
+        free(h);
+        return NULL;
+    }
     if (eng_wants_response(c) || eng_requests_change(c)) {
         h->sb = calloc((size_t)c->depth * 3, sizeof *h->sb);
         if (!h->sb) {
+            free(h->ss);
             free(h);
             return NULL;
         }
@@ -264,6 +409,7 @@ static void h2_state_free(void *st)
     for (size_t i = 0; h->sb && i < (size_t)h->c->depth * 3; i++)
         free(h->sb[i].p);
     free(h->sb);
+    free(h->ss);
     free(h);
 }
 
@@ -282,6 +428,8 @@ static int h2_start(conn *c, uint64_t now)
     h->now = now;
     h->out_len = h->out_off = 0;
     h->goaway_last = -1;
+    h->goaway_code = NGHTTP2_NO_ERROR;
+    h->answered = false;
     h->got_bytes = false;
     h->lib_why[0] = h->term_why[0] = '\0';
     /* Until the server's SETTINGS say otherwise, -m is the limit. */
@@ -290,6 +438,7 @@ static int h2_start(conn *c, uint64_t now)
         return -ENOMEM;
     nghttp2_session_callbacks_set_on_begin_headers_callback(cb, on_begin_headers);
     nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+    nghttp2_session_callbacks_set_on_begin_frame_callback(cb, on_begin_frame);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data_chunk);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
     nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
@@ -390,6 +539,7 @@ static void h2_submit(conn *c, slot *s)
         slot_buf(h, s, SB_HEADERS)->len = 0;
         slot_buf(h, s, SB_BODY)->len = 0;
     }
+    *slot_stream(h, s) = (h2stream){.clen = -1};
     if (!q) {
         eng_failed(c, s, PC_ERR_WRITE, "script error in request()", 0);
         return;
@@ -530,9 +680,12 @@ static void h2_eof(conn *c, uint64_t now)
 
         if (!s->used)
             continue;
-        if (h->goaway_last >= 0 && s->stream_id > h->goaway_last)
-            eng_refused(c, s, "stream not processed before the server's GOAWAY", now);
-        else
+        if (h->goaway_last >= 0 && s->stream_id > h->goaway_last) {
+            char why[STATS_WHY_LEN];
+
+            goaway_why(h, why, sizeof why);
+            eng_refused(c, s, why, now);
+        } else
             eng_failed(c, s, PC_ERR_READ, "connection closed by the server with streams open",
                        now);
     }

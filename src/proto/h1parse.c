@@ -309,6 +309,7 @@ static int head_complete(h1_parser *p)
     if (p->te_seen_) {
         if (p->cl_seen_ || p->version_minor == 0)
             ka = false;
+        p->chunked_with_length = p->cl_seen_ && p->chunked;
         p->content_length = -1;
     }
 

@@ -69,6 +69,9 @@ typedef struct h1_parser {
     int version_minor;      /* x of HTTP/1.x: 0 or 1 (any digit accepted; >= 1 is 1.1) */
     int64_t content_length; /* -1 if absent or overridden by Transfer-Encoding */
     bool chunked;           /* Transfer-Encoding ends in chunked */
+    /* Both Transfer-Encoding: chunked and Content-Length, a request-smuggling
+     * shape (RFC 9112 6.3, 11.2): read as chunked, keep_alive false. */
+    bool chunked_with_length;
     bool keep_alive;        /* after H1_DONE: may the connection carry another request? */
     bool headers_done;
     uint64_t header_bytes;  /* status line + headers of the final response, plus 1xx ones */

@@ -2,7 +2,8 @@
  * notes.c - lines every report layout prints after its own, about how the
  * run went rather than what it measured: a -n run cut short by -d, and
  * connects that needed SYN retransmits or timed out (an accept backlog that
- * overflowed), reconnects that backed off. One wording for the wrk, h2load and ab layouts.
+ * overflowed), reconnects that backed off, responses whose framing pacer
+ * would not trust for another. One wording for the wrk, h2load and ab layouts.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -67,6 +68,13 @@ void report_notes(FILE *f, const pc_rundesc *run, const pc_results *res, const c
                 indent, st->addr_fallbacks, st->fallback_why[0] ? "; first: " : "",
                 st->fallback_why); /* a result file has no cause */
     report_reopens(f, run, st, indent);
+    if (st->chunked_with_length)
+        fprintf(f,
+                "%s%" PRIu64 " response%s had both Transfer-Encoding: chunked and Content-Length "
+                "(a request-smuggling shape; read as chunked, RFC 9112 6.3) and the connection "
+                "was closed after %s\n",
+                indent, st->chunked_with_length, st->chunked_with_length == 1 ? "" : "s",
+                st->chunked_with_length == 1 ? "it" : "each");
     if (st->reconnect_backoffs)
         fprintf(f,
                 "%sReconnects backed off %" PRIu64 " times: connections failed in a row before any "

@@ -82,12 +82,14 @@ uint64_t progress_period_ns(const pc_progress *p)
 }
 
 /* A terminal that can move the cursor: not TERM=dumb (an editor's shell
- * buffer, a CI log viewer), which gets the plain lines instead. */
+ * buffer, a CI log viewer), nor a TERM unset or empty (nothing says what
+ * the terminal takes: a pty a job runner made, `env -i`), which get the
+ * plain lines instead, as curses programs treat them. */
 static bool can_redraw(FILE *f)
 {
     const char *term = getenv("TERM");
 
-    return isatty(fileno(f)) && !(term && strcmp(term, "dumb") == 0);
+    return isatty(fileno(f)) && term && term[0] && strcmp(term, "dumb") != 0;
 }
 
 /* ---- drawing ------------------------------------------------------- */

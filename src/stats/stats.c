@@ -305,6 +305,11 @@ void stats_why(pc_stats *s, enum pc_err_kind k, const char *why)
     if (!s->why[k][0] && why) {
         strncpy(s->why[k], why, STATS_WHY_LEN - 1);
         s->why[k][STATS_WHY_LEN - 1] = '\0';
+        /* A cause may quote the peer (a header name, a reason phrase): no
+         * control byte of its reaches a terminal, an ESC least of all. */
+        for (char *p = s->why[k]; *p; p++)
+            if ((unsigned char)*p < ' ' || *p == 0x7f)
+                *p = '?';
     }
 }
 

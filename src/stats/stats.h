@@ -123,6 +123,7 @@ typedef struct pc_stats {
     hdr_hist close_after;    /* per server_closes: responses its connection had carried */
     uint64_t close_http10;   /* of server_closes: HTTP/1.0 without keep-alive */
     uint64_t close_other;    /* of server_closes: body ended by the close, early answer */
+    uint64_t chunked_with_length; /* responses chunked with a Content-Length: pacer closed after each */
     uint64_t conn_drops;     /* connections pacer closed on an error with no request in flight */
     char drop_why[STATS_WHY_LEN];
     uint64_t addr_fallbacks;      /* connects that failed on one address, then tried the next */
@@ -257,6 +258,7 @@ typedef struct pc_stats {
     X(HIST_RATE, close_after, NONE, NULL)                                                    \
     X(SUM, close_http10, TABLE, "connections.server_closes_http10")                          \
     X(SUM, close_other, TABLE, "connections.server_closes_other")                            \
+    X(SUM, chunked_with_length, TABLE, "connections.closed_chunked_with_length")             \
     X(SUM, conn_drops, TABLE, "connections.dropped")                                         \
     X(SUM, connect_retrans, TABLE, "connections.syn_retransmitted")                          \
     X(SUM, connect_timeouts, TABLE, "connections.connect_timeouts")                          \

@@ -31,7 +31,7 @@ scenario() {
     ok "${name}_ends_in_time" "took $((SECONDS - start)) s, exit $rc" "[ $((SECONDS - start)) -le 4 ] && [ $rc -lt 4 ]"
     ok "${name}_bounded_memory" "max RSS ${rss:-?} KB" "[ -n '$rss' ] && [ '$rss' -lt 65536 ]"
     ok "${name}_accounted" "$(grep -E 'Outcomes|internal' "$R")" "outcomes_add_up '$R' && ! grep -q 'internal error' '$R' && grep -q '^Requests/sec:' '$R'"
-    ok "${name}_files_complete" "$(ls "$T_DIR" | grep '^f\.')" "'$PY' -c \"import json; json.load(open('$T_DIR/f.json'))\" && '$PACER' report '$T_DIR/f.hlog' >/dev/null 2>&1 && rm -f '$T_DIR/f.json' '$T_DIR/f.hlog'"
+    ok "${name}_files_complete" "$(ls "$T_DIR" | grep '^f\.')" "'$PY' -c \"import json; json.load(open('$T_DIR/f.json'))\" && '$PACER' report '$T_DIR/f.hlog' >/dev/null 2>&1 && mv '$T_DIR/f.json' '$T_DIR/last.json' && rm -f '$T_DIR/f.hlog'"
     ok "${name}_kind" "$(grep -E 'Socket|Errors|Status|Server closed|Outcomes' "$R" | head -6)" "$check"
 }
 
@@ -68,6 +68,15 @@ scenario http10_close --mode http10-close -- -- \
     "! grep -q 'Socket errors' '$R' && grep -q 'Status codes: 200' '$R' && grep -q 'Server closed [0-9]* connection' '$R'"
 scenario conn_close --mode conn-close -- -R 200 -- \
     "! grep -q 'Socket errors' '$R' && grep -qE 'Outcomes: 200 scheduled = 200 completed' '$R'"
+# Chunked and a Content-Length (a request-smuggling shape): read as chunked
+# (100 bytes each, not the 50 the length says), counted and named, and the
+# connection closed after each by pacer (not counted as the server's close).
+scenario chunked_cl --mode chunked-cl -- -R 200 -- \
+    "! grep -q 'Socket errors' '$R' && grep -qE 'Outcomes: 200 scheduled = 200 completed' '$R' &&
+     grep -qx '  200 responses had both Transfer-Encoding: chunked and Content-Length (a request-smuggling shape; read as chunked, RFC 9112 6.3) and the connection was closed after each' '$R' &&
+     ! grep -q 'Server closed' '$R'"
+c=$(json_get "$T_DIR/last.json" "' '.join(str(x) for x in (d['connections']['closed_chunked_with_length'], d['connections']['server_closes'], d['connections']['opened'] >= 200, d['bytes']['body']))" 2>&1)
+ok chunked_cl_json "closed_chunked_with_length, server_closes, opened >= 200, body bytes: $c" "[ '$c' = '200 0 True 20000' ]"
 scenario continue --mode continue -- -- \
     "! grep -q 'Socket errors' '$R' && grep -q 'Status codes: 200' '$R'"
 scenario tls_fail --mode tls-fail -- -- \

@@ -352,6 +352,17 @@ if start_or_fail cl_short --mode cl-short; then
     stop_h1f
 fi
 
+# --- chunked-cl: Transfer-Encoding: chunked and Content-Length, kept open --------------------------
+if start_or_fail chunked_cl --mode chunked-cl; then
+    cu "$H1F_URL"
+    ok chunked_cl_curl "rc $CU_RC, $CU" "[ '${CU% *}' = '200 100' ] && [ \"\$(cat '$T_DIR/body')\" = '$A100' ]"
+    st=$(raw "$H1F_PORT" 'GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' 100000 3 "$T_DIR/r")
+    HC='HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nContent-Length: 50\r\n'
+    ok chunked_cl_raw "$st: $(show "$T_DIR/r")" \
+        "[ $st = eof ] && expect '$T_DIR/r' '$HC\r\n64\r\n$A100\r\n0\r\n\r\n${HC}Connection: close\r\n\r\n64\r\n$A100\r\n0\r\n\r\n'"
+    stop_h1f
+fi
+
 # --- http10-close ------------------------------------------------------------------------------------
 if start_or_fail http10 --mode http10-close; then
     cu -w '%{http_code} %{size_download} %{http_version}' "$H1F_URL"

@@ -36,6 +36,51 @@ rst=$(h2f_stat rsts)
 ok rst_counted "server sent $rst; $(grep -E 'HTTP/2|Errors|Outcomes' "$R")" \
     "grep -qE 'RST_STREAM $rst,' '$R' && grep -qE '^  Errors: read $rst \\(stream reset by the server \\(RST_STREAM INTERNAL_ERROR\\)\\)' '$R' && outcomes_add_up '$R'"
 
+# Who decided an error (issue 26): a malformed response is a stream error
+# nghttp2 finds and resets itself (the server sent no RST_STREAM): named for
+# what was wrong, a protocol error, not "reset by the server"; a server's own
+# RST_STREAM(PROTOCOL_ERROR) still reads as the server's.
+J="$T_DIR/run.json"
+WHO=" (protocol error, stream reset by pacer's HTTP/2 stack)"
+# cause_is KIND CAUSE: the report's one Errors line is "KIND N (CAUSE)" and the
+# JSON's errors.causes is {KIND: CAUSE}.
+cause_is() {
+    local line
+    line=$(grep -E '^  Errors: ' "$R")
+    [ "$(grep -c '^  Errors: ' "$R")" = 1 ] && [[ $line =~ ^\ \ Errors:\ $1\ [1-9][0-9]*\ \( ]] &&
+        [ "${line#*[0-9] (}" = "$2)" ] &&
+        [ "$(json_get "$J" "list(d['errors']['causes'].items())")" = "$("$PY" -c 'import sys; print([(sys.argv[1], sys.argv[2])])' "$1" "$2")" ] &&
+        outcomes_add_up "$R"
+}
+h2_named() { # NAME KIND CAUSE H2FAULT-ARGS...
+    local name=$1 kind=$2 cause=$3
+    shift 3
+    start_h2fault "$@" || { fail "${name}_start" "no h2fault"; return; }
+    rm -f "$J"
+    "$PACER" -t1 -c1 -d300ms --h2 --json "$J" "$H2F_URL" >"$R" 2>&1
+    ok "$name" "$(grep -E '^  Errors: ' "$R"); json: $(json_get "$J" "d['errors']['causes']" 2>&1)" \
+        cause_is "$kind" "$cause"
+}
+h2_named h2_no_status protocol "response without :status$WHO" --mode nostatus
+h2_named h2_clen_short protocol "content-length 100 but 20 bytes of DATA$WHO" --mode clen-short
+h2_named h2_clen_long protocol "content-length 20 but at least 100 bytes of DATA$WHO" --mode clen-long
+h2_named h2_bad_clen protocol "invalid header field in the response: content-length$WHO" --mode badclen
+# (the server's bytes quoted: its ESC is shown as '?', in the JSON too)
+h2_named h2_bad_name protocol "invalid header field in the response: :x?[31m$WHO" --mode badname
+h2_named h2_server_rst_protocol_error read "stream reset by the server (RST_STREAM PROTOCOL_ERROR)" \
+    --mode rst --every 2 --rst-code 1
+ok h2_server_rst_counted "$(grep -E 'HTTP/2:' "$R")" "grep -qE 'RST_STREAM [1-9]' '$R'"
+start_h2fault --mode nostatus || fail h2fault_start "no h2fault"
+"$PACER" -t1 -c1 -d300ms --h2 "$H2F_URL" >"$R" 2>&1
+ok h2_malformed_not_counted_as_server_rst "$(grep -E 'HTTP/2:' "$R")" \
+    "grep -qE 'HTTP/2: headers [1-9][0-9.]*B \(space savings [0-9.]+%\), RST_STREAM 0, REFUSED_STREAM 0, GOAWAY 0' '$R' && ! grep -q 'space savings 100.00%' '$R'"
+# GOAWAY(last-stream-id 0) at every connection: every stream refused by the
+# GOAWAY, not by REFUSED_STREAM; re-sent, then given up (4 tries).
+h2_named h2_goaway_lsid0 protocol "GOAWAY last-stream-id 0 before any response: the server refused every stream (error NO_ERROR), 4 times" --mode goaway0
+ok h2_goaway_lsid0_no_refused_stream "$(grep -E 'HTTP/2:|limited' "$R")" \
+    "grep -qE 'HTTP/2: .*REFUSED_STREAM 0, GOAWAY [1-9]' '$R' && ! grep -q 'more at once than it allows' '$R'"
+h2_named h2_goaway_lsid0_code protocol "GOAWAY last-stream-id 0 before any response: the server refused every stream (error ENHANCE_YOUR_CALM), 4 times" --mode goaway0 --rst-code 11
+
 # REFUSED_STREAM on every 5th: re-sent, so every request completes.
 start_h2fault --mode refuse --every 5 || fail h2fault_start "no h2fault"
 "$PACER" -t1 -c1 -m4 -d1s -R300 --h2 "$H2F_URL" >"$R" 2>&1

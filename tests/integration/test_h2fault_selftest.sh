@@ -186,6 +186,73 @@ else
     fail nowindow.start "no listening line: $(cat "$T_DIR/nowindow.err")"
 fi
 
+# ---- malformed responses and GOAWAY(0): what goes on the wire ----
+# frames URL: a raw client (one GET on stream 1) that prints each frame the
+# server sends for 0.5 s as "TYPE LENGTH FLAGS STREAM [GOAWAY: LAST CODE]".
+frames() {
+    local port=${1##*:}
+    "$PY" - "${port%/}" <<'EOF2'
+import socket, sys, time
+def frame(t, f, sid, p): return len(p).to_bytes(3, "big") + bytes([t, f]) + sid.to_bytes(4, "big") + p
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=3)
+s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0, b"") + frame(4, 1, 0, b"") +
+          frame(1, 5, 1, bytes([0x82, 0x86, 0x84, 0x41, 0x01, ord("a")])))
+buf, end = b"", time.time() + 0.5
+s.settimeout(0.1)
+while time.time() < end:
+    try:
+        d = s.recv(65536)
+    except socket.timeout:
+        continue
+    if not d: break
+    buf += d
+while len(buf) >= 9:
+    n = int.from_bytes(buf[:3], "big"); t, f = buf[3], buf[4]
+    sid = int.from_bytes(buf[5:9], "big") & 0x7fffffff; p = buf[9:9 + n]; buf = buf[9 + n:]
+    extra = " %d %d" % (int.from_bytes(p[:4], "big"), int.from_bytes(p[4:8], "big")) if t == 7 else ""
+    print("%d %d %d %d%s" % (t, n, f, sid, extra))
+EOF2
+}
+for m in nostatus clen-short clen-long badclen badname; do
+    if start_hf "$m" --mode "$m"; then
+        timeout 5 nghttp -v "$HF_URL" >"$T_DIR/$m.nghttp" 2>&1
+        frames "$HF_URL" >"$T_DIR/$m.frames" 2>&1
+        ok "$m.exit" "$(cat "$T_DIR/$m.err")" stop_hf "$m"
+    else
+        fail "$m.start" "no listening line: $(cat "$T_DIR/$m.err")"
+    fi
+done
+# nghttp (nghttp2) rejects each response itself: RST_STREAM(PROTOCOL_ERROR).
+for m in nostatus clen-short clen-long badclen badname; do
+    ok "$m.client_resets" "nghttp: $(grep -E 'recv|RST|error' "$T_DIR/$m.nghttp" | head -n 8)" \
+        "grep -q 'send RST_STREAM frame' '$T_DIR/$m.nghttp' && grep -q 'error_code=PROTOCOL_ERROR' '$T_DIR/$m.nghttp'"
+done
+ok nostatus.headers "nghttp: $(grep recv "$T_DIR/nostatus.nghttp")" \
+    "grep -q 'recv (stream_id=13) content-length: 100' '$T_DIR/nostatus.nghttp' && ! grep -q ':status' '$T_DIR/nostatus.nghttp'"
+# HEADERS (type 1) then DATA (type 0) with END_STREAM: 20 bytes for 100 declared; 100 for 20
+ok clen-short.wire "nghttp: $(grep 'content-length' "$T_DIR/clen-short.nghttp"); frames: $(tr '\n' ';' <"$T_DIR/clen-short.frames")" \
+    "grep -q 'recv (stream_id=13) content-length: 100' '$T_DIR/clen-short.nghttp' && grep -qx '0 20 1 1' '$T_DIR/clen-short.frames'"
+ok clen-long.wire "nghttp: $(grep 'content-length' "$T_DIR/clen-long.nghttp"); frames: $(tr '\n' ';' <"$T_DIR/clen-long.frames")" \
+    "grep -q 'recv (stream_id=13) content-length: 20' '$T_DIR/clen-long.nghttp' && grep -qx '0 100 1 1' '$T_DIR/clen-long.frames'"
+ok badclen.headers "nghttp: $(grep -E 'recv|INVALID' "$T_DIR/badclen.nghttp")" \
+    "grep -q 'INVALID; error=Invalid HTTP header field' '$T_DIR/badclen.nghttp'"
+ok badname.headers "nghttp: $(grep -E 'recv|INVALID' "$T_DIR/badname.nghttp" | cat -v)" \
+    "grep -q 'recv (stream_id=13) :status: 200' '$T_DIR/badname.nghttp' && grep -q 'INVALID; error=Invalid HTTP header field' '$T_DIR/badname.nghttp'"
+for code in "" 11; do
+    name=goaway0${code:+_$code}
+    if start_hf "$name" --mode goaway0 ${code:+--rst-code $code}; then
+        frames "$HF_URL" >"$T_DIR/$name.frames" 2>&1
+        timeout 5 h2load -c1 -m1 -n5 "$HF_URL" >"$T_DIR/$name.h2" 2>&1
+        ok "$name.frame" "frames: $(tr '\n' ';' <"$T_DIR/$name.frames")" \
+            "grep -qx '7 8 0 0 0 ${code:-0}' '$T_DIR/$name.frames' && ! grep -qE '^(0|1) ' '$T_DIR/$name.frames'"
+        ok "$name.h2load" "h2load: $(grep '^requests:' "$T_DIR/$name.h2")" "[ \"\$(h2n '$T_DIR/$name.h2' succeeded)\" = 0 ]"
+        ok "$name.exit" "$(cat "$T_DIR/$name.err")" stop_hf "$name"
+        ok "$name.stats" "$(cat "$T_DIR/$name.err")" "[ \"\$(st $name goaways)\" -ge 2 ] && [ \"\$(st $name refused)\" = 0 ]"
+    else
+        fail "$name.start" "no listening line: $(cat "$T_DIR/$name.err")"
+    fi
+done
+
 # ---- bad arguments ----
 ok args.bad_mode "accepted --mode nope" '! "$H2FAULT" --port 0 --mode nope >/dev/null 2>&1'
 

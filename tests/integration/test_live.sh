@@ -227,6 +227,48 @@ TERM=dumb timeout 20 script -qec "$(printf '%q ' "$PACER" -t1 -c4 --stages '1s:1
 ok live_dumb_no_escapes "$(cat -v "$D/dumb.log" | head -5)" \
     "! grep -q \$'\\x1b' '$D/dumb.log' && grep -qE '^\\[[#.]{20}\\] 1\\.0s/2\\.00s  stage 1/2  [0-9]+ req/s  target 100  p50 ' '$D/dumb.log' && grep -q '^Requests/sec' '$D/dumb.out'"
 
+# A terminal that says nothing of what it takes (TERM unset or empty) is
+# treated as dumb too; with stdout on the terminal as well (the report), and
+# for a run whose server's error quotes an escape sequence (h2fault badname:
+# a header name with ESC [31m in it): not one ESC byte anywhere.
+# on_pty NAME ENV... -- ARGS: pacer under `script` (a pty: stdout and stderr
+# both on it) with that environment; the pty's bytes in $D/NAME.log.
+on_pty() {
+    local name=$1 envs=()
+    shift
+    while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
+    env "${envs[@]}" timeout 20 script -qec "$(printf '%q ' "$PACER" "$@")" "$D/$name.log" \
+        </dev/null >/dev/null 2>&1
+}
+start_h2fault --mode badname || fail h2fault_start "no h2fault"
+for t in dumb unset empty; do
+    case $t in
+    dumb) envs=(TERM=dumb) ;;
+    unset) envs=(-u TERM) ;;
+    empty) envs=(TERM=) ;;
+    esac
+    on_pty "tty_$t" "${envs[@]}" -- -t1 -c2 -d2s -R200 "$SERVE_URL"
+    n=$(tr -cd '\033' <"$D/tty_$t.log" | wc -c)
+    ok "live_term_${t}_no_escapes" "$n ESC bytes: $(cat -v "$D/tty_$t.log" | head -5)" \
+        "[ $n -eq 0 ] && grep -qE '^\[[#.]{20}\] 1\.0s/2\.00s  [0-9]+ req/s  p50 ' '$D/tty_$t.log' && grep -q '^Requests/sec' '$D/tty_$t.log'"
+    on_pty "h2_$t" "${envs[@]}" -- -t1 -c1 -d1s --h2 "$H2F_URL"
+    n=$(tr -cd '\033' <"$D/h2_$t.log" | wc -c)
+    ok "live_term_${t}_server_escape_quoted" "$n ESC bytes: $(grep Errors "$D/h2_$t.log" | cat -v)" \
+        "[ $n -eq 0 ] && grep -qF 'invalid header field in the response: :x?[31m (protocol error' '$D/h2_$t.log'"
+done
+# Not a terminal at all (stdout and stderr a pipe, with and without
+# --progress, and for the server's escape): no ESC either.
+for pr in "" --progress; do
+    "$PACER" -t1 -c1 -d1s $pr --h2 "$H2F_URL" 2>&1 | cat >"$D/pipe_h2$pr.out"
+    n=$(tr -cd '\033' <"$D/pipe_h2$pr.out" | wc -c)
+    ok "live_pipe_no_escapes${pr:+_progress}" "$n ESC bytes: $(cat -v "$D/pipe_h2$pr.out" | head -5)" \
+        "[ $n -eq 0 ] && grep -qF ':x?[31m' '$D/pipe_h2$pr.out'"
+done
+# A terminal that takes them still gets the view.
+on_pty tty_xterm TERM=xterm -- -t1 -c2 -d1s -R200 "$SERVE_URL"
+ok live_term_xterm_redraws "$(tr -cd '\033' <"$D/tty_xterm.log" | wc -c) ESC bytes" \
+    "grep -q \$'\x1b\\[J' '$D/tty_xterm.log' && grep -q '^Requests/sec' '$D/tty_xterm.log'"
+
 # --- not a terminal, under stages: each line its stage and target --------
 "$PACER" -t1 -c4 --progress --stages '1s:100!,1s:200!,1s:900!' "$SERVE_URL" >"$D/pst.out" 2>"$D/pst.err"
 ok live_pipe_stages "$(cat "$D/pst.err")" \

@@ -70,13 +70,13 @@ static const char TLS_GARBAGE[] = "h1fault: this is not a TLS ServerHello\r\n";
 enum mode {
     M_OK, M_STALL, M_SLOW_BODY, M_RESET, M_CLOSE_MID, M_GARBAGE, M_HUGE,
     M_ENDLESS, M_BAD_CHUNK, M_CL_LONG, M_CL_SHORT, M_HTTP10, M_CONN_CLOSE,
-    M_CONTINUE, M_TLS_FAIL, M_TLS_OK, M_SILENT_CLOSE, M_COUNT
+    M_CONTINUE, M_TLS_FAIL, M_TLS_OK, M_SILENT_CLOSE, M_CHUNKED_CL, M_COUNT
 };
 static const char *const mode_names[M_COUNT] = {
     "ok", "stall", "slow-body", "reset-after-headers", "close-mid-body",
     "garbage-status", "huge-headers", "endless-chunked", "bad-chunk", "cl-long",
     "cl-short", "http10-close", "conn-close", "continue", "tls-fail", "tls-ok",
-    "silent-close",
+    "silent-close", "chunked-cl",
 };
 
 static struct {
@@ -110,6 +110,7 @@ struct plan {
     uint64_t pad_left; /* huge-headers: X-Pad bytes still to generate */
     bool pad_end;      /* the CRLF that ends the padded head */
     uint64_t body_left;
+    bool last_chunk;   /* chunked-cl: "\r\n0\r\n\r\n" after the body */
     uint64_t pace_ms;  /* slow-body: one body byte every pace_ms */
     bool endless;      /* endless-chunked */
     uint64_t chunk_ms; /* 0: as fast as the socket takes */
@@ -220,6 +221,10 @@ static void usage(FILE *f)
         "  silent-close         normal response that does not announce a close\n"
         "                       (no Connection: close), then FIN; pipelined\n"
         "                       requests behind it are dropped unanswered\n"
+        "  chunked-cl           HTTP/1.1 200 OK, Content-Type, Transfer-Encoding:\n"
+        "                       chunked, Content-Length: size/2, CRLF, one chunk\n"
+        "                       of size x 'a', the last chunk; the connection is\n"
+        "                       kept (a request-smuggling shape, RFC 9112 6.3)\n"
         "  continue             \"HTTP/1.1 100 Continue\\r\\n\\r\\n\" as soon as the\n"
         "                       head is read, then the normal response\n"
         "  tls-fail             answers the ClientHello with \"h1fault: this is\n"
@@ -626,6 +631,17 @@ static void build_plan(struct conn *c, const struct req *r, bool sel)
         p->body_left = body;
         p->after = AF_CLOSE;
         break;
+    case M_CHUNKED_CL:
+        if (body)
+            plan_head(p, H200 "Transfer-Encoding: chunked\r\nContent-Length: %" PRIu64 "\r\n%s\r\n%" PRIx64 "\r\n",
+                      size / 2, connhdr, body);
+        else
+            plan_head(p, H200 "Transfer-Encoding: chunked\r\nContent-Length: %" PRIu64 "\r\n%s\r\n%s",
+                      size / 2, connhdr, r->is_head ? "" : "0\r\n\r\n");
+        p->body_left = body;
+        p->last_chunk = body > 0;
+        p->after = keep;
+        break;
     case M_CONN_CLOSE:
         plan_head(p, H200 "Content-Length: %" PRIu64 "\r\nConnection: close\r\n\r\n", size);
         p->body_left = body;
@@ -639,7 +655,7 @@ static void build_plan(struct conn *c, const struct req *r, bool sel)
 static bool plan_done(const struct plan *p)
 {
     return p->head_off >= p->head_len && !p->pad_left && !p->pad_end && !p->body_left &&
-           !p->endless;
+           !p->last_chunk && !p->endless;
 }
 
 /* Generate as much of the response as the output buffer and the pacing
@@ -702,6 +718,15 @@ static bool gen(struct conn *c)
             memset(w, 'a', n);
             c->out_len += n;
             p->body_left -= n;
+            added = true;
+            continue;
+        }
+        if (p->last_chunk) {
+            if (room < 7)
+                break;
+            memcpy(w, "\r\n0\r\n\r\n", 7);
+            c->out_len += 7;
+            p->last_chunk = false;
             added = true;
             continue;
         }

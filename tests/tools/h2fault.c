@@ -14,8 +14,8 @@
  * rename once the server has been idle for 1 ms after a change, at least
  * every 100 ms under load, and at exit).
  *
- * Modes: ok, goaway, rst, refuse, max1, nowindow, stall, winupdate0, bigframe,
- * http1 (see usage()).
+ * Modes: ok, goaway, goaway0, rst, refuse, max1, nowindow, stall, winupdate0,
+ * bigframe, http1, nostatus, clen-short, clen-long, badclen, badname (see usage()).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -43,10 +43,12 @@
 #define DRAIN_MS 1000           /* linger after our FIN before close() */
 
 enum mode { M_OK, M_GOAWAY, M_RST, M_REFUSE, M_MAX1, M_NOWINDOW, M_STALL, M_WINUPDATE0,
-            M_BIGFRAME, M_HTTP1 };
+            M_BIGFRAME, M_HTTP1, M_GOAWAY0, M_NOSTATUS, M_CLEN_SHORT, M_CLEN_LONG, M_BADCLEN,
+            M_BADNAME };
 static const char *const mode_names[] = {"ok", "goaway", "rst", "refuse", "max1",
                                          "nowindow", "stall", "winupdate0", "bigframe",
-                                         "http1"};
+                                         "http1", "goaway0", "nostatus", "clen-short",
+                                         "clen-long", "badclen", "badname"};
 
 static struct {
     enum mode mode;
@@ -54,8 +56,8 @@ static struct {
     int64_t max_streams, delay_ms; /* -1: not given */
     const char *stats_path;
     unsigned port;
-    uint32_t rst_code; /* rst mode's error code */
-} cfg = {M_OK, 0, 100, -1, -1, NULL, 0, NGHTTP2_INTERNAL_ERROR};
+    int64_t rst_code; /* the error code rst / goaway0 send; -1: the mode's default */
+} cfg = {M_OK, 0, 100, -1, -1, NULL, 0, -1};
 
 static struct {
     uint64_t requests, connections, max_concurrent, violations, goaways, rsts, refused;
@@ -147,16 +149,20 @@ static void stream_free(struct stream *s) {
 
 /* ---- nghttp2 callbacks ---- */
 
+/* The DATA a response carries: SIZE, except clen-short's, a fifth of the
+ * content-length it declares. clen-long declares a fifth of SIZE. */
+static uint64_t body_size(void) { return cfg.mode == M_CLEN_SHORT ? cfg.size / 5 : cfg.size; }
+
 static ssize_t body_read(nghttp2_session *session, int32_t id, uint8_t *buf, size_t len,
                          uint32_t *flags, nghttp2_data_source *src, void *ud) {
     (void)session, (void)id, (void)ud;
     struct stream *s = src->ptr;
     if (cfg.mode == M_NOWINDOW) return NGHTTP2_ERR_DEFERRED; /* never resumed */
-    uint64_t left = cfg.size - s->sent;
+    uint64_t left = body_size() - s->sent;
     size_t n = left < len ? (size_t)left : len;
     memset(buf, 'x', n);
     s->sent += n;
-    if (s->sent == cfg.size) *flags |= NGHTTP2_DATA_FLAG_EOF;
+    if (s->sent == body_size()) *flags |= NGHTTP2_DATA_FLAG_EOF;
     return (ssize_t)n;
 }
 
@@ -164,14 +170,20 @@ static ssize_t body_read(nghttp2_session *session, int32_t id, uint8_t *buf, siz
 
 static void respond(struct conn *c, struct stream *s) {
     char clen[24];
-    snprintf(clen, sizeof clen, "%" PRIu64, cfg.size);
-    nghttp2_nv nva[] = {NV(":status", "200"), NV("content-length", clen), NV("server", "h2fault")};
+    snprintf(clen, sizeof clen, "%" PRIu64, cfg.mode == M_CLEN_LONG ? cfg.size / 5 : cfg.size);
+    /* nghttp2 checks none of what a server sends: nostatus leaves out
+     * :status, badclen's content-length is no number (RFC 9113 8.1.1). */
+    nghttp2_nv nva[] = {NV(":status", "200"), NV("content-length", cfg.mode == M_BADCLEN ? "1x" : clen),
+                        NV("server", "h2fault")};
+    if (cfg.mode == M_BADNAME) /* an unknown pseudo-header, with an escape sequence in it */
+        nva[2] = (nghttp2_nv)NV(":x\x1b[31m", "1");
+    nghttp2_nv *first = cfg.mode == M_NOSTATUS ? nva + 1 : nva;
     nghttp2_data_provider prd;
     prd.source.ptr = s;
     prd.read_callback = body_read;
-    int body = cfg.size > 0 || cfg.mode == M_NOWINDOW;
+    int body = body_size() > 0 || cfg.mode == M_NOWINDOW;
     if (s->id > c->max_answered) c->max_answered = s->id;
-    if (nghttp2_submit_response(c->s, s->id, nva, 3, body ? &prd : NULL) != 0)
+    if (nghttp2_submit_response(c->s, s->id, first, (size_t)(nva + 3 - first), body ? &prd : NULL) != 0)
         nghttp2_submit_rst_stream(c->s, NGHTTP2_FLAG_NONE, s->id, NGHTTP2_INTERNAL_ERROR);
 }
 
@@ -217,8 +229,15 @@ static void request_done(struct conn *c, struct stream *s) {
                                   NULL, 0);
         }
     }
+    if (cfg.mode == M_GOAWAY0) {
+        /* Every stream refused: last-stream-id 0, then close once sent. */
+        if (!c->goaway_sid)
+            nghttp2_submit_goaway(c->s, NGHTTP2_FLAG_NONE, 0, (uint32_t)cfg.rst_code, NULL, 0);
+        c->goaway_sid = -1;
+        return;
+    }
     if (cfg.mode == M_RST && s->index % cfg.every == 0) {
-        nghttp2_submit_rst_stream(c->s, NGHTTP2_FLAG_NONE, s->id, cfg.rst_code);
+        nghttp2_submit_rst_stream(c->s, NGHTTP2_FLAG_NONE, s->id, (uint32_t)cfg.rst_code);
         return;
     }
     if (cfg.delay_ms > 0) {
@@ -465,7 +484,15 @@ static void usage(FILE *f) {
         "  bigframe  after the first request: a DATA frame header of 32 KiB on stream 1,\n"
         "            over the 16 KiB maximum frame size, then silence\n"
         "  http1     answers the connection preface with an HTTP/1.1 400, then silence\n"
-        "--rst-code N: the error code rst mode sends (default 2, INTERNAL_ERROR)\n"
+        "  goaway0   at a connection's first complete request: GOAWAY(last=0, NO_ERROR or\n"
+        "            --rst-code), so every stream is refused; close once it is sent\n"
+        "  nostatus  responses without :status (a malformed response, RFC 9113 8.3.2)\n"
+        "  clen-short content-length SIZE but SIZE/5 bytes of DATA, then END_STREAM\n"
+        "  clen-long content-length SIZE/5 but SIZE bytes of DATA\n"
+        "  badclen   content-length \"1x\" (not a number)\n"
+        "  badname   a pseudo-header \":x ESC [31m\" after the others (invalid)\n"
+        "--rst-code N: the error code rst (default 2, INTERNAL_ERROR) or goaway0 (default 0,\n"
+        "            NO_ERROR) sends\n"
         "--max-streams N: advertise SETTINGS_MAX_CONCURRENT_STREAMS=N in any mode;\n"
         "--delay applies to any mode. Stats line to stderr at SIGTERM/SIGINT.\n");
 }
@@ -505,7 +532,7 @@ static int parse_args(int argc, char **argv) {
         else if (!strcmp(name, "--max-streams")) cfg.max_streams = (int64_t)n;
         else if (!strcmp(name, "--delay")) cfg.delay_ms = (int64_t)n;
         else if (!strcmp(name, "--size")) cfg.size = n;
-        else if (!strcmp(name, "--rst-code")) cfg.rst_code = (uint32_t)n;
+        else if (!strcmp(name, "--rst-code")) cfg.rst_code = (int64_t)n;
         else if (!strcmp(name, "--stats")) cfg.stats_path = v;
         else if (!strcmp(name, "--mode")) {
             size_t m = 0;
@@ -522,6 +549,7 @@ static int parse_args(int argc, char **argv) {
     if (!cfg.every) cfg.every = cfg.mode == M_GOAWAY ? 10 : 3;
     if (cfg.max_streams < 0 && cfg.mode == M_MAX1) cfg.max_streams = 1;
     if (cfg.delay_ms < 0) cfg.delay_ms = cfg.mode == M_STALL ? 1000 : 0;
+    if (cfg.rst_code < 0) cfg.rst_code = cfg.mode == M_GOAWAY0 ? NGHTTP2_NO_ERROR : NGHTTP2_INTERNAL_ERROR;
     return 0;
 }
 

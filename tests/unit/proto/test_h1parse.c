@@ -559,11 +559,24 @@ static void test_te_overrides_content_length(void)
     static const char in[] =
         "HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n"
         "2\r\nhi\r\n0\r\n\r\n";
+    static const char chunked_only[] =
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n";
+    h1_parser p;
+    size_t used;
 
     CHECK(agree(in, false));
     CHECK_EQ_I64(W.n, 1);
     EXPECT(0, H1_DONE, 200, -1, true, false, "hi",
            "Content-Length: 100\nTransfer-Encoding: chunked\n--\n", LEN(in));
+    /* ... and says so, for the report; the next response starts clear. */
+    h1_init(&p);
+    CHECK_EQ_I64(h1_feed(&p, in, LEN(in), &used), H1_DONE);
+    CHECK(p.chunked_with_length);
+    h1_begin(&p, false);
+    CHECK(!p.chunked_with_length);
+    CHECK_EQ_I64(h1_feed(&p, chunked_only, LEN(chunked_only), &used), H1_DONE);
+    CHECK(!p.chunked_with_length);
+    CHECK(p.keep_alive);
 }
 
 static void test_te_codings(void)
