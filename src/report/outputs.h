@@ -3,7 +3,10 @@
  *
  * Every file is written to "<path>.tmp-<pid>" and renamed into place only
  * when it is complete, so a file is either whole or absent, also after
- * SIGINT. The paths are opened before the run: a typo fails at once.
+ * SIGINT. The paths are opened before the run: a typo fails at once. The
+ * temporaries are tracked (util/file.h): an ending that does not come
+ * back here (a fatal signal, the script guard's exit, MPI_Abort) removes
+ * them too.
  */
 #ifndef PACER_REPORT_OUTPUTS_H
 #define PACER_REPORT_OUTPUTS_H
@@ -31,6 +34,16 @@ void outputs_on_interval(void *ud, const pc_interval *iv);
 
 /* Whether any output needs intervals. */
 bool outputs_want_intervals(const pc_outputs *o);
+
+/* Keep the time series without a file that needs it, for
+ * outputs_json_text (before the run). */
+void outputs_keep_series(pc_outputs *o);
+/* The --json document of the run into memory (*text, *len bytes, malloc'ed;
+ * after outputs_finish, which places the never-sent requests in the
+ * series): 0 or -ENOMEM. No file is involved, so nothing is left behind
+ * however the process ends. */
+int outputs_json_text(pc_outputs *o, const pc_rundesc *run, const pc_results *res, char **text,
+                      size_t *len);
 
 /* Write the end-of-run files and move every file into place. 0 or a
  * negative errno with a reason in err. */
