@@ -123,11 +123,12 @@ static const char *merged_path(const pc_output_opts *u, int kind)
 
 /* Before anything else, as a single process opens its files before the
  * run (outputs_open): rank 0, which writes the merged files, opens each
- * as "<path>.tmp-<pid>" now, and every rank learns whether it could. One
- * it cannot write ends the run on every rank before a connection is
- * opened, with the single process's one line (on rank 0) and its exit
- * status; the other ranks add nothing. The first collective of the run,
- * so that it comes before any rank can fail on its own. 0 or -1. */
+ * now (outputs_tmp_open: not visible until written), and every rank
+ * learns whether it could. One it cannot write ends the run on every rank
+ * before a connection is opened, with the single process's one line (on
+ * rank 0) and its exit status; the other ranks add nothing. The first
+ * collective of the run, so that it comes before any rank can fail on its
+ * own. 0 or -1. */
 static int open_merged(mrun *r, const pc_output_opts *u)
 {
     char err[512] = "";
