@@ -19,6 +19,7 @@
 #include "report/report.h"
 #include "report/slo.h"
 #include "serve/serve.h"
+#include "util/file.h"
 #include "workflow/workflow.h"
 
 /* What `pacer URL` adds to the run sequence (wf_run_seq): the result
@@ -139,6 +140,8 @@ int main(int argc, char **argv)
 
     /* A reset peer must be an error count, not a dead process. */
     signal(SIGPIPE, SIG_IGN);
+    /* A signal that kills pacer removes the result files' temporaries. */
+    pc_tmp_on_signals();
     /* A link named ab, h2load, ... (as busybox), or `pacer ab ...`. */
     if ((p = persona_find(argv[0])))
         return run_load(p, argc, argv);

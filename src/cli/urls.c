@@ -4,6 +4,7 @@
 #include "cli/urls.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,12 +74,18 @@ int urls_read_file(const char *path, char **out, size_t *len)
 int urls_add(pc_config *cfg, const char *method, const char *url_text, const char *body,
              size_t body_len, double weight, char *err, size_t errlen)
 {
-    pc_reqspec *r = realloc(cfg->reqs, (cfg->nreqs + 1) * sizeof *r);
-    pc_reqspec *s;
+    pc_reqspec *r = cfg->reqs, *s;
 
-    if (!r)
-        return -ENOMEM;
-    cfg->reqs = r;
+    /* Room grows by doubling (what the block holds is its room, so a list
+     * another module made is grown the same way): a million lines are a
+     * few dozen reallocations, not a million. */
+    if (!r || (cfg->nreqs + 1) * sizeof *r > malloc_usable_size(r)) {
+        size_t n = cfg->nreqs < 8 ? 16 : 2 * cfg->nreqs;
+
+        if (!(r = realloc(cfg->reqs, n * sizeof *r)))
+            return -ENOMEM;
+        cfg->reqs = r;
+    }
     s = &r[cfg->nreqs];
     memset(s, 0, sizeof *s);
     if (url_parse(url_text, &s->url, err, errlen) < 0)

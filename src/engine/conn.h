@@ -44,6 +44,7 @@ typedef struct slot {
 typedef struct sbuf {
     char *p;
     size_t len, cap;
+    bool cut; /* bytes past sbuf_add's max were left out */
 } sbuf;
 
 typedef struct conn conn;

@@ -83,8 +83,10 @@ const pc_request *eng_request(conn *c, slot *s)
 
 int sbuf_add(sbuf *b, const char *p, size_t n, size_t max)
 {
-    if (b->len + n > max)
+    if (b->len + n > max) {
+        b->cut = true; /* counted where the script is handed it */
         return 0;
+    }
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
         char *q;
@@ -130,8 +132,11 @@ bool eng_requests_change(const conn *c)
 
 void eng_script_response(conn *c, int status, sbuf *hdrs, sbuf *body)
 {
+    if (hdrs->cut || body->cut)
+        c->w->st.script_cut++;
     c->w->src.ops->response(c->w->src.self, status, hdrs->p, hdrs->len, body->p, body->len);
     hdrs->len = body->len = 0;
+    hdrs->cut = body->cut = false;
 }
 
 bool eng_want_server(const conn *c)

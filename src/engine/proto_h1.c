@@ -114,7 +114,7 @@ static int h1_start(conn *c, uint64_t now)
     h->unsent = h->unwritten = 0;
     h->olen = h->ooff = 0;
     h->otot = h->owr = 0;
-    h->rh.len = h->rb.len = 0;
+    h->rh.len = h->rb.len = 0, h->rh.cut = h->rb.cut = false;
     h->p.ud = c;
     h->p.on_header = eng_want_server(c) || eng_wants_response(c) ? on_header : NULL;
     h->p.on_body = eng_wants_response(c) ? on_body : NULL;
@@ -378,7 +378,7 @@ static void h1_reset(conn *c)
     h->olen = h->ooff = 0;
     h->p.on_header = NULL;
     h->p.on_body = NULL;
-    h->rh.len = h->rb.len = 0;
+    h->rh.len = h->rb.len = 0, h->rh.cut = h->rb.cut = false;
 }
 
 const proto_ops proto_h1 = {

@@ -399,12 +399,12 @@ int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errl
     e->run.h1_depth = cfg->pipeline;
     {
         /* What response() is handed is buffered per response in flight:
-         * 16 MiB each at most, and 256 MiB over all of them, so -c does
-         * not multiply the memory a script can take (64 KiB at least). */
+         * 1 MiB each at most, and 256 MiB over all of them, so -c does not
+         * multiply the memory a script can take (64 KiB at least). */
         uint64_t inflight = (uint64_t)cfg->connections * (cfg->h2 ? cfg->streams : 1);
         uint64_t cap = (256ull << 20) / (inflight ? inflight : 1);
 
-        e->run.resp_cap = cap > (16u << 20) ? (16u << 20) : cap < (64u << 10) ? (64u << 10) : cap;
+        e->run.resp_cap = cap > (1u << 20) ? (1u << 20) : cap < (64u << 10) ? (64u << 10) : cap;
     }
     if ((rc = build_requests(e)) < 0)
         return rc;

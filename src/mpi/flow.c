@@ -78,6 +78,13 @@ static int wf_merge(void *ud, const pc_config *cfg, pc_results *res, char *err, 
     int sig = res->signal, rc = -1;
 
     memset(&m, 0, sizeof m);
+    if (!r->started) {
+        /* Stopped by a signal while connecting: START tells the others
+         * (they wait there, not here). */
+        mrun_fail_before_start(r, "was stopped by a signal while connecting");
+        snprintf(err, errlen, "stopped before the start");
+        goto out;
+    }
     rundesc_of(&d, cfg);
     if (!lens || !lens64 || !f || report_json(f, &d, res, NULL) < 0 || fclose(f) != 0) {
         f = NULL;

@@ -54,6 +54,7 @@ void mpi_end(pc_mpi *m) { (void)m; }
 #include <time.h>
 
 #include "util/clock.h"
+#include "util/file.h"
 
 /* The handles are pointers in Open MPI's ABI, which this file relies on. */
 _Static_assert(sizeof(MPI_Comm) == sizeof(void *), "Open MPI's MPI_Comm is a pointer");
@@ -198,6 +199,7 @@ static int wait_for(pc_mpi *m, int rc, MPI_Request *req)
             fprintf(stderr, "pacer: rank %d: not every rank came to the exchange in time (one "
                             "is stuck or gone): aborting the job\n",
                     m->rank);
+            pc_tmp_remove_all(); /* MPI_Abort does not return: nothing else removes them */
             m->abort_job(m->world, 1);
             return -ETIMEDOUT;
         }

@@ -19,6 +19,9 @@
 /* What a rank may be late to an exchange, beyond the run's own bounds,
  * before the job is aborted. */
 #define SLACK_NS 10000000000ull
+/* The files a run writes: --json --hgrm --html --hlog --csv -g -e */
+#define MERGED_FILES 7
+#define OWN_FILES MERGED_FILES
 
 typedef struct mrun {
     pc_mpi *m;
@@ -26,8 +29,8 @@ typedef struct mrun {
     int rank, size;
     bool started;          /* START done (whatever it said) */
     pc_output_opts user;   /* the files asked for: rank 0 writes them merged */
-    char json_path[4096];  /* this rank's own JSON (per-rank file or a temporary) */
-    bool json_tmp;         /* ... removed at the end */
+    FILE *mf[MERGED_FILES]; /* rank 0: the merged files, open before the start ... */
+    char *mtmp[MERGED_FILES]; /* ... as these temporaries (run.c's open_merged) */
     bool recs_only;        /* -g named for the engine's records, not opened here */
     pc_outputs *outs;
     pc_rundesc local;      /* this rank's share, as its own files say */

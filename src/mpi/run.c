@@ -46,7 +46,6 @@
 #define CLOCK_ROUNDS 8
 #define CLOCK_TAG 23 /* live.c has 17 */
 #define RECS_BASE_NS (1ull << 62) /* merge_recs: far from 0 both ways */
-#define OWN_FILES 7 /* --hlog --hgrm --json --csv --html -g -e */
 #define START_MARGIN_NS 100000000ull /* from rank 0's decision to the start */
 
 typedef struct rank_status {
@@ -76,11 +75,12 @@ static uint64_t wall_ns(void)
 }
 
 /* The files this rank writes itself: none, or with --per-rank each file
- * asked for under its rank's name; always a JSON (a temporary when no
- * --json per rank), which END sends to rank 0. Paths are kept in pool.
- * -g keeps its path here without --per-rank too (the engine keeps the
- * per-request records for it, which END sends), but m_prepared opens it
- * only as a rank's own file. */
+ * asked for under its rank's name (paths kept in pool). Its JSON document,
+ * which END sends to rank 0, is made in memory (outputs_json_text): no
+ * scratch file that an abrupt ending could leave behind. -g keeps its
+ * path here without --per-rank too (the engine keeps the per-request
+ * records for it, which END sends), but m_prepared opens it only as a
+ * rank's own file. */
 static void own_outputs(mrun *r, char pool[OWN_FILES][4096])
 {
     pc_output_opts *o = &r->cfg->out;
@@ -109,15 +109,56 @@ static void own_outputs(mrun *r, char pool[OWN_FILES][4096])
         o->gnuplot_path = r->user.gnuplot_path;
         r->recs_only = true;
     }
-    if (!o->json_path) {
-        const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+}
 
-        snprintf(pool[2], sizeof pool[2], "%s/pacer-mpi.%ld.rank-%d.json", tmp, (long)getpid(),
-                 r->rank);
-        o->json_path = pool[2];
-        r->json_tmp = true;
+/* Rank 0's merged files, in report_merged's order (W_*). */
+enum { W_JSON, W_HGRM, W_HTML, W_HLOG, W_CSV, W_GNUPLOT, W_PCT };
+
+static const char *merged_path(const pc_output_opts *u, int kind)
+{
+    const char *p[MERGED_FILES] = {u->json_path, u->hgrm_path,    u->html_path,   u->hlog_path,
+                                   u->csv_path,  u->gnuplot_path, u->csv_pct_path};
+
+    return p[kind];
+}
+
+/* Before anything else, as a single process opens its files before the
+ * run (outputs_open): rank 0, which writes the merged files, opens each
+ * now (outputs_tmp_open: not visible until written), and every rank
+ * learns whether it could. One it cannot write ends the run on every rank
+ * before a connection is opened, with the single process's one line (on
+ * rank 0) and its exit status; the other ranks add nothing. The first
+ * collective of the run, so that it comes before any rank can fail on its
+ * own. 0 or -1. */
+static int open_merged(mrun *r, const pc_output_opts *u)
+{
+    char err[512] = "";
+    int32_t ok = 1;
+
+    for (int k = 0; r->rank == 0 && ok && k < MERGED_FILES; k++) {
+        const char *path = merged_path(u, k);
+
+        if (path && !(r->mf[k] = outputs_tmp_open(path, &r->mtmp[k], err, sizeof err)))
+            ok = 0;
     }
-    snprintf(r->json_path, sizeof r->json_path, "%s", o->json_path);
+    mpi_set_deadline(r->m, pc_now_ns() + r->cfg->connect_timeout_ns + SLACK_NS);
+    if (mpi_bcast(r->m, &ok, sizeof ok, 0) < 0) {
+        fprintf(stderr, "pacer: rank %d: MPI_Bcast failed\n", r->rank);
+        return -1;
+    }
+    if (!ok && r->rank == 0)
+        fprintf(stderr, "pacer: %s\n", err);
+    return ok ? 0 : -1;
+}
+
+static void close_merged(mrun *r)
+{
+    for (int k = 0; k < MERGED_FILES; k++) {
+        if (r->mf[k])
+            outputs_tmp_abort(r->mf[k], r->mtmp[k]);
+        r->mf[k] = NULL;
+        r->mtmp[k] = NULL;
+    }
 }
 
 /* Each rank's wall clock against rank 0's, NTP's way: rank 0 reads its
@@ -252,8 +293,8 @@ static int m_prepared(void *ud, pc_engine *eng, pc_results *res, char *err, size
     if (outputs_open(&r->outs, &own, r->cfg->interval_ns, err, errlen) < 0)
         return -1;
     outputs_bind(r->outs, res);
-    if (outputs_want_intervals(r->outs))
-        engine_add_interval_sink(eng, r->cfg->interval_ns, outputs_on_interval, r->outs);
+    outputs_keep_series(r->outs); /* END's document has the series */
+    engine_add_interval_sink(eng, r->cfg->interval_ns, outputs_on_interval, r->outs);
     if (r->live)
         engine_add_interval_sink(eng, r->cfg->interval_ns, mlive_on_interval, r->live);
     engine_set_start_hook(eng, mrun_on_connected, r);
@@ -273,28 +314,6 @@ static void m_starting(void *ud)
     else if (r->whole.format != PC_FORMAT_HEY && r->whole.format != PC_FORMAT_HEY_CSV)
         report_wrk_header(r->text, &r->whole);
     fflush(r->text);
-}
-
-/* A whole file into memory (NUL-terminated); NULL on failure. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    long n;
-
-    *len = 0;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (buf = malloc((size_t)n + 1)) && fread(buf, 1, (size_t)n, f) == (size_t)n) {
-        buf[n] = '\0';
-        *len = (size_t)n;
-    } else {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    return buf;
 }
 
 /* The merged interval log: the series' interval histograms, as --hlog
@@ -323,18 +342,18 @@ static int report_hlog(FILE *f, const pc_loaded *m)
     return rc;
 }
 
-enum { W_JSON, W_HGRM, W_HTML, W_HLOG, W_CSV, W_GNUPLOT, W_PCT };
-
-static int write_merged(const char *path, int kind, const pc_rundesc *d, const pc_loaded *m)
+/* One merged file into the temporary open_merged opened, then into place. */
+static int write_merged(mrun *r, int kind, const pc_rundesc *d, const pc_loaded *m)
 {
-    char *tmp = NULL, err[512];
-    FILE *f = outputs_tmp_open(path, &tmp, err, sizeof err);
+    const char *path = merged_path(&r->user, kind);
+    char *tmp = r->mtmp[kind], err[512];
+    FILE *f = r->mf[kind];
     int rc;
 
-    if (!f) {
-        fprintf(stderr, "pacer: %s\n", err);
-        return -1;
-    }
+    r->mf[kind] = NULL;
+    r->mtmp[kind] = NULL;
+    if (!f)
+        return 0; /* not asked for */
     switch (kind) {
     case W_JSON: rc = report_json(f, d, &m->res, &m->series); break;
     case W_HGRM: rc = report_hgrm(f, &m->res); break;
@@ -497,14 +516,11 @@ static int report_merged(mrun *r, const rank_end *ends, const char *texts, pc_re
     if (r->cfg->shard.per_rank)
         per_rank_lines(r, note, ls);
     fflush(r->text);
-    if ((r->user.json_path && write_merged(r->user.json_path, W_JSON, &d, &m) < 0) ||
-        (r->user.hgrm_path && write_merged(r->user.hgrm_path, W_HGRM, &d, &m) < 0) ||
-        (r->user.html_path && write_merged(r->user.html_path, W_HTML, &d, &m) < 0) ||
-        (r->user.hlog_path && write_merged(r->user.hlog_path, W_HLOG, &d, &m) < 0) ||
-        (r->user.csv_path && write_merged(r->user.csv_path, W_CSV, &d, &m) < 0) ||
-        (r->user.gnuplot_path && write_merged(r->user.gnuplot_path, W_GNUPLOT, &d, &m) < 0) ||
-        (r->user.csv_pct_path && write_merged(r->user.csv_pct_path, W_PCT, &d, &m) < 0))
-        code = code == PC_EXIT_OK ? PC_EXIT_RUNTIME : code;
+    for (int k = 0; k < MERGED_FILES; k++)
+        if (write_merged(r, k, &d, &m) < 0) {
+            code = code == PC_EXIT_OK ? PC_EXIT_RUNTIME : code;
+            break; /* the rest are removed (close_merged) */
+        }
     code = pc_exit_code(code, sig, m.res.st.completed == 0, !slo_ok);
 out:
     for (int k = 0; ls && k < r->size; k++)
@@ -547,8 +563,7 @@ static int end_exchange(mrun *r, int code, const pc_results *res)
     int rc;
 
     if (res) {
-        text = slurp(r->json_path, &len);
-        if (!text && me.code == PC_EXIT_OK)
+        if (outputs_json_text(r->outs, &r->local, res, &text, &len) < 0 && me.code == PC_EXIT_OK)
             me.code = PC_EXIT_RUNTIME;
         snprintf(me.stopped_by, sizeof me.stopped_by, "%s", res->stopped_by ? res->stopped_by : "");
     }
@@ -619,6 +634,13 @@ static int m_finished(void *ud, const pc_results *res)
     char err[512] = "";
     int code = PC_EXIT_OK;
 
+    if (!r->started) {
+        /* A signal while it connected ended the run before START: the
+         * others hear it there (as for any rank that cannot start), not at
+         * END, which they will never come to. Nothing was sent. */
+        mrun_fail_before_start(r, "was stopped by a signal while connecting");
+        return r->code = pc_exit_failed(res->signal, false);
+    }
     if (outputs_finish(r->outs, &r->local, res, err, sizeof err) < 0) {
         fprintf(stderr, "pacer: rank %d: %s\n", r->rank, err);
         code = PC_EXIT_RUNTIME;
@@ -694,6 +716,10 @@ int mpi_run_main(pc_config *cfg)
         return PC_EXIT_USAGE;
     }
     r.text = cli_text_stream(cfg);
+    if (open_merged(&r, &cfg->out) < 0) {
+        code = PC_EXIT_RUNTIME;
+        goto out;
+    }
     if (!r.hosts || !r.clock_us) {
         code = mrun_fail_before_start(&r, "out of memory");
         goto out;
@@ -719,8 +745,7 @@ int mpi_run_main(pc_config *cfg)
         goto out;
     }
 out:
-    if (r.json_tmp)
-        unlink(r.json_path);
+    close_merged(&r);
     outputs_free(r.outs);
     mlive_free(r.live);
     free(r.hosts);

@@ -61,6 +61,12 @@ void report_notes(FILE *f, const pc_rundesc *run, const pc_results *res, const c
         fprintf(f, "%sStopped by -d %s after %" PRIu64 " of %" PRIu64 " requests (-n)\n", indent,
                 d, stats_outcomes(st), run->requests);
     }
+    if (st->script_cut)
+        fprintf(f,
+                "%sScript buffers: %" PRIu64 " responses were handed to response() cut at the "
+                "cap (1 MiB a response, 256 MiB over all in flight: docs/scripting.md); each "
+                "still counts as a response\n",
+                indent, st->script_cut);
     if (st->addr_fallbacks)
         fprintf(f,
                 "%sAddress fallback: %" PRIu64 " connects failed on one of the name's addresses "

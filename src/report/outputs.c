@@ -13,6 +13,7 @@
 #include "report/report.h"
 #include "report/series.h"
 #include "stats/hlog.h"
+#include "util/file.h"
 
 typedef struct out_file {
     const char *path; /* as given */
@@ -25,6 +26,7 @@ struct pc_outputs {
     const pc_results *res;
     pc_series series;
     bool hlog_header_done;
+    bool keep_series; /* outputs_json_text wants it without a file */
     int write_err;
 };
 
@@ -42,7 +44,7 @@ FILE *outputs_tmp_open(const char *path, char **tmp_path, char *err, size_t errl
         return NULL;
     }
     snprintf(*tmp_path, n, "%s.tmp-%ld", path, (long)getpid());
-    f = fopen(*tmp_path, "w");
+    f = pc_tmp_create(path, *tmp_path);
     if (!f) {
         snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
         free(*tmp_path);
@@ -62,15 +64,9 @@ int outputs_tmp_commit(FILE *f, const char *path, char *tmp_path, char *err, siz
         }
         return 0;
     }
-    if (ferror(f) || fclose(f) != 0) {
-        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
-        unlink(tmp_path);
-        rc = -EIO;
-    } else if (rename(tmp_path, path) != 0) {
-        snprintf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
-        unlink(tmp_path);
-        rc = -errno;
-    }
+    if ((rc = pc_tmp_place(f, tmp_path, path)) < 0)
+        snprintf(err, errlen, "cannot %s '%s': %s", rc == -EISDIR ? "create" : "write", path,
+                 strerror(-rc));
     free(tmp_path);
     return rc;
 }
@@ -125,7 +121,33 @@ void outputs_bind(pc_outputs *o, const pc_results *res)
 
 bool outputs_want_intervals(const pc_outputs *o)
 {
-    return o->hlog.f || o->json.f || o->csv.f || o->html.f;
+    return o->hlog.f || o->json.f || o->csv.f || o->html.f || o->keep_series;
+}
+
+void outputs_keep_series(pc_outputs *o)
+{
+    o->keep_series = true;
+}
+
+int outputs_json_text(pc_outputs *o, const pc_rundesc *run, const pc_results *res, char **text,
+                      size_t *len)
+{
+    FILE *f = open_memstream(text, len);
+    int rc;
+
+    if (!f) {
+        *text = NULL;
+        *len = 0;
+        return -ENOMEM;
+    }
+    rc = report_json(f, run, res, &o->series);
+    if (fclose(f) != 0 || rc < 0) {
+        free(*text);
+        *text = NULL;
+        *len = 0;
+        return -ENOMEM;
+    }
+    return 0;
 }
 
 /* The --csv file, from the series: written when the run is over, as the
@@ -161,7 +183,7 @@ void outputs_on_interval(void *ud, const pc_interval *iv)
     double len = (double)(iv->end_ns - iv->start_ns) / 1e9;
     double wall = (double)res->start_wall_ns / 1e9 + rel;
 
-    if ((o->json.f || o->html.f || o->csv.f) && series_add_interval(&o->series, iv, wall) < 0)
+    if ((o->json.f || o->html.f || o->csv.f || o->keep_series) && series_add_interval(&o->series, iv, wall) < 0)
         o->write_err = -ENOMEM;
     if (o->hlog.f) {
         if (!o->hlog_header_done) {
@@ -232,10 +254,8 @@ int outputs_finish(pc_outputs *o, const pc_rundesc *run, const pc_results *res, 
 
 void outputs_tmp_abort(FILE *f, char *tmp_path)
 {
-    if (f && f != stdout) {
-        fclose(f);
-        unlink(tmp_path);
-    }
+    if (f && f != stdout)
+        pc_tmp_drop(f, tmp_path);
     free(tmp_path);
 }
 

@@ -1,9 +1,15 @@
 /*
  * outputs.h - the files a run writes (--hlog, --hgrm, --json, --csv, --html).
  *
- * Every file is written to "<path>.tmp-<pid>" and renamed into place only
- * when it is complete, so a file is either whole or absent, also after
- * SIGINT. The paths are opened before the run: a typo fails at once.
+ * Every file is written unnamed in its directory (util/file.h's
+ * pc_tmp_create: O_TMPFILE) and named only when it is complete (through
+ * "<path>.tmp-<pid>", renamed at once), so a file is either whole or
+ * absent, also after SIGINT, and no ending, not even SIGKILL, leaves a
+ * temporary behind. Where the file system has no O_TMPFILE the named
+ * temporary is used from the start, tracked so that an ending that does
+ * not come back here (a fatal signal, the script guard's exit, MPI_Abort)
+ * removes it too. The paths are opened before the run: a typo fails at
+ * once.
  */
 #ifndef PACER_REPORT_OUTPUTS_H
 #define PACER_REPORT_OUTPUTS_H
@@ -32,6 +38,16 @@ void outputs_on_interval(void *ud, const pc_interval *iv);
 /* Whether any output needs intervals. */
 bool outputs_want_intervals(const pc_outputs *o);
 
+/* Keep the time series without a file that needs it, for
+ * outputs_json_text (before the run). */
+void outputs_keep_series(pc_outputs *o);
+/* The --json document of the run into memory (*text, *len bytes, malloc'ed;
+ * after outputs_finish, which places the never-sent requests in the
+ * series): 0 or -ENOMEM. No file is involved, so nothing is left behind
+ * however the process ends. */
+int outputs_json_text(pc_outputs *o, const pc_rundesc *run, const pc_results *res, char **text,
+                      size_t *len);
+
 /* Write the end-of-run files and move every file into place. 0 or a
  * negative errno with a reason in err. */
 int outputs_finish(pc_outputs *o, const pc_rundesc *run, const pc_results *res, char *err,
@@ -45,7 +61,8 @@ void outputs_write_csv(FILE *f, const struct pc_series *s, const pc_results *res
 /* Remove unfinished files and free (NULL is fine). */
 void outputs_free(pc_outputs *o);
 
-/* Open "<path>.tmp-<pid>" for writing (path "-" gives stdout). */
+/* Open path's file for writing, not visible until outputs_tmp_commit
+ * (path "-" gives stdout); *tmp_path is its temporary name. */
 FILE *outputs_tmp_open(const char *path, char **tmp_path, char *err, size_t errlen);
 /* Close and rename into place; 0 or -errno with a reason. */
 int outputs_tmp_commit(FILE *f, const char *path, char *tmp_path, char *err, size_t errlen);

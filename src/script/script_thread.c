@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "util/clock.h"
+#include "util/file.h"
 
 /* ---- interrupting a script that does not return -------------------------
  *
@@ -69,6 +70,7 @@ static void on_guard_sig(int sig)
         ssize_t r = write(2, msg, sizeof msg - 1);
 
         (void)r;
+        pc_tmp_remove_all(); /* _exit runs no cleanup: the result files' temporaries */
         _exit(pc_exit_signal(guard_sig));
     }
     guard_sig = sig;

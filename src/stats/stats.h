@@ -96,6 +96,7 @@ typedef struct pc_stats {
     size_t nrecs, caprecs;
 
     uint64_t sent_early;  /* first byte written before the intended time: never (a check) */
+    uint64_t script_cut;  /* responses handed to response() cut at the buffer cap */
     uint64_t scheduled;   /* requests created in the measured period */
     uint64_t completed;   /* responses received (any status) */
     uint64_t never_sent;  /* still waiting for a connection when the run stopped */
@@ -200,6 +201,7 @@ typedef struct pc_stats {
     X(HIST_RATE, demand, TABLE, "client.threads_demand")                                     \
     X(HIST_NS, slack, TABLE, "client.slack")                                                 \
     X(SUM, sent_early, TABLE, "client.sent_early")                                           \
+    X(SUM, script_cut, TABLE, "client.script_responses_cut")                                 \
     X(HIST_RATE, rps, HAND, "thread_rate (mean, stdev, max, histogram)")                     \
     X(HIST_RATE, conn_rps, NONE, NULL)                                                       \
     X(KEEP, urls, OUT, "urls[] (requests, errors, latency)")                                 \

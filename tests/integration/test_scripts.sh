@@ -144,4 +144,28 @@ ok script_wrong_type "exit $rc: $(cat "$R.err")" "[ $rc -eq 4 ] && grep -q 'requ
 "$PACER" -t1 -c1 -d1s -s "$S/nope.lua" "$ECHO_URL" >"$R" 2>"$R.err"; rc=$?
 ok script_missing "exit $rc: $(cat "$R.err")" "[ $rc -eq 2 ] && grep -q \"cannot read script\" '$R.err'"
 
+# --- what response() is handed is capped, and the cap is counted -------------
+# 3 MB bodies at -c8: each response's buffer stops at 1 MiB (docs/scripting.md),
+# so memory is bounded by the cap, not by the body; every cut response still
+# counts, and the report and the JSON say how many were cut.
+# (Under ASan, without its quarantine of freed blocks, which would count too.)
+if need_cmd /usr/bin/time time; then
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0"
+    start_serve --size 3000000 || fail serve_start "no pacer serve"
+    printf 'local most = 0\nfunction response(s, h, b) if #b > most then most = #b end end\nfunction done(s, l, r) print("most " .. most) end\n' >"$S/big.lua"
+    /usr/bin/time -v "$PACER" -t2 -c8 -n 80 -s "$S/big.lua" --json "$T_DIR/big.json" "$SERVE_URL" >"$R" 2>"$R.err"; rc=$?
+    rss=$(awk '/Maximum resident set size/ { print $NF }' "$R.err")
+    cut=$(json_get "$T_DIR/big.json" "d['client']['script_responses_cut']" 2>&1)
+    ok script_body_cap_counted "rc $rc, rss ${rss} KiB, cut $cut, $(grep -E 'Script buffers|^most' "$R")" \
+        "[ $rc -eq 0 ] && [ '$cut' = 80 ] && grep -q '^  Script buffers: 80 responses were handed to response() cut at the cap' '$R' &&
+         [ \$(awk '/^most/ { print \$2 }' '$R') -le 1048576 ] && grep -qE '^  80 requests in' '$R'"
+    # Against the same run whose script has no response() (nothing buffered):
+    # at most 8 connections x 1 MiB (and the allocator's slack) more, not 8 x 3 MB.
+    printf 'function done(s, l, r) end\n' >"$S/nobuf.lua"
+    /usr/bin/time -v "$PACER" -t2 -c8 -n 80 -s "$S/nobuf.lua" "$SERVE_URL" >/dev/null 2>"$R.base"
+    base=$(awk '/Maximum resident set size/ { print $NF }' "$R.base")
+    ok script_body_cap_memory "max RSS ${rss} KiB, ${base} KiB without response()" \
+        "[ -n '$rss' ] && [ -n '$base' ] && [ \$(( $rss - $base )) -lt 14000 ]"
+fi
+
 finish
