@@ -390,10 +390,8 @@ static void h2_submit(conn *c, slot *s)
         slot_buf(h, s, SB_HEADERS)->len = 0;
         slot_buf(h, s, SB_BODY)->len = 0;
     }
-    if (!q) {
-        eng_failed(c, s, PC_ERR_WRITE, "script error in request()", 0);
-        return;
-    }
+    if (!q)
+        return; /* failed, recorded by eng_request */
     if (q->nva) {
         /* A template: its header list was built once. */
         nva = q->nva;

@@ -279,10 +279,8 @@ static void h3_submit(conn *c, slot *s)
         h3_slot_buf(h, s, SB_HEADERS)->len = 0;
         h3_slot_buf(h, s, SB_BODY)->len = 0;
     }
-    if (!q) {
-        eng_failed(c, s, PC_ERR_WRITE, "script error in request()", 0);
-        return;
-    }
+    if (!q)
+        return; /* failed, recorded by eng_request */
     if (q->nva) {
         /* A template's header list (built for HTTP/2: the same fields). */
         const nghttp2_nv *v = q->nva;
