@@ -248,7 +248,7 @@ void eng_connect_timeout(conn *c, const char *why, uint64_t now);
 /* A QUIC connection's figures since its last report; end: it ends (the
  * RTTs are then its last). */
 typedef struct eng_quic_stat {
-    uint64_t sent, received, lost, pto; /* datagrams, datagrams, packets lost, PTOs */
+    uint64_t sent, received, lost, pto; /* datagrams, datagrams, packets declared lost, PTOs */
     uint64_t srtt_ns, min_rtt_ns;       /* 0: no RTT sample */
     bool end;
 } eng_quic_stat;
