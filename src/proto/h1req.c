@@ -54,15 +54,17 @@ static bool is_tchar(unsigned char ch)
            (ch && strchr("!#$%&'*+-.^_`|~", ch));
 }
 
-/* The end of the line at p (before end): the first CR or LF. 0 when it is
- * a CRLF (*eol at the CR), else what it is instead. */
+static const char no_end[] = "no blank line ends the head";
+
+/* The end of the line at p (before end): the first CR or LF. NULL when it
+ * is a CRLF (*eol at the CR), else what it is instead (no_end: none). */
 static const char *line_end(const char *p, const char *end, const char **eol)
 {
     while (p < end && *p != '\r' && *p != '\n')
         p++;
     *eol = p;
     if (p == end)
-        return "no blank line ends the head";
+        return no_end;
     if (*p == '\n')
         return "a bare LF";
     if (p + 1 == end || p[1] != '\n')
@@ -90,7 +92,7 @@ static int check_one(const char *p, size_t n, size_t *used, char *why, size_t ca
     char name[48];
 
     if ((bad = line_end(p, end, &eol))) {
-        snprintf(why, cap, "%s in the request line", bad);
+        snprintf(why, cap, "%s%s", bad, bad == no_end ? "" : " in the request line");
         return -EINVAL;
     }
     for (q = p; q < eol && is_tchar((unsigned char)*q); q++)
@@ -119,7 +121,9 @@ static int check_one(const char *p, size_t n, size_t *used, char *why, size_t ca
         if ((bad = line_end(p, end, &eol))) {
             for (q = p; q < eol && *q != ':'; q++)
                 ;
-            if (q < eol)
+            if (bad == no_end)
+                snprintf(why, cap, "%s", bad);
+            else if (q < eol)
                 snprintf(why, cap, "%s in header %s's value", bad, shown(name, sizeof name, p, (size_t)(q - p)));
             else
                 snprintf(why, cap, "%s in the head", bad);

@@ -120,6 +120,16 @@ static void test_check_faults(void)
     CHK("GET / HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\nX Y: 1\r\n\r\n", "request 2 of the text: header name");
 }
 
+static void test_check_no_end_alone(void)
+{
+    char why[112];
+
+    CHECK(h1req_check("not a request", 13, why, sizeof why) == -EINVAL);
+    CHECK(strcmp(why, "no blank line ends the head") == 0);
+    CHECK(h1req_check("GET / HTTP/1.1\r\nA: 1\r\n", 24, why, sizeof why) == -EINVAL);
+    CHECK(strcmp(why, "no blank line ends the head") == 0);
+}
+
 static void test_parse_trims_trailing_ows(void)
 {
     const char *t = "GET / HTTP/1.1\r\nX-A: v \t\r\n\r\n";
@@ -136,6 +146,7 @@ int main(void)
     RUN(test_fields_names_bounded);
     RUN(test_check_valid);
     RUN(test_check_faults);
+    RUN(test_check_no_end_alone);
     RUN(test_parse_trims_trailing_ows);
     return unit_done();
 }
