@@ -89,6 +89,7 @@ static int check_one(const char *p, size_t n, size_t *used, char *why, size_t ca
     const char *start = p, *end = p + n, *eol, *q, *bad;
     unsigned long long clen = 0;
     bool has_cl = false, has_te = false;
+    size_t nh = 0;
     char name[48];
 
     if ((bad = line_end(p, end, &eol))) {
@@ -133,6 +134,10 @@ static int check_one(const char *p, size_t n, size_t *used, char *why, size_t ca
             break; /* the blank line */
         if (*p == ' ' || *p == '\t') {
             snprintf(why, cap, "a header line that starts with a blank (obs-fold)");
+            return -EINVAL;
+        }
+        if (++nh > H1REQ_MAX_HEADERS) {
+            snprintf(why, cap, "more than %d header lines", H1REQ_MAX_HEADERS);
             return -EINVAL;
         }
         for (q = p; q < eol && is_tchar((unsigned char)*q); q++)

@@ -35,7 +35,8 @@ typedef struct h1req_parsed {
  * sends it: each a request line "token SP target SP HTTP/d.d CRLF" (the
  * target printable, no blank), header lines "token: value CRLF" (a name
  * of tchars only, a value with no CR, LF, NUL or other control byte but
- * HTAB), no obs-fold, a blank line, then exactly Content-Length bytes of
+ * HTAB), no obs-fold, at most H1REQ_MAX_HEADERS of them (what HTTP/2 and
+ * HTTP/3 take apart), a blank line, then exactly Content-Length bytes of
  * body (one Content-Length, digits only, not with Transfer-Encoding), and
  * nothing after the last request. 0, or -EINVAL with the first fault in
  * why[0..cap) (its words, naming the header). */
