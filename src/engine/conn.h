@@ -172,7 +172,9 @@ enum { CS_CLOSED, CS_CONNECTING, CS_HANDSHAKE, CS_READY, CS_BACKOFF,
 /* s got a complete response with this status and body length. Frees s. */
 void eng_done(conn *c, slot *s, int status, uint64_t body_len, uint64_t now);
 /* s's request, from the thread's request source (its template, or the
- * script's text). NULL: the source failed (a script error). A request
+ * script's text, checked here for every protocol: h1req_check). NULL: s
+ * failed and is recorded (a script error, or text that is not valid
+ * HTTP/1.1, with the fault): the protocol sends nothing for it. A request
  * that is part of another's pipelined batch (a script's request() returned
  * several) has no bytes of its own (h1 NULL). */
 const pc_request *eng_request(conn *c, slot *s);
@@ -262,7 +264,7 @@ void eng_connect_timeout(conn *c, const char *why, uint64_t now);
 /* A QUIC connection's figures since its last report; end: it ends (the
  * RTTs are then its last). */
 typedef struct eng_quic_stat {
-    uint64_t sent, received, lost, pto; /* datagrams, datagrams, packets lost, PTOs */
+    uint64_t sent, received, lost, pto; /* datagrams, datagrams, packets declared lost, PTOs */
     uint64_t srtt_ns, min_rtt_ns;       /* 0: no RTT sample */
     bool end;
 } eng_quic_stat;

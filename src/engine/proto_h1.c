@@ -137,10 +137,8 @@ static void h1_submit(conn *c, slot *s)
     /* In line behind the requests in flight (s is counted already). */
     h->fifo[(h->fifo_head + c->count - 1) % c->depth] = slot_index(c, s);
     r = eng_request(c, s);
-    if (!r) {
-        eng_failed(c, s, PC_ERR_WRITE, "script error in request()", 0);
-        return;
-    }
+    if (!r)
+        return; /* failed, recorded by eng_request */
     len = r->h1_len;
     s->head = r->head;
     s->olen = (uint32_t)len;

@@ -540,10 +540,8 @@ static void h2_submit(conn *c, slot *s)
         slot_buf(h, s, SB_BODY)->len = 0;
     }
     *slot_stream(h, s) = (h2stream){.clen = -1};
-    if (!q) {
-        eng_failed(c, s, PC_ERR_WRITE, "script error in request()", 0);
-        return;
-    }
+    if (!q)
+        return; /* failed, recorded by eng_request */
     if (q->nva) {
         /* A template: its header list was built once. */
         nva = q->nva;

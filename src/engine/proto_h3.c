@@ -114,11 +114,15 @@ static int quic_new(conn *c, h3state *h, uint64_t now)
     h3_random(dcid.data, dcid.datalen);
     h3_random(scid.data, scid.datalen);
     ngtcp2_settings_default(&settings);
+    /* Time into ngtcp2 (docs/architecture.md): a new connection's
+     * timestamps start here, at conn_start's pc_now_ns(); h3_ts's floor
+     * restarts with it. */
     h->q_ts = 0;
     settings.initial_ts = h3_ts(h, now, false);
     /* A handshake that stalls is a connect timeout, as over TCP. */
     settings.handshake_timeout = cfg->connect_timeout_ns;
     settings.max_tx_udp_payload_size = h->pkt_cap - 48;
+    settings.log_printf = h3_on_log; /* the packets declared lost (h3_cb.c) */
     ngtcp2_transport_params_default(&params);
     params.initial_max_stream_data_bidi_local = cfg->h3_window;
     params.initial_max_stream_data_uni = cfg->h3_window;
@@ -279,10 +283,8 @@ static void h3_submit(conn *c, slot *s)
         h3_slot_buf(h, s, SB_HEADERS)->len = 0;
         h3_slot_buf(h, s, SB_BODY)->len = 0;
     }
-    if (!q) {
-        eng_failed(c, s, PC_ERR_WRITE, "script error in request()", 0);
-        return;
-    }
+    if (!q)
+        return; /* failed, recorded by eng_request */
     if (q->nva) {
         /* A template's header list (built for HTTP/2: the same fields). */
         const nghttp2_nv *v = q->nva;
@@ -429,6 +431,9 @@ void h3_flush(conn *c, uint64_t now)
                 return;
             }
         }
+        /* Time into ngtcp2: the caller's pc_now_ns() reading (a pass's,
+         * or fresh per send), through h3_ts: never a request's intended
+         * or ready time, so a packet's sent time only grows. */
         n = ngtcp2_conn_writev_stream(
             h->q, NULL, &pi, h->pkt, h->pkt_cap, &ndata,
             NGTCP2_WRITE_STREAM_FLAG_MORE | (fin ? NGTCP2_WRITE_STREAM_FLAG_FIN : 0), sid,
@@ -456,6 +461,9 @@ void h3_flush(conn *c, uint64_t now)
 
 void h3_arm(conn *c, h3state *h)
 {
+    /* Time out of ngtcp2: on the clock h3_ts fed it (pc_now_ns, at most
+     * a few ns ahead of it), so the worker compares it with pc_now_ns()
+     * as it is. */
     ngtcp2_tstamp t = ngtcp2_conn_get_expiry(h->q);
 
     eng_timer(c, t == UINT64_MAX ? 0 : (uint64_t)t);
@@ -477,6 +485,11 @@ static size_t h3_input(conn *c, const char *buf, size_t len, uint64_t now)
     path.remote.addr = (ngtcp2_sockaddr *)&h->remote;
     path.remote.addrlen = h->rlen;
     path.user_data = NULL;
+    /* Time into ngtcp2: conn_readable's pc_now_ns() (pace_came_at gives a
+     * kernel receive time only to a transport with rx_times, which UDP
+     * has not), after the last ts given (h3_ts recv): the ACKs in it
+     * acknowledge packets sent before it. The path and pkt_info carry no
+     * time. */
     rc = ngtcp2_conn_read_pkt(h->q, &path, &pi, (const uint8_t *)buf, len, h3_ts(h, now, true));
     if (rc != 0) {
         h3_read_error(c, h, rc, now);
@@ -495,6 +508,7 @@ static void h3_expire(conn *c, uint64_t now)
     if (!h->q || h->closed)
         return;
     h->now = now;
+    /* Time into ngtcp2: wake()'s pc_now_ns(), through h3_ts. */
     rc = ngtcp2_conn_handle_expiry(h->q, h3_ts(h, now, false));
     if (rc == NGTCP2_ERR_HANDSHAKE_TIMEOUT) {
         char why[STATS_WHY_LEN];
@@ -582,6 +596,7 @@ static void h3_reset(conn *c)
         ngtcp2_ssize n;
 
         ngtcp2_connection_close_error_set_application_error(&ce, NGHTTP3_H3_NO_ERROR, NULL, 0);
+        /* Time into ngtcp2: a fresh pc_now_ns() (reset has no now), h3_ts. */
         n = ngtcp2_conn_write_connection_close(h->q, NULL, &pi, h->pkt, h->pkt_cap, &ce,
                                                h3_ts(h, pc_now_ns(), false));
         if (n > 0 && c->net->write(&c->nc, h->pkt, (size_t)n) > 0)

@@ -36,7 +36,7 @@ typedef struct h3state {
     bool closed;         /* ngtcp2 is done with the connection: nothing more to send */
     int64_t goaway_id;   /* the server's GOAWAY: streams from here were not processed; -1 */
     uint32_t unsent;     /* streams submitted whose first byte is not out yet */
-    uint64_t n_sent, n_recv, n_lost; /* datagrams sent and received; packets lost */
+    uint64_t n_sent, n_recv, n_lost; /* datagrams sent, received; packets declared lost */
     uint64_t n_pto;      /* probe timeouts: ngtcp2's pto_count restarts at every ACK, */
     size_t pto_seen;     /* so its rises are added up at each report */
     uint8_t *pkt;
@@ -60,21 +60,26 @@ extern const ngtcp2_callbacks h3_quic_callbacks;
 extern const nghttp3_callbacks h3_http_callbacks;
 
 void h3_random(uint8_t *p, size_t n);
+/* ngtcp2's log_printf: counts the packets it declares lost (n_lost). */
+void h3_on_log(void *ud, const char *fmt, ...);
 void h3_flush(conn *c, uint64_t now);
 void h3_arm(conn *c, h3state *h); /* report ngtcp2's next expiry */
 /* The words for a socket error err on h's UDP socket: ECONNREFUSED (an
  * ICMP port unreachable) names the port nothing listens on; others are
  * strerror's. Into buf, which is returned. */
 const char *h3_socket_error(const h3state *h, int err, char *buf, size_t cap);
-/* The server's UDP port (0: not an IP address). */
-/* The timestamp to hand ngtcp2 for an event at now: every ts given to a
- * connection's ngtcp2 calls comes from here, so it never runs backwards
+/* The timestamp to hand ngtcp2 for an event at now, a pc_now_ns()
+ * (CLOCK_MONOTONIC) reading taken for that event: never an intended or
+ * ready time, a --start-at or mpirun start, a wall-clock or kernel time.
+ * Every ts given to a connection's ngtcp2 calls comes from here (the
+ * crossings are listed in docs/architecture.md), so it never runs backwards
  * against one already given (ngtcp2 asserts that an ACK is received after
  * the packets it acknowledges were sent: a pass's write at a fresh clock
  * then a read at the pass's earlier one aborted pacer in ngtcp2_rtb.c),
  * and a received packet's is after the last (recv). Latency is recorded
  * at the event's own now, not at this. */
 uint64_t h3_ts(h3state *h, uint64_t now, bool recv);
+/* The server's UDP port (0: not an IP address). */
 unsigned h3_port(const h3state *h);
 /* ngtcp2_conn_read_pkt failed with rc: end the connection as it says. */
 void h3_read_error(conn *c, h3state *h, int rc, uint64_t now);

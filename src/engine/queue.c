@@ -281,6 +281,8 @@ void closed_fill(conn *c, uint64_t now)
         c->wake_at = 0;
     }
     while (has_room(c)) {
+        uint32_t before = c->count, gen = c->gen;
+
         if (w->oq_len[c->origin]) {
             enqueue(c, oq_pop(w, c->origin)); /* a re-send first */
         } else {
@@ -300,6 +302,11 @@ void closed_fill(conn *c, uint64_t now)
             enqueue(c, (resend){.intended = now, .tmpl = t});
         }
         any = true;
+        /* It failed before a byte went out (a script's text refused):
+         * the next try is the next tick's or event's, so a source that
+         * fails every request cannot hold the thread here. */
+        if (c->gen != gen || c->count == before)
+            break;
     }
     if (any)
         c->proto->flush(c, now);

@@ -340,6 +340,13 @@ static void run_loop(pc_worker *w)
             finish(w, now, true);
             return;
         }
+        /* Timers that are due first (a QUIC connection's loss, ACK and
+         * idle timers): a connection left unserviced, as while every
+         * worker waits for --start-at or mpirun's start, is brought up to
+         * date (or found closed, and reopened) before a request is handed
+         * to it, not after. */
+        if (w->next_wake && now >= w->next_wake)
+            wake(w, now);
         if (w->phase == P_RUN) {
             uint64_t s = atomic_load_explicit(&run->stop_ns, memory_order_relaxed);
 
@@ -368,8 +375,6 @@ static void run_loop(pc_worker *w)
             if (now >= w->stop)
                 begin_drain(w, now);
         }
-        if (w->next_wake && now >= w->next_wake)
-            wake(w, now);
         if (now >= w->next_tick)
             tick(w, now);
         if (w->phase == P_DRAIN && (w->inflight == 0 || now >= w->drain_end)) {

@@ -82,6 +82,7 @@ struct pc_worker {
     uint32_t retired; /* connections ended by GOAWAY and not reopened (h2load) */
     uint32_t starting; /* inside conn_start (a connect that fails there is retried later) */
     pc_reqsrc src;    /* where requests come from: the templates, or a script */
+    const char *text_ok; /* the source's lasting request text, checked (eng_request) */
     uint64_t next_wake; /* earliest delay() wake-up, 0 = none */
     /* Due requests waiting for a connection, one queue per origin (one
      * origin: one queue): re-sends at the front, then the schedule's

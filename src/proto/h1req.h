@@ -30,6 +30,18 @@ typedef struct h1req_parsed {
     size_t body_len;
 } h1req_parsed;
 
+/* Is p[0..n) one or more well-formed HTTP/1.1 requests (RFC 9112), as a
+ * script's request() or wrk.format() text must be before any protocol
+ * sends it: each a request line "token SP target SP HTTP/d.d CRLF" (the
+ * target printable, no blank), header lines "token: value CRLF" (a name
+ * of tchars only, a value with no CR, LF, NUL or other control byte but
+ * HTAB), no obs-fold, at most H1REQ_MAX_HEADERS of them (what HTTP/2 and
+ * HTTP/3 take apart), a blank line, then exactly Content-Length bytes of
+ * body (one Content-Length, digits only, not with Transfer-Encoding), and
+ * nothing after the last request. 0, or -EINVAL with the first fault in
+ * why[0..cap) (its words, naming the header). */
+int h1req_check(const char *p, size_t n, char *why, size_t cap);
+
 /* Parse the first request in p[0..n) (a script's request text, to send
  * it over HTTP/2). Returns the bytes it took, or -EINVAL. */
 long h1req_parse(const char *p, size_t n, h1req_parsed *out);

@@ -253,7 +253,8 @@ static void summary(html_doc *d, const pc_rundesc *run, const pc_results *res)
     snprintf(a, sizeof a, "%.2f", secs);
     row(t, "Duration (s)", a, "the measured period", NULL);
     if (st->quic_conns) {
-        snprintf(b, sizeof b, "%" PRIu64 " received; %" PRIu64 " stream packets lost (%.2f%% of sent), %" PRIu64
+        snprintf(b, sizeof b, "%" PRIu64 " received; %" PRIu64 " of pacer's packets declared lost by its "
+                 "QUIC stack (%.2f%% of sent; its own packets only, not the server's), %" PRIu64
                  " probe timeouts",
                  st->quic_recv, st->quic_lost,
                  st->quic_sent ? 100.0 * (double)st->quic_lost / (double)st->quic_sent : 0,

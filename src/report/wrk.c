@@ -132,10 +132,11 @@ void report_quic(FILE *f, const pc_stats *st)
 {
     if (!st->quic_conns)
         return;
-    /* Datagrams; losses are the packets with stream data ngtcp2 declared
-     * lost (ngtcp2 0.12 counts no others). */
-    fprintf(f, "QUIC datagrams: %" PRIu64 " sent, %" PRIu64 " received; stream packets lost %" PRIu64
-               " (%.2f%% of sent)\n",
+    /* Datagrams; losses are pacer's own packets its QUIC stack declared
+     * lost (the sender's view: not the server's packets, not a datagram of
+     * ACKs alone, which nothing acknowledges). */
+    fprintf(f, "QUIC datagrams: %" PRIu64 " sent, %" PRIu64 " received; pacer's packets declared lost "
+               "by its QUIC stack %" PRIu64 " (%.2f%% of sent)\n",
             st->quic_sent, st->quic_recv, st->quic_lost,
             st->quic_sent ? 100.0 * (double)st->quic_lost / (double)st->quic_sent : 0);
     if (st->quic_srtt.total_count)

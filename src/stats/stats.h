@@ -149,7 +149,7 @@ typedef struct pc_stats {
     /* QUIC (HTTP/3): each connection's figures, added when it ends */
     uint64_t quic_conns;        /* QUIC connections that ended */
     uint64_t quic_sent, quic_recv; /* datagrams */
-    uint64_t quic_lost;         /* packets with stream data declared lost (per stream) */
+    uint64_t quic_lost;         /* pacer's packets its QUIC stack declared lost */
     uint64_t quic_pto;          /* probe timeouts */
     uint64_t quic_resets;       /* streams the server reset (RESET_STREAM) */
     uint64_t quic_goaway;       /* HTTP/3 GOAWAY received */

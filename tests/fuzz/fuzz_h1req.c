@@ -15,7 +15,10 @@
  *   - h1req_fields gives fewer than the 4 pseudo-headers, more than
  *     H1REQ_MAX_FIELDS, a name outside the input and the names buffer, an
  *     upper-case or empty regular name, a connection-specific header, or a
- *     name that overflows the (small, heap) names buffer.
+ *     name that overflows the (small, heap) names buffer;
+ *   - h1req_check (the check every protocol's script text passes first)
+ *     returns other than 0 or -EINVAL, leaves its reason unterminated or
+ *     empty, or accepts text h1req_parse refuses.
  */
 #include "proto/h1req.h"
 
@@ -43,6 +46,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!in || !names)
         abort();
     memcpy(in, data, size);
+    {
+        char why[48];
+        int rc;
+
+        memset(why, 'x', sizeof why);
+        rc = h1req_check(in, size, why, sizeof why);
+        if (rc != 0 && (rc != -EINVAL || !memchr(why, 0, sizeof why) || !why[0]))
+            abort();
+        if (rc == 0 && h1req_parse(in, size, &r) <= 0)
+            abort();
+    }
     got = h1req_parse(in, size, &r);
     if (got == -EINVAL)
         goto out;

@@ -32,7 +32,7 @@ completed() { awk '/^  Outcomes:/ {print $5}' "$1"; }
 scheduled() { awk '/^  Outcomes:/ {print $2}' "$1"; }
 j() { json_get "$T_DIR/$1" "$2" 2>/dev/null; }
 # The contract's two report lines (thousands separators allowed, not required).
-QP_RE='^ *QUIC datagrams: [0-9,]+ sent, [0-9,]+ received; stream packets lost [0-9,]+ \([0-9.]+% of sent\)$'
+QP_RE='^ *QUIC datagrams: [0-9,]+ sent, [0-9,]+ received; pacer.s packets declared lost by its QUIC stack [0-9,]+ \([0-9.]+% of sent\)$'
 QR_RE='^ *QUIC RTT: smoothed [0-9.]+(us|ms|s), min [0-9.]+(us|ms|s), PTOs [0-9,]+$'
 
 # --- constant rate: 1,500 requests, each one Caddy logged over HTTP/3 -------

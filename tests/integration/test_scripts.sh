@@ -128,7 +128,7 @@ ok h2_response_hook "$(grep -E 'RESP|Outcomes' "$R")" "grep -q '^RESP 40 40\$' '
 printf 'function request()\n  return "not a request"\nend\n' >"$S/bad.lua"
 "$PACER" -t1 -c1 -n5 --h2 -s "$S/bad.lua" "$H2C" >"$R" 2>&1
 ok h2_bad_request_text "$(grep -E 'Errors|Outcomes' "$R")" \
-    "grep -qE '^  Errors: write 5 \\(script request is not valid HTTP/1.1 text\\)' '$R' && outcomes_add_up '$R'"
+    "grep -qE '^  Errors: write 5 \\(script request is not valid HTTP/1.1 text: no blank line ends the head\\)' '$R' && outcomes_add_up '$R'"
 
 # --- errors ------------------------------------------------------------------
 printf 'function request(\n  return 1\nend\n' >"$S/syntax.lua"

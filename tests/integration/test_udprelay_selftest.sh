@@ -173,13 +173,71 @@ if [ -n "$ECHO_PORT" ]; then
     ok blackhole_after_n "echo: $out; $(cat "$RELAY_STATS")" \
         '[ "${out%% *}" = 0,1,2 ] && [ "$(rs c2s_fwd)" = 3 ] && [ "$(rs c2s_hole)" = 7 ] && [ "$(rs s2c_fwd)" = 3 ]'
     ok relay_sigterm "$(cat "${RELAY_STATS%.stats}.err")" stop_relay
+
+    # Reorder, duplicate, corrupt: 200 datagrams 2 ms apart; what came back,
+    # in arrival order. got: datagrams back; ids: distinct intact ones;
+    # bad: not as sent; inv: an intact one after a later-numbered one.
+    fate() {
+        timeout 20 "$PY" - "$@" <<'EOF2'
+import socket, sys, time
+port, n = int(sys.argv[1]), int(sys.argv[2])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.connect(("127.0.0.1", port))
+got, bad, inv, last, ids = 0, 0, 0, -1, set()
+def take(until):
+    global got, bad, inv, last
+    while True:
+        left = until - time.monotonic()
+        if left <= 0: return
+        s.settimeout(left)
+        try: d = s.recv(2000)
+        except (socket.timeout, ConnectionRefusedError): return
+        got += 1
+        if len(d) == 40 and d[:4].isdigit() and d[4:] == b"-" * 36:
+            i = int(d[:4]); ids.add(i)
+            if i < last: inv += 1
+            last = max(last, i)
+        else: bad += 1
+for i in range(n):
+    s.send(b"%04d" % i + b"-" * 36)
+    take(time.monotonic() + 0.002)
+take(time.monotonic() + 0.3)
+print("got=%d ids=%d bad=%d inv=%d" % (got, len(ids), bad, inv))
+EOF2
+    }
+    fv() { echo "$out" | grep -oE "$1=[0-9]+" | cut -d= -f2; }
+    start_udprelay --to "$ECHO_PORT" --reorder 0.2 --seed 3
+    out=$(fate "$RELAY_PORT" 200)
+    ok reorder_swaps "$out; $(cat "$RELAY_STATS")" \
+        '[ "$(fv got)" = 200 ] && [ "$(fv ids)" = 200 ] && [ "$(fv bad)" = 0 ] && [ "$(fv inv)" -gt 5 ] &&
+         [ "$(rs c2s_reorder)" -gt 10 ] && [ "$(rs s2c_reorder)" -gt 10 ] && [ "$(rs c2s_drop)" = 0 ]'
+    ok reorder_exit "$(cat "${RELAY_STATS%.stats}.err")" stop_relay
+    start_udprelay --to "$ECHO_PORT" --dup 0.2 --seed 3
+    out=$(fate "$RELAY_PORT" 200)
+    ok stop_dup "$(cat "${RELAY_STATS%.stats}.err")" stop_relay
+    # Every copy the relay sent back came back: s2c_fwd of them.
+    ok dup_copies "$out; $(cat "$RELAY_STATS")" \
+        '[ "$(fv ids)" = 200 ] && [ "$(fv bad)" = 0 ] && [ "$(rs c2s_dup)" -gt 10 ] && [ "$(rs s2c_dup)" -gt 10 ] &&
+         [ "$(rs c2s_fwd)" = $((200 + $(rs c2s_dup))) ] && [ "$(fv got)" = "$(rs s2c_fwd)" ] &&
+         [ "$(rs s2c_fwd)" = $(($(rs s2c_in) + $(rs s2c_dup))) ]'
+    start_udprelay --to "$ECHO_PORT" --corrupt 0.2 --seed 3
+    out=$(fate "$RELAY_PORT" 200)
+    ok stop_corrupt "$(cat "${RELAY_STATS%.stats}.err")" stop_relay
+    # A datagram corrupted both ways may come back as sent (the same byte
+    # flipped twice): bad is at most the corruptions, and most of them.
+    ok corrupt_flips "$out; $(cat "$RELAY_STATS")" \
+        '[ "$(fv got)" = 200 ] && c=$(($(rs c2s_corrupt) + $(rs s2c_corrupt))) && [ "$(rs c2s_corrupt)" -gt 10 ] &&
+         [ "$(rs s2c_corrupt)" -gt 10 ] && [ "$(fv bad)" -le "$c" ] && [ "$(fv bad)" -ge $((c * 3 / 4)) ] &&
+         [ $(($(fv ids) + $(fv bad))) = 200 ]'
 else
     fail echo_start "the UDP echo server did not start"
 fi
 start_udprelay --to 9 --max-time 1
 sleep 1.6
 ok relay_max_time "still running after --max-time 1" '! kill -0 "$RELAY_PID" 2>/dev/null'
-ok relay_bad_args "accepted --drop 2" '! "$TB/udprelay" --to 9 --drop 2 >/dev/null 2>&1 && ! "$TB/udprelay" --drop 0.1 >/dev/null 2>&1'
+ok relay_bad_args "accepted --drop 2" '! "$TB/udprelay" --to 9 --drop 2 >/dev/null 2>&1 && ! "$TB/udprelay" --drop 0.1 >/dev/null 2>&1 &&
+    ! "$TB/udprelay" --to 9 --reorder 1.5 >/dev/null 2>&1 && ! "$TB/udprelay" --to 9 --dup x >/dev/null 2>&1 &&
+    ! "$TB/udprelay" --to 9 --corrupt -1 >/dev/null 2>&1'
 
 # ---- quicfault --------------------------------------------------------------------
 # initial PORT: send a client Initial-shaped datagram (long header, version

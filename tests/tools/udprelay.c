@@ -4,7 +4,8 @@
  * real QUIC server. Single-threaded, poll(2).
  *
  *   udprelay --to PORT [--port P] [--drop FRACTION] [--seed N] [--delay MS]
- *            [--queue N] [--blackhole-after N|hs] [--stats FILE]
+ *            [--queue N] [--blackhole-after N|hs] [--reorder FRACTION]
+ *            [--dup FRACTION] [--corrupt FRACTION] [--stats FILE]
  *            [--max-time SECONDS]
  *
  * Listens on 127.0.0.1:P (0: a port the kernel picks); the first stdout line
@@ -26,11 +27,22 @@
  *                (the client's Handshake Finished), is still forwarded, and
  *                nothing after it either way (the server's HANDSHAKE_DONE
  *                and every response are lost)
+ *   --reorder F  hold each datagram with probability F (one at a time per
+ *                direction) and send it after the next datagram of its
+ *                direction, or after 20 ms if none comes: the two swap
+ *   --dup F      send each datagram twice with probability F
+ *   --corrupt F  flip one byte (not the first: the header form stays) of
+ *                each datagram with probability F; a QUIC receiver finds
+ *                it by its AEAD tag and drops it
+ *   (a datagram dropped is not reordered, duplicated or corrupted; the
+ *   others may be several of these at once; each has its own seeded PRNG)
  *   --max-time S exit after S seconds in any case (default 600)
  *
  * SIGTERM/SIGINT end it (exit 0); at exit the stats line goes to stderr:
  *   udprelay: flows=F c2s_in=N c2s_fwd=N c2s_drop=N c2s_hole=N s2c_in=N
- *             s2c_fwd=N s2c_drop=N s2c_hole=N overflow=N   (one line)
+ *             s2c_fwd=N s2c_drop=N s2c_hole=N c2s_reorder=N c2s_dup=N
+ *             c2s_corrupt=N s2c_reorder=N s2c_dup=N s2c_corrupt=N
+ *             overflow=N   (one line; fwd counts each copy sent)
  * With --stats FILE the same line is kept in FILE (through a rename): at
  * start, at most every 100 ms while something changes, on SIGUSR1, at exit.
  */
@@ -60,16 +72,16 @@ enum { C2S, S2C };
 
 static struct {
     unsigned port, to;
-    double drop;
+    double drop, reorder, dup, corrupt;
     uint64_t seed;
     int64_t delay_ms, bh_after; /* bh_after: -1 none, -2 handshake */
     size_t queue_max;
     const char *stats_path;
     int64_t max_time_s;
-} cfg = {0, 0, 0, 1, 0, -1, 10000, NULL, 600};
+} cfg = {0, 0, 0, 0, 0, 0, 1, 0, -1, 10000, NULL, 600};
 
 static struct {
-    uint64_t in[2], fwd[2], drop[2], hole[2], overflow;
+    uint64_t in[2], fwd[2], drop[2], hole[2], overflow, reorder[2], dup[2], corrupt[2];
 } st;
 static unsigned nflows;
 static int stats_dirty;
@@ -92,6 +104,18 @@ struct item { /* a delayed datagram */
 static struct item *q_head, *q_tail;
 static size_t q_len, q_bytes;
 static uint64_t rng[2];
+/* The PRNGs of the other faults, per direction: reorder, dup, corrupt
+ * (and the byte to flip). Apart from rng, so --drop's decisions stay
+ * what they were for a seed. */
+enum { F_REORDER, F_DUP, F_CORRUPT, F_N };
+static uint64_t frng[F_N][2];
+/* A datagram held to be sent after the next one of its direction. */
+static struct held {
+    int on, flow, pass;
+    int64_t due_us;
+    size_t len;
+    unsigned char data[MAX_DGRAM];
+} held[2];
 
 static int64_t now_us(void) {
     struct timespec ts;
@@ -107,18 +131,23 @@ static uint64_t next_rand(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
-static int lose(int dir) {
-    if (cfg.drop <= 0) return 0;
-    return (double)(next_rand(&rng[dir]) >> 11) * (1.0 / 9007199254740992.0) < cfg.drop;
+static int chance(uint64_t *s, double f) {
+    if (f <= 0) return 0;
+    return (double)(next_rand(s) >> 11) * (1.0 / 9007199254740992.0) < f;
 }
+
+static int lose(int dir) { return chance(&rng[dir], cfg.drop); }
 
 static void stats_line(char *buf, size_t n) {
     snprintf(buf, n,
              "udprelay: flows=%u c2s_in=%" PRIu64 " c2s_fwd=%" PRIu64 " c2s_drop=%" PRIu64
              " c2s_hole=%" PRIu64 " s2c_in=%" PRIu64 " s2c_fwd=%" PRIu64 " s2c_drop=%" PRIu64
-             " s2c_hole=%" PRIu64 " overflow=%" PRIu64 "\n",
+             " s2c_hole=%" PRIu64 " c2s_reorder=%" PRIu64 " c2s_dup=%" PRIu64
+             " c2s_corrupt=%" PRIu64 " s2c_reorder=%" PRIu64 " s2c_dup=%" PRIu64
+             " s2c_corrupt=%" PRIu64 " overflow=%" PRIu64 "\n",
              nflows, st.in[C2S], st.fwd[C2S], st.drop[C2S], st.hole[C2S], st.in[S2C],
-             st.fwd[S2C], st.drop[S2C], st.hole[S2C], st.overflow);
+             st.fwd[S2C], st.drop[S2C], st.hole[S2C], st.reorder[C2S], st.dup[C2S],
+             st.corrupt[C2S], st.reorder[S2C], st.dup[S2C], st.corrupt[S2C], st.overflow);
 }
 
 static void stats_write(void) {
@@ -130,7 +159,8 @@ static void stats_write(void) {
 
 static int usage(void) {
     fprintf(stderr, "usage: udprelay --to PORT [--port P] [--drop FRACTION] [--seed N] [--delay MS]\n"
-                    "                [--queue N] [--blackhole-after N|hs] [--stats FILE] [--max-time S]\n");
+                    "                [--queue N] [--blackhole-after N|hs] [--reorder FRACTION]\n"
+                    "                [--dup FRACTION] [--corrupt FRACTION] [--stats FILE] [--max-time S]\n");
     return 2;
 }
 
@@ -158,13 +188,18 @@ static int parse_args(int argc, char **argv) {
         else if (!strcmp(a, "--stats")) cfg.stats_path = val;
         else if (!strcmp(a, "--blackhole-after") && !strcmp(val, "hs")) cfg.bh_after = -2;
         else if (!strcmp(a, "--blackhole-after") && !num(val, 0, INT64_MAX, &v)) cfg.bh_after = v;
-        else if (!strcmp(a, "--drop")) {
+        else if (!strcmp(a, "--drop") || !strcmp(a, "--reorder") || !strcmp(a, "--dup") ||
+                 !strcmp(a, "--corrupt")) {
             char *end;
-            cfg.drop = strtod(val, &end);
-            if (end == val || *end || !(cfg.drop >= 0 && cfg.drop <= 1)) {
-                fprintf(stderr, "udprelay: --drop wants a fraction in [0, 1], not '%s'\n", val);
+            double f = strtod(val, &end);
+            if (end == val || *end || !(f >= 0 && f <= 1)) {
+                fprintf(stderr, "udprelay: %s wants a fraction in [0, 1], not '%s'\n", a, val);
                 return 2;
             }
+            if (!strcmp(a, "--drop")) cfg.drop = f;
+            else if (!strcmp(a, "--reorder")) cfg.reorder = f;
+            else if (!strcmp(a, "--dup")) cfg.dup = f;
+            else cfg.corrupt = f;
         } else {
             fprintf(stderr, "udprelay: bad option or value: %s %s\n", a, val);
             return usage();
@@ -177,7 +212,7 @@ static int parse_args(int argc, char **argv) {
     return 0;
 }
 
-static void send_to(int dir, int fi, int lfd, const unsigned char *p, size_t n) {
+static void wire_send(int dir, int fi, int lfd, const unsigned char *p, size_t n) {
     ssize_t w;
     if (dir == C2S) w = send(flows[fi].fd, p, n, 0);
     else w = sendto(lfd, p, n, 0, (struct sockaddr *)&flows[fi].client, sizeof flows[fi].client);
@@ -185,6 +220,40 @@ static void send_to(int dir, int fi, int lfd, const unsigned char *p, size_t n) 
      * all the same (the relay did its part), like a router would. */
     (void)w;
     st.fwd[dir]++;
+}
+
+/* The held datagram of dir goes out (after the one that passed it). */
+static void release_held(int dir, int lfd) {
+    if (!held[dir].on) return;
+    held[dir].on = 0;
+    if (!flows[held[dir].flow].hole || held[dir].pass)
+        wire_send(dir, held[dir].flow, lfd, held[dir].data, held[dir].len);
+    else
+        st.hole[dir]++;
+}
+
+/* A datagram on its way out: maybe a byte flipped, maybe held to swap
+ * with the next one, maybe sent twice. */
+static void send_to(int dir, int fi, int lfd, const unsigned char *p, size_t n, int pass) {
+    static unsigned char tmp[MAX_DGRAM];
+    if (n > 1 && chance(&frng[F_CORRUPT][dir], cfg.corrupt)) {
+        memcpy(tmp, p, n);
+        tmp[1 + next_rand(&frng[F_CORRUPT][dir]) % (n - 1)] ^= 0x5a;
+        p = tmp;
+        st.corrupt[dir]++;
+    }
+    if (!held[dir].on && chance(&frng[F_REORDER][dir], cfg.reorder)) {
+        held[dir] = (struct held){.on = 1, .flow = fi, .pass = pass, .due_us = now_us() + 20000, .len = n};
+        memcpy(held[dir].data, p, n);
+        st.reorder[dir]++;
+        return;
+    }
+    wire_send(dir, fi, lfd, p, n);
+    if (chance(&frng[F_DUP][dir], cfg.dup)) {
+        wire_send(dir, fi, lfd, p, n);
+        st.dup[dir]++;
+    }
+    release_held(dir, lfd);
 }
 
 static void enqueue(int dir, int fi, const unsigned char *p, size_t n, int pass) {
@@ -220,7 +289,7 @@ static void flush_due(int lfd) {
         if (!q_head) q_tail = NULL;
         q_len--;
         q_bytes -= it->len;
-        if (!flows[it->flow].hole || it->pass) send_to(it->dir, it->flow, lfd, it->data, it->len);
+        if (!flows[it->flow].hole || it->pass) send_to(it->dir, it->flow, lfd, it->data, it->len, it->pass);
         else st.hole[it->dir]++;
         free(it);
         stats_dirty = 1;
@@ -287,7 +356,7 @@ static void relay(int dir, int fi, int lfd, const unsigned char *p, size_t n) {
         return;
     }
     if (cfg.delay_ms > 0) enqueue(dir, fi, p, n, last);
-    else send_to(dir, fi, lfd, p, n);
+    else send_to(dir, fi, lfd, p, n, last);
 }
 
 static int flow_of(const struct sockaddr_in *a, struct pollfd *pfds) {
@@ -340,6 +409,8 @@ int main(int argc, char **argv) {
     if (parse_args(argc, argv)) return 2;
     rng[C2S] = cfg.seed ^ 0x6a09e667f3bcc908ULL;
     rng[S2C] = cfg.seed ^ 0xbb67ae8584caa73bULL;
+    for (int f = 0; f < F_N; f++)
+        for (int d = 0; d < 2; d++) frng[f][d] = cfg.seed ^ (0x3c6ef372fe94f82bULL * (uint64_t)(2 * f + d + 3));
     int sfd = tool_signalfd(SIGUSR1);
     unsigned bound = 0;
     int lfd = tool_udp_listen(cfg.port, &bound);
@@ -364,6 +435,11 @@ int main(int argc, char **argv) {
             int64_t w = (q_head->due_us - now + 999) / 1000;
             if (w < timeout) timeout = w < 0 ? 0 : w;
         }
+        for (int d = 0; d < 2; d++)
+            if (held[d].on) {
+                int64_t w = (held[d].due_us - now + 999) / 1000;
+                if (w < timeout) timeout = w < 0 ? 0 : w;
+            }
         int n = poll(pfds, 2 + nflows, (int)timeout);
         if (n < 0 && errno != EINTR) {
             perror("udprelay: poll");
@@ -381,6 +457,8 @@ int main(int argc, char **argv) {
             if (pfds[2 + i].revents & (POLLIN | POLLERR)) read_server((int)i, lfd);
         flush_due(lfd);
         now = now_us();
+        for (int d = 0; d < 2; d++)
+            if (held[d].on && held[d].due_us <= now) release_held(d, lfd), stats_dirty = 1;
         if (stats_dirty && now - last_stats >= 100000) {
             stats_write();
             last_stats = now;

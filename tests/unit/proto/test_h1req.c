@@ -4,6 +4,8 @@
  */
 #include "proto/h1req.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "unit.h"
@@ -61,10 +63,90 @@ static void test_fields_names_bounded(void)
     CHECK(field_is(&f[5], "bbbb", "2"));
 }
 
+/* check(TEXT, WANT): h1req_check's verdict on TEXT; WANT NULL is valid,
+ * else a phrase its reason must hold. */
+static void check(const char *t, size_t n, const char *want)
+{
+    char why[112] = "";
+    int rc = h1req_check(t, n, why, sizeof why);
+
+    if (!want) {
+        CHECK(rc == 0);
+        if (rc != 0)
+            fprintf(stderr, "  valid text refused: %s\n", why);
+    } else {
+        CHECK(rc == -EINVAL && strstr(why, want));
+        if (rc != -EINVAL || !strstr(why, want))
+            fprintf(stderr, "  want \"%s\", got rc %d \"%s\"\n", want, rc, why);
+    }
+}
+#define CHK(t, want) check(t, sizeof(t) - 1, want)
+
+static void test_check_valid(void)
+{
+    CHK("GET / HTTP/1.1\r\nHost: h\r\n\r\n", NULL);
+    CHK("GET /a?b=%20 HTTP/1.0\r\n\r\n", NULL);
+    CHK("POST / HTTP/1.1\r\nContent-Length: 2\r\nX-T:\tv v\t\r\n\r\nhi", NULL);
+    CHK("GET / HTTP/1.1\r\nX-Utf8: caf\xc3\xa9\r\nX-Empty:\r\n\r\n", NULL); /* obs-text */
+    /* Two pipelined requests, the second with a body. */
+    CHK("GET / HTTP/1.1\r\n\r\nPUT /x HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc", NULL);
+    CHK("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n", NULL);
+}
+
+static void test_check_faults(void)
+{
+    CHK("GET / HTTP/1.1\r\nX-Bad: a\rb\r\n\r\n", "a bare CR in header X-Bad's value");
+    CHK("GET / HTTP/1.1\r\nX Bad: ab\r\n\r\n", "header name \"X Bad\" has a blank in it");
+    CHK("GET / HTTP/1.1\r\nX-Bad : ab\r\n\r\n", "has a blank in it");
+    CHK("GET / HTTP/1.1\r\nX-Bad: a\nb\r\n\r\n", "a bare LF in header X-Bad's value");
+    CHK("GET / HTTP/1.1\r\nX-Bad: a\x01" "b\r\n\r\n", "a control byte in header X-Bad's value");
+    CHK("GET / HTTP/1.1\r\nX-Bad: a\0b\r\n\r\n", "a NUL in header X-Bad's value");
+    CHK("GET / HTTP/1.1\r\nX@Y: 1\r\n\r\n", "byte not allowed in a name");
+    CHK("GET / HTTP/1.1\r\n: 1\r\n\r\n", "without a name");
+    CHK("GET / HTTP/1.1\r\nNoColon\r\n\r\n", "without a colon");
+    CHK("GET / HTTP/1.1\r\nA: 1\r\n folded\r\n\r\n", "obs-fold");
+    CHK("GET /a b HTTP/1.1\r\n\r\n", "does not end in one blank and HTTP/1.1");
+    CHK("GET  / HTTP/1.1\r\n\r\n", "the request target is empty");
+    CHK("G(T / HTTP/1.1\r\n\r\n", "the method is not a token");
+    CHK("GET / HTTP/1.1\r\n", "no blank line ends the head");
+    CHK("not a request", "no blank line ends the head");
+    CHK("POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nab", "Content-Length 5 is more than the 2 bytes");
+    CHK("POST / HTTP/1.1\r\nContent-Length: 1x\r\n\r\nab", "not one number");
+    CHK("POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", "not one number");
+    CHK("POST / HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\na",
+        "both Content-Length and Transfer-Encoding");
+    /* A body without Content-Length reads as a second request. */
+    CHK("POST / HTTP/1.1\r\n\r\nbody", "request 2 of the text: no blank line");
+    CHK("GET / HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\nX Y: 1\r\n\r\n", "request 2 of the text: header name");
+}
+
+static void test_check_no_end_alone(void)
+{
+    char why[112];
+
+    CHECK(h1req_check("not a request", 13, why, sizeof why) == -EINVAL);
+    CHECK(strcmp(why, "no blank line ends the head") == 0);
+    CHECK(h1req_check("GET / HTTP/1.1\r\nA: 1\r\n", 24, why, sizeof why) == -EINVAL);
+    CHECK(strcmp(why, "no blank line ends the head") == 0);
+}
+
+static void test_parse_trims_trailing_ows(void)
+{
+    const char *t = "GET / HTTP/1.1\r\nX-A: v \t\r\n\r\n";
+    h1req_parsed r;
+
+    CHECK(h1req_parse(t, strlen(t), &r) > 0);
+    CHECK_EQ_U64(r.h[0].vlen, 1);
+}
+
 int main(void)
 {
     RUN(test_fields_pseudo_and_lowercase);
     RUN(test_fields_default_authority);
     RUN(test_fields_names_bounded);
+    RUN(test_check_valid);
+    RUN(test_check_faults);
+    RUN(test_check_no_end_alone);
+    RUN(test_parse_trims_trailing_ows);
     return unit_done();
 }
