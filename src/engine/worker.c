@@ -220,6 +220,14 @@ void worker_return_intervals(pc_worker *w, pc_interval *list)
 
 /* ---- phases ---------------------------------------------------------- */
 
+/* Whether c is still opening: its TCP connect or its handshake (TLS, or a
+ * protocol's own, QUIC's) not done. */
+static bool still_connecting(const conn *c)
+{
+    return c->state == CS_CONNECTING || c->state == CS_HANDSHAKE ||
+           (c->state == CS_READY && c->proto && c->proto->connecting && c->proto->connecting(c));
+}
+
 static void begin_drain(pc_worker *w, uint64_t now)
 {
     uint64_t stop = w->stop;
@@ -248,6 +256,12 @@ static void finish(pc_worker *w, uint64_t now, bool interrupted)
         if (secs > 0)
             hdr_record(&w->st.conn_rps, (int64_t)((double)c->done_total / secs + 0.5));
 
+        /* An attempt still opening is abandoned with the run, and counted:
+         * the report says what connecting was waiting for. */
+        if (c->state == CS_CONNECTING)
+            w->st.connect_pending++;
+        else if (still_connecting(c))
+            w->st.handshake_pending++;
         for (uint32_t j = 0; j < c->depth && c->count; j++) {
             slot *s = &c->slots[j];
 
@@ -406,19 +420,26 @@ static void run_loop(pc_worker *w)
 }
 
 /* Open every connection at once (wrk2 staggers them; pacer does not) and
- * wait until each has connected or failed, at most --timeout. */
+ * wait until each has connected or failed: at most --connect-timeout, and
+ * no longer than CONNECT_IDLE_NS after the last one settled, so a server
+ * that drops the SYNs or never answers the handshake does not hold the
+ * clock back by the connect timeout. Connections still opening then carry
+ * on during the run (counted in connect_late; those still opening when it
+ * ends, in finish). A SYN retransmit (1 s) that gets in is a settle. */
 static void connect_phase(pc_worker *w)
 {
     struct epoll_event ev[MAX_EVENTS];
-    uint64_t now = pc_now_ns(), until = now + w->cfg->connect_timeout_ns;
+    uint64_t now = pc_now_ns(), until = now + w->cfg->connect_timeout_ns, last = now;
+    uint32_t settled = 0;
 
     w->phase = P_CONNECT;
     w->next_tick = now + w->tick_ns;
     for (uint32_t i = 0; i < w->nconns; i++)
         conn_start(&w->conns[i], now);
-    while (w->settled < w->nconns && now < until &&
+    settled = w->settled;
+    while (w->settled < w->nconns && now < until && now - last < CONNECT_IDLE_NS &&
            !atomic_load_explicit(&w->run->stop_ns, memory_order_relaxed)) {
-        uint64_t deadline = min_u64(until, w->next_tick);
+        uint64_t deadline = min_u64(min_u64(until, last + CONNECT_IDLE_NS), w->next_tick);
         int n = pace_wait(w, ev, w->next_wake ? min_u64(deadline, w->next_wake) : deadline, now);
 
         if (n > 0)
@@ -428,7 +449,13 @@ static void connect_phase(pc_worker *w)
             wake(w, now);
         if (now >= w->next_tick)
             tick(w, now);
+        if (w->settled != settled) {
+            settled = w->settled;
+            last = now;
+        }
     }
+    for (uint32_t i = 0; i < w->nconns; i++)
+        w->st.connect_late += still_connecting(&w->conns[i]);
 }
 
 void *worker_main(void *arg)

@@ -39,6 +39,31 @@ void report_notes(FILE *f, const pc_rundesc *run, const pc_results *res, const c
                 "%sReconnects backed off %" PRIu64 " times: connections failed in a row before any "
                 "response (waits doubling up to 1s); %" PRIu64 " connections opened in all\n",
                 indent, st->reconnect_backoffs, st->connects);
+    if (st->connect_pending || st->handshake_pending || st->connect_late) {
+        char up[160] = "";
+
+        if (st->connect_late)
+            snprintf(up, sizeof up,
+                     "%" PRIu64 " of %" PRIu64 " connections were not up when the clock started "
+                     "(the wait ends once none has come up for 1s)",
+                     st->connect_late, (uint64_t)run->connections);
+        if (st->connect_pending || st->handshake_pending) {
+            char tcp[64] = "", hs[64] = "";
+
+            if (st->connect_pending)
+                snprintf(tcp, sizeof tcp, "%" PRIu64 " with no SYN-ACK", st->connect_pending);
+            if (st->handshake_pending)
+                snprintf(hs, sizeof hs, "%" PRIu64 " with the %s handshake not finished",
+                         st->handshake_pending, run->h3 ? "QUIC" : "TLS");
+            fprintf(f,
+                    "%sConnecting: %" PRIu64 " attempts still pending when the run ended were "
+                    "abandoned (%s%s%s)%s%s\n",
+                    indent, st->connect_pending + st->handshake_pending, tcp,
+                    tcp[0] && hs[0] ? ", " : "", hs, up[0] ? "; " : "", up);
+        }
+        else
+            fprintf(f, "%sConnecting: %s; they came up during the run\n", indent, up);
+    }
     if (run->h3 && st->connect_timeouts) {
         char to[32];
 

@@ -100,6 +100,9 @@ typedef struct pc_stats {
     uint64_t connect_errors;      /* failed connect or handshake attempts */
     uint64_t connect_retrans;     /* TCP connects that needed a SYN retransmit (TCP_INFO) */
     uint64_t connect_timeouts;    /* connect attempts given up after --connect-timeout */
+    uint64_t connect_late;        /* connections still connecting when the clock started */
+    uint64_t connect_pending;     /* TCP connects with no answer yet when the run ended */
+    uint64_t handshake_pending;   /* TLS or QUIC handshakes unfinished when the run ended */
     uint64_t reconnect_backoffs;  /* reopens delayed: connections failed in a row before a response */
     char why[PC_ERR_KINDS][STATS_WHY_LEN]; /* first reason seen per kind */
     uint64_t status[STATS_MAX_STATUS];     /* responses by status code */
@@ -244,6 +247,9 @@ typedef struct pc_stats {
     X(SUM, conn_drops, TABLE, "connections.dropped")                                         \
     X(SUM, connect_retrans, TABLE, "connections.syn_retransmitted")                          \
     X(SUM, connect_timeouts, TABLE, "connections.connect_timeouts")                          \
+    X(SUM, connect_late, TABLE, "connections.not_up_at_start")                               \
+    X(SUM, connect_pending, TABLE, "connections.connects_pending_at_end")                    \
+    X(SUM, handshake_pending, TABLE, "connections.handshakes_pending_at_end")                \
     X(SUM, reconnect_backoffs, TABLE, "connections.reconnect_backoffs")                      \
     X(SUM, addr_fallbacks, TABLE, "connections.address_fallbacks")                           \
     X(FIRST, drop_why, NONE, NULL)                                                           \
