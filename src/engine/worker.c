@@ -279,6 +279,8 @@ static void finish(pc_worker *w, uint64_t now, bool interrupted)
         }
         conn_close(c);
     }
+    if (w->last_done > w->measure_start && w->st.completed)
+        w->st.last_response_us = (w->last_done - w->measure_start) / 1000;
     /* Requests refused during the drain came back to the backlog, too late
      * to be sent again: they were never sent (their only outcome). */
     drain_backlog(w, w->stopped_ns ? w->stopped_ns : now);

@@ -96,6 +96,8 @@ typedef struct pc_stats {
     uint64_t completed;   /* responses received (any status) */
     uint64_t never_sent;  /* still waiting for a connection when the run stopped */
     uint64_t interrupted; /* in flight when the drain was cut short */
+    uint64_t last_response_us; /* the last response's time, from the measured period's start
+                                * (merged as the latest; none when completed is 0) */
     uint64_t err[PC_ERR_KINDS];   /* request outcomes by error kind (PC_ERR_CONNECT unused) */
     uint64_t connect_errors;      /* failed connect or handshake attempts */
     uint64_t connect_retrans;     /* TCP connects that needed a SYN retransmit (TCP_INFO) */
@@ -208,6 +210,7 @@ typedef struct pc_stats {
     X(SUM, completed, TABLE, "requests.completed")                                           \
     X(SUM, never_sent, TABLE, "requests.never_sent")                                         \
     X(SUM, interrupted, TABLE, "requests.interrupted")                                       \
+    X(MAX, last_response_us, TABLE, "requests.last_response_us")                             \
     X(SUM, resent, TABLE, "requests.resent")                                                 \
     X(SUM, lower_bound, TABLE, "requests.latency_lower_bounds")                              \
     X(SUM, bytes_read, TABLE, "bytes.read")                                                  \
@@ -265,6 +268,7 @@ enum pc_stats_kind {
     PC_SK_HIST_NS,
     PC_SK_HIST_RATE,
     PC_SK_SUM,
+    PC_SK_MAX, /* one uint64_t: the largest of the parts */
     PC_SK_FIRST,
     PC_SK_FIRST_EACH,
     PC_SK_FIRST_LEN,
