@@ -108,6 +108,9 @@ gone() {
 start_serve || fail serve_start "$(serve_err)"
 GONE_PID=$SERVE_PID
 gone serve_killed KILL "$SERVE_URL"
+"$PACER" report "$D/serve_killed.json" >"$D/serve_killed_rep.out" 2>&1
+ok serve_killed_report_same "$(grep -E 'No response' "$D/serve_killed_rep.out")" \
+    "[ \"\$(grep '^No response came' '$D/serve_killed_rep.out')\" = \"\$(grep '^No response came' '$D/serve_killed.out')\" ] && grep -q '^No response came' '$D/serve_killed.out'"
 ok serve_killed_refused "$(grep -E 'No response' "$D/serve_killed.out")" \
     "grep -qE '^No response came after .*[0-9]+ connects failed: [^)]*Connection (refused|reset by peer)' '$D/serve_killed.out'"
 start_serve || fail serve_start "$(serve_err)"
