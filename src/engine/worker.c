@@ -92,9 +92,14 @@ static void tick(pc_worker *w, uint64_t now)
         case CS_CONNECTING:
         case CS_HANDSHAKE:
             if (now - c->t_start >= w->cfg->connect_timeout_ns) {
+                bool tls = c->state == CS_HANDSHAKE;
+
                 w->st.connect_timeouts++;
+                w->st.handshake_timeouts += tls;
                 c->last_try = true; /* no quick retry: back off */
-                connect_failed(c, "connect timed out", now);
+                connect_failed(c, tls ? "TLS handshake timed out (the TCP connection was up)"
+                                      : "connect timed out",
+                               now);
             }
             break;
         case CS_BACKOFF:

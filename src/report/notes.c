@@ -71,7 +71,7 @@ void report_notes(FILE *f, const pc_rundesc *run, const pc_results *res, const c
         fprintf(f, "%sQUIC handshakes: %" PRIu64 " timed out (--connect-timeout %s): the server "
                    "did not answer, or not in time\n",
                 indent, st->connect_timeouts, to);
-    } else if (st->connect_retrans || st->connect_timeouts) {
+    } else if (st->connect_retrans || st->connect_timeouts > st->handshake_timeouts) {
         char p50[32], p99[32], max[32], to[32];
 
         fmt_pct(&st->connect, 50, p50, sizeof p50);
@@ -83,8 +83,16 @@ void report_notes(FILE *f, const pc_rundesc *run, const pc_results *res, const c
                 " timed out (--connect-timeout %s): the server's accept backlog overflowed "
                 "(nginx: listen ... backlog=N; Linux: net.core.somaxconn); connect time p50 %s, "
                 "p99 %s, max %s\n",
-                indent, st->connect_retrans, (uint64_t)st->connect.total_count, st->connect_timeouts,
-                to, p50, p99, max);
+                indent, st->connect_retrans, (uint64_t)st->connect.total_count,
+                st->connect_timeouts - st->handshake_timeouts, to, p50, p99, max);
+    }
+    if (!run->h3 && st->handshake_timeouts) {
+        char to[32];
+
+        units_fmt_time_us((double)run->connect_timeout_ns / 1e3, to, sizeof to);
+        fprintf(f, "%sTLS handshakes: %" PRIu64 " timed out (--connect-timeout %s): the server "
+                   "accepted the TCP connections but did not finish the handshake\n",
+                indent, st->handshake_timeouts, to);
     }
 }
 

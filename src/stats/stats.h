@@ -102,6 +102,7 @@ typedef struct pc_stats {
     uint64_t connect_errors;      /* failed connect or handshake attempts */
     uint64_t connect_retrans;     /* TCP connects that needed a SYN retransmit (TCP_INFO) */
     uint64_t connect_timeouts;    /* connect attempts given up after --connect-timeout */
+    uint64_t handshake_timeouts;  /* of connect_timeouts: TCP was up, the TLS handshake was not */
     uint64_t connect_late;        /* connections still connecting when the clock started */
     uint64_t connect_pending;     /* TCP connects with no answer yet when the run ended */
     uint64_t handshake_pending;   /* TLS or QUIC handshakes unfinished when the run ended */
@@ -250,6 +251,7 @@ typedef struct pc_stats {
     X(SUM, conn_drops, TABLE, "connections.dropped")                                         \
     X(SUM, connect_retrans, TABLE, "connections.syn_retransmitted")                          \
     X(SUM, connect_timeouts, TABLE, "connections.connect_timeouts")                          \
+    X(SUM, handshake_timeouts, TABLE, "connections.handshake_timeouts")                      \
     X(SUM, connect_late, TABLE, "connections.not_up_at_start")                               \
     X(SUM, connect_pending, TABLE, "connections.connects_pending_at_end")                    \
     X(SUM, handshake_pending, TABLE, "connections.handshakes_pending_at_end")                \

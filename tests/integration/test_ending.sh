@@ -56,6 +56,12 @@ if start_hold silent; then
     run 30 -t1 -c4 -d2 -R 50 "$U"
     ok end_tls_unanswered_rate "exit $rc after ${el} ms: $(grep -E 'Connect|Errors' "$R")" \
         "[ $el -lt $BOUND ] && grep -qE \"$CONN \\(4 with the TLS handshake not finished\\)\" '$R'"
+    # Handshakes that time out are the server's handshake, not its backlog.
+    run 30 -t1 -c4 -d3 --connect-timeout 1s --json "$T_DIR/hs.json" "$U"
+    ok tls_handshake_timeouts_named "$(grep -E 'Connect|TLS|Errors' "$R")" \
+        "grep -qE '^  TLS handshakes: [0-9]+ timed out \(--connect-timeout 1.00s\): the server accepted the TCP connections but did not finish the handshake\$' '$R' &&
+         grep -q 'TLS handshake timed out (the TCP connection was up)' '$R' && ! grep -q 'backlog' '$R' &&
+         [ \"\$(json_get '$T_DIR/hs.json' \"d['connections']['handshake_timeouts'] > 0 and d['connections']['handshake_timeouts'] == d['connections']['connect_timeouts']\")\" = True ]"
 else
     fail end_tls_unanswered "holdport silent did not start"
 fi
