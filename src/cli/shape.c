@@ -28,15 +28,21 @@ static int parse_stage_rate(const char *flag, const char *s, double *out, FILE *
     return 0;
 }
 
-/* One "D:R" or "D:R!" of --stages, len bytes of s. */
-static int parse_stage(const char *s, size_t len, pc_stage *st, FILE *err)
+/* One "D:R" or "D:R!" of --stages, len bytes of s; stage k (from 1) of arg,
+ * named when it is empty. */
+static int parse_stage(const char *arg, uint32_t k, const char *s, size_t len, pc_stage *st,
+                       FILE *err)
 {
     char buf[64], *colon;
     size_t n;
 
-    if (len == 0 || len >= sizeof buf)
-        return cli_bad(err, "invalid stage for --stages: '%.*s' (use DURATION:RATE, e.g. 30s:500)",
-                       (int)(len < 64 ? len : 64), s);
+    if (len == 0)
+        return cli_bad(err, "--stages '%s': stage %u is empty (stages are DURATION:RATE separated "
+                            "by commas, e.g. 30s:500,1m:1k)",
+                       arg, k);
+    if (len >= sizeof buf)
+        return cli_bad(err, "invalid stage for --stages: '%.*s...' (use DURATION:RATE, e.g. 30s:500)",
+                       48, s);
     memcpy(buf, s, len);
     buf[len] = '\0';
     colon = strchr(buf, ':');
@@ -67,7 +73,7 @@ int take_stages(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
 
         if (cfg->shape.n == PC_MAX_STAGES)
             return cli_bad(err, "--stages: at most %d stages", PC_MAX_STAGES);
-        if (parse_stage(p, len, &cfg->shape.stages[cfg->shape.n], err) < 0)
+        if (parse_stage(arg, cfg->shape.n + 1, p, len, &cfg->shape.stages[cfg->shape.n], err) < 0)
             return -EINVAL;
         cfg->shape.n++;
         if (!end)
@@ -76,22 +82,67 @@ int take_stages(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
     }
 }
 
+/* One end of -R A..B (which names it: "start" or "end"), len bytes of s. */
+static int parse_ramp_end(const char *arg, const char *which, const char *s, size_t len,
+                          double *out, FILE *err)
+{
+    char buf[64];
+
+    if (len == 0)
+        return cli_bad(err, "-R '%s': the ramp has no %s rate (a ramp is A..B, e.g. 100..2k)", arg,
+                       which);
+    if (len >= sizeof buf)
+        return cli_bad(err, "invalid rate for -R/--rate: '%s' (a ramp is A..B, e.g. 100..2k)", arg);
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    if (units_parse_rate(buf, out) < 0 || !(*out >= 0))
+        return cli_bad(err, "-R '%s': the %s rate '%s' is not a rate (requests/s >= 0, e.g. 500, "
+                            "2.5k)",
+                       arg, which, buf);
+    if (*out > MAX_RATE)
+        return cli_bad(err, "-R '%s': a rate must be at most 1G requests/s", arg);
+    return 0;
+}
+
 /* -R A..B: one linear ramp from A to B over -d (built in cli_shape_finish,
- * once -d is known). */
+ * once -d is known). Exactly two dots separate the ends: "100...200" is
+ * refused, not read as 100 to .200 req/s (with the one spelling it can
+ * mean, when dropping a dot gives a ramp), and a second ".." is not a
+ * form of -R (several steps are --stages). */
 int take_rate_ramp(pc_config *cfg, const char *arg, FILE *err)
 {
-    const char *dots = strstr(arg, "..");
-    char a[64];
+    const char *dots = strstr(arg, ".."), *b;
+    size_t run = 0;
+    double a_rate, b_rate;
 
-    if ((size_t)(dots - arg) >= sizeof a)
-        return cli_bad(err, "invalid rate for -R/--rate: '%s' (a ramp is A..B, e.g. 100..2k)", arg);
-    memcpy(a, arg, (size_t)(dots - arg));
-    a[dots - arg] = '\0';
-    if (parse_stage_rate("-R/--rate", a, &cfg->shape.start_rate, err) < 0 ||
-        parse_stage_rate("-R/--rate", dots + 2, &cfg->shape.stages[0].rate, err) < 0)
+    while (dots[run] == '.')
+        run++;
+    b = dots + run;
+    if (run > 2) {
+        char a[64];
+        size_t alen = (size_t)(dots - arg);
+
+        if (alen < sizeof a) {
+            memcpy(a, arg, alen);
+            a[alen] = '\0';
+        }
+        if (run == 3 && alen > 0 && alen < sizeof a && units_parse_rate(a, &a_rate) == 0 &&
+            units_parse_rate(b, &b_rate) == 0)
+            return cli_bad(err, "-R '%s': a ramp is A..B with two dots: did you mean '%.*s..%s'?",
+                           arg, (int)(dots - arg), arg, b);
+        return cli_bad(err, "-R '%s': a ramp is A..B with two dots (e.g. 100..2k)", arg);
+    }
+    if (strstr(b, ".."))
+        return cli_bad(err, "-R '%s': -R takes one ramp A..B; a shape of several is --stages "
+                            "(e.g. --start-rate 100 --stages 10s:200,10s:300)",
+                       arg);
+    if (parse_ramp_end(arg, "start", arg, (size_t)(dots - arg), &a_rate, err) < 0 ||
+        parse_ramp_end(arg, "end", b, strlen(b), &b_rate, err) < 0)
         return -EINVAL;
-    if (!(cfg->shape.start_rate > 0 || cfg->shape.stages[0].rate > 0))
+    if (!(a_rate > 0 || b_rate > 0))
         return cli_bad(err, "-R %s asks for no request at all", arg);
+    cfg->shape.start_rate = a_rate;
+    cfg->shape.stages[0].rate = b_rate;
     cfg->shape.ramp_over_d = true;
     cfg->rate = 0;
     return 0;

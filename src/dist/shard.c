@@ -28,21 +28,47 @@ static int parse_u32(const char *s, const char *end, uint32_t *v)
     return 0;
 }
 
+/* I/N, each a decimal of at most 7 digits. A malformed part is named; an
+ * index past the last shard gets the range of N's shards, and the one
+ * spelling it can mean only when it is I == N, the last shard counted from
+ * 1 (3/2 is no shard of 2, so nothing is suggested). */
 int shard_parse(const char *arg, uint32_t *index, uint32_t *count, char *err, size_t errlen)
 {
     const char *slash = strchr(arg, '/');
 
-    if (!slash || parse_u32(arg, slash, index) < 0 ||
-        parse_u32(slash + 1, slash + strlen(slash), count) < 0 || *count == 0) {
-        snprintf(err, errlen, "invalid --shard '%s' (I/N, I from 0 to N-1, e.g. 0/3)", arg);
+    if (!slash) {
+        snprintf(err, errlen, "invalid --shard '%s': no '/' (I/N: shard I of N, I from 0, e.g. 0/3)",
+                 arg);
+        return -EINVAL;
+    }
+    if (parse_u32(arg, slash, index) < 0) {
+        snprintf(err, errlen, "invalid --shard '%s': the index before '/' must be a whole number "
+                 "from 0 (I/N, e.g. 0/3)", arg);
+        return -EINVAL;
+    }
+    if (parse_u32(slash + 1, slash + strlen(slash), count) < 0 || *count == 0) {
+        snprintf(err, errlen, "invalid --shard '%s': the count after '/' must be a whole number "
+                 "from 1 to 1000000 (I/N, e.g. 0/3)", arg);
         return -EINVAL;
     }
     if (*index >= *count) {
-        snprintf(err, errlen,
-                 "--shard %s: I counts from 0, so shard %u of %u is %u/%u (the shards are "
-                 "0/%u .. %u/%u)",
-                 arg, *index, *count, *index == *count ? *index - 1 : *count - 1, *count, *count,
-                 *count - 1, *count);
+        char range[64];
+
+        if (*count == 1)
+            snprintf(range, sizeof range, "the only shard of 1 is 0/1");
+        else if (*count == 2)
+            snprintf(range, sizeof range, "the shards of 2 are 0/2 and 1/2");
+        else
+            snprintf(range, sizeof range, "the shards of %u are 0/%u to %u/%u", *count, *count,
+                     *count - 1, *count);
+        if (*index == *count && *count > 1)
+            snprintf(err, errlen, "--shard %s: I counts from 0: %s (counted from 1, %s is %u/%u)",
+                     arg, range, arg, *count - 1, *count);
+        else if (*index == *count)
+            snprintf(err, errlen, "--shard %s: I counts from 0: %s", arg, range);
+        else
+            snprintf(err, errlen, "--shard %s: there is no shard %u of %u (I counts from 0: %s)",
+                     arg, *index, *count, range);
         return -EINVAL;
     }
     return 0;

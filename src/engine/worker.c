@@ -92,9 +92,14 @@ static void tick(pc_worker *w, uint64_t now)
         case CS_CONNECTING:
         case CS_HANDSHAKE:
             if (now - c->t_start >= w->cfg->connect_timeout_ns) {
+                bool tls = c->state == CS_HANDSHAKE;
+
                 w->st.connect_timeouts++;
+                w->st.handshake_timeouts += tls;
                 c->last_try = true; /* no quick retry: back off */
-                connect_failed(c, "connect timed out", now);
+                connect_failed(c, tls ? "TLS handshake timed out (the TCP connection was up)"
+                                      : "connect timed out",
+                               now);
             }
             break;
         case CS_BACKOFF:
@@ -220,6 +225,14 @@ void worker_return_intervals(pc_worker *w, pc_interval *list)
 
 /* ---- phases ---------------------------------------------------------- */
 
+/* Whether c is still opening: its TCP connect or its handshake (TLS, or a
+ * protocol's own, QUIC's) not done. */
+static bool still_connecting(const conn *c)
+{
+    return c->state == CS_CONNECTING || c->state == CS_HANDSHAKE ||
+           (c->state == CS_READY && c->proto && c->proto->connecting && c->proto->connecting(c));
+}
+
 static void begin_drain(pc_worker *w, uint64_t now)
 {
     uint64_t stop = w->stop;
@@ -248,6 +261,12 @@ static void finish(pc_worker *w, uint64_t now, bool interrupted)
         if (secs > 0)
             hdr_record(&w->st.conn_rps, (int64_t)((double)c->done_total / secs + 0.5));
 
+        /* An attempt still opening is abandoned with the run, and counted:
+         * the report says what connecting was waiting for. */
+        if (c->state == CS_CONNECTING)
+            w->st.connect_pending++;
+        else if (still_connecting(c))
+            w->st.handshake_pending++;
         for (uint32_t j = 0; j < c->depth && c->count; j++) {
             slot *s = &c->slots[j];
 
@@ -265,6 +284,8 @@ static void finish(pc_worker *w, uint64_t now, bool interrupted)
         }
         conn_close(c);
     }
+    if (w->last_done > w->measure_start && w->st.completed)
+        w->st.last_response_us = (w->last_done - w->measure_start) / 1000;
     /* Requests refused during the drain came back to the backlog, too late
      * to be sent again: they were never sent (their only outcome). */
     drain_backlog(w, w->stopped_ns ? w->stopped_ns : now);
@@ -411,19 +432,26 @@ static void run_loop(pc_worker *w)
 }
 
 /* Open every connection at once (wrk2 staggers them; pacer does not) and
- * wait until each has connected or failed, at most --timeout. */
+ * wait until each has connected or failed: at most --connect-timeout, and
+ * no longer than CONNECT_IDLE_NS after the last one settled, so a server
+ * that drops the SYNs or never answers the handshake does not hold the
+ * clock back by the connect timeout. Connections still opening then carry
+ * on during the run (counted in connect_late; those still opening when it
+ * ends, in finish). A SYN retransmit (1 s) that gets in is a settle. */
 static void connect_phase(pc_worker *w)
 {
     struct epoll_event ev[MAX_EVENTS];
-    uint64_t now = pc_now_ns(), until = now + w->cfg->connect_timeout_ns;
+    uint64_t now = pc_now_ns(), until = now + w->cfg->connect_timeout_ns, last = now;
+    uint32_t settled = 0;
 
     w->phase = P_CONNECT;
     w->next_tick = now + w->tick_ns;
     for (uint32_t i = 0; i < w->nconns; i++)
         conn_start(&w->conns[i], now);
-    while (w->settled < w->nconns && now < until &&
+    settled = w->settled;
+    while (w->settled < w->nconns && now < until && now - last < CONNECT_IDLE_NS &&
            !atomic_load_explicit(&w->run->stop_ns, memory_order_relaxed)) {
-        uint64_t deadline = min_u64(until, w->next_tick);
+        uint64_t deadline = min_u64(min_u64(until, last + CONNECT_IDLE_NS), w->next_tick);
         int n = pace_wait(w, ev, w->next_wake ? min_u64(deadline, w->next_wake) : deadline, now);
 
         if (n > 0)
@@ -433,7 +461,13 @@ static void connect_phase(pc_worker *w)
             wake(w, now);
         if (now >= w->next_tick)
             tick(w, now);
+        if (w->settled != settled) {
+            settled = w->settled;
+            last = now;
+        }
     }
+    for (uint32_t i = 0; i < w->nconns; i++)
+        w->st.connect_late += still_connecting(&w->conns[i]);
 }
 
 void *worker_main(void *arg)

@@ -36,6 +36,7 @@
 #define TICK_MAX_NS 100000000ull /* sweep and Req/Sec sample period */
 #define BACKOFF_NS 50000000ull   /* wait after a failed connect */
 #define RECONNECT_BACKOFF_NS 10000000ull /* first wait after connections fail in a row */
+#define CONNECT_IDLE_NS 1000000000ull /* the connect phase ends once none settled for this long */
 #define MAX_RETRIES 3            /* re-sends of a request the server refused */
 
 enum { P_CONNECT, P_RUN, P_DRAIN, P_DONE };

@@ -214,7 +214,8 @@ static void w_counters(json_w *w, const pc_stats *st, const char *section, const
 
     for (size_t i = 0; i < pc_stats_nfields; i++) {
         const pc_stats_field *f = &pc_stats_fields[i];
-        const char *key = f->kind == PC_SK_SUM ? table_key(f, section) : NULL;
+        const char *key =
+            f->kind == PC_SK_SUM || f->kind == PC_SK_MAX ? table_key(f, section) : NULL;
 
         if (!key)
             continue;
@@ -238,7 +239,8 @@ static void w_quic(json_w *w, const pc_stats *st)
     w_counters(w, st, "quic", NULL, NULL);
     for (size_t i = 0; i < pc_stats_nfields; i++) {
         const pc_stats_field *f = &pc_stats_fields[i];
-        const char *key = f->kind != PC_SK_SUM ? table_key(f, "quic") : NULL;
+        const char *key =
+            f->kind == PC_SK_HIST_NS || f->kind == PC_SK_HIST_RATE ? table_key(f, "quic") : NULL;
 
         if (key)
             report_json_hist(w, key, stats_cfield(st, f));
@@ -477,7 +479,8 @@ void report_json_obj(json_w *wp, const pc_rundesc *cfg, const pc_results *res, c
     json_w_kstr(wp, "unit", "us");
     for (size_t i = 0; i < pc_stats_nfields; i++) {
         const pc_stats_field *f = &pc_stats_fields[i];
-        const char *key = f->kind != PC_SK_SUM ? table_key(f, "latency") : NULL;
+        const char *key =
+            f->kind == PC_SK_HIST_NS || f->kind == PC_SK_HIST_RATE ? table_key(f, "latency") : NULL;
 
         if (key)
             report_json_hist(wp, key, stats_cfield(st, f));
@@ -489,7 +492,8 @@ void report_json_obj(json_w *wp, const pc_rundesc *cfg, const pc_results *res, c
     json_w_obj_begin(wp);
     for (size_t i = 0; i < pc_stats_nfields; i++) {
         const pc_stats_field *f = &pc_stats_fields[i];
-        const char *key = f->kind != PC_SK_SUM ? table_key(f, "client") : NULL;
+        const char *key =
+            f->kind == PC_SK_HIST_NS || f->kind == PC_SK_HIST_RATE ? table_key(f, "client") : NULL;
 
         if (key)
             report_json_hist(wp, key, stats_cfield(st, f)); /* per mille / 1e3: a fraction */

@@ -315,7 +315,7 @@ static int load_json(const char *path, const json_val *root, pc_loaded *l, char 
 
         if (f->json != PC_SJ_TABLE)
             continue;
-        if (f->kind == PC_SK_SUM) {
+        if (f->kind == PC_SK_SUM || f->kind == PC_SK_MAX) {
             *(uint64_t *)stats_field(st, f) = ju(root, f->path);
             continue;
         }

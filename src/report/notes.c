@@ -86,6 +86,31 @@ void report_notes(FILE *f, const pc_rundesc *run, const pc_results *res, const c
                 "%sReconnects backed off %" PRIu64 " times: connections failed in a row before any "
                 "response (waits doubling up to 1s); %" PRIu64 " connections opened in all\n",
                 indent, st->reconnect_backoffs, st->connects);
+    if (st->connect_pending || st->handshake_pending || st->connect_late) {
+        char up[160] = "";
+
+        if (st->connect_late)
+            snprintf(up, sizeof up,
+                     "%" PRIu64 " of %" PRIu64 " connections were not up when the clock started "
+                     "(the wait ends once none has come up for 1s)",
+                     st->connect_late, (uint64_t)run->connections);
+        if (st->connect_pending || st->handshake_pending) {
+            char tcp[64] = "", hs[64] = "";
+
+            if (st->connect_pending)
+                snprintf(tcp, sizeof tcp, "%" PRIu64 " with no SYN-ACK", st->connect_pending);
+            if (st->handshake_pending)
+                snprintf(hs, sizeof hs, "%" PRIu64 " with the %s handshake not finished",
+                         st->handshake_pending, run->h3 ? "QUIC" : "TLS");
+            fprintf(f,
+                    "%sConnecting: %" PRIu64 " attempts still pending when the run ended were "
+                    "abandoned (%s%s%s)%s%s\n",
+                    indent, st->connect_pending + st->handshake_pending, tcp,
+                    tcp[0] && hs[0] ? ", " : "", hs, up[0] ? "; " : "", up);
+        }
+        else
+            fprintf(f, "%sConnecting: %s; they came up during the run\n", indent, up);
+    }
     if (run->h3 && st->connect_timeouts) {
         char to[32];
 
@@ -93,7 +118,7 @@ void report_notes(FILE *f, const pc_rundesc *run, const pc_results *res, const c
         fprintf(f, "%sQUIC handshakes: %" PRIu64 " timed out (--connect-timeout %s): the server "
                    "did not answer, or not in time\n",
                 indent, st->connect_timeouts, to);
-    } else if (st->connect_retrans || st->connect_timeouts) {
+    } else if (st->connect_retrans || st->connect_timeouts > st->handshake_timeouts) {
         char p50[32], p99[32], max[32], to[32];
 
         fmt_pct(&st->connect, 50, p50, sizeof p50);
@@ -105,8 +130,16 @@ void report_notes(FILE *f, const pc_rundesc *run, const pc_results *res, const c
                 " timed out (--connect-timeout %s): the server's accept backlog overflowed "
                 "(nginx: listen ... backlog=N; Linux: net.core.somaxconn); connect time p50 %s, "
                 "p99 %s, max %s\n",
-                indent, st->connect_retrans, (uint64_t)st->connect.total_count, st->connect_timeouts,
-                to, p50, p99, max);
+                indent, st->connect_retrans, (uint64_t)st->connect.total_count,
+                st->connect_timeouts - st->handshake_timeouts, to, p50, p99, max);
+    }
+    if (!run->h3 && st->handshake_timeouts) {
+        char to[32];
+
+        units_fmt_time_us((double)run->connect_timeout_ns / 1e3, to, sizeof to);
+        fprintf(f, "%sTLS handshakes: %" PRIu64 " timed out (--connect-timeout %s): the server "
+                   "accepted the TCP connections but did not finish the handshake\n",
+                indent, st->handshake_timeouts, to);
     }
 }
 

@@ -179,6 +179,62 @@ static bool client_lagged(const judge *J, const unit *u)
     return lag > REPORT_LAG_FLOOR_NS && lag >= 0.1 * lat;
 }
 
+/* Responses stopped well before the measured period ended (its last a
+ * tenth of the period, and 0.5 s, before the end), and a twentieth or more
+ * of the outcomes were left unanswered after it: never sent, timed out,
+ * failed, interrupted. What was measured before that point says nothing
+ * of the rest: neither pacer's lag nor -c is weighed on it. A file from
+ * before last_response_us was recorded (0 with responses) is not judged
+ * by it. *at_s: the last response's time. */
+static bool went_quiet(const judge *J, uint64_t unanswered, uint64_t outcomes, double *at_s)
+{
+    const pc_stats *st = J->st;
+    double period = (double)J->res->duration_ns / 1e9, last = (double)st->last_response_us / 1e6;
+    double gap = period / 10 > 0.5 ? period / 10 : 0.5;
+
+    *at_s = last;
+    return st->completed && st->last_response_us && last + gap <= period &&
+           unanswered * 20 >= outcomes && unanswered;
+}
+
+static void quiet_text(const judge *J, double at_s, uint64_t errs, report_judgement *j)
+{
+    const pc_stats *st = J->st;
+    uint64_t timeouts = st->err[PC_ERR_TIMEOUT], failed = errs - timeouts;
+    char sent[320] = "", conn[256] = "", rest[160] = "", kinds[128] = "";
+    size_t k = 0;
+
+    if (st->connect_errors)
+        snprintf(conn, sizeof conn, "%" PRIu64 " connects failed%s%s", st->connect_errors,
+                 st->why[PC_ERR_CONNECT][0] ? ": " : "", st->why[PC_ERR_CONNECT]);
+    else if (st->connect_pending || st->handshake_pending)
+        snprintf(conn, sizeof conn, "%" PRIu64 " connects never finished",
+                 st->connect_pending + st->handshake_pending);
+    else
+        snprintf(conn, sizeof conn, "no connection had room: each waited on an answer");
+    if (st->never_sent)
+        snprintf(sent, sizeof sent, "%" PRIu64 " requests could not be sent (%s)", st->never_sent,
+                 conn);
+    if (timeouts)
+        k += (size_t)snprintf(kinds + k, sizeof kinds - k, "%" PRIu64 " timed out", timeouts);
+    if (failed && k < sizeof kinds)
+        k += (size_t)snprintf(kinds + k, sizeof kinds - k, "%s%" PRIu64 " failed", k ? ", " : "",
+                              failed);
+    if (st->interrupted && k < sizeof kinds)
+        snprintf(kinds + k, sizeof kinds - k, "%s%" PRIu64 " interrupted", k ? ", " : "",
+                 st->interrupted);
+    if (kinds[0])
+        snprintf(rest, sizeof rest, "%s%" PRIu64 " in flight got no response (%s)",
+                 sent[0] ? ", " : "", timeouts + failed + st->interrupted, kinds);
+    j->by = REPORT_BY_ERRORS;
+    say(j->rate_note, sizeof j->rate_note, "responses stopped at %.2fs: %s%s (see Errors)", at_s,
+        sent, rest);
+    say(j->verdict, sizeof j->verdict,
+        "No response came after %.2fs of the %.2fs run (the server, or the path to it, stopped "
+        "answering): %s%s (see Errors)",
+        at_s, (double)J->res->duration_ns / 1e9, sent, rest);
+}
+
 static const char *where(const unit *u)
 {
     return u->name[0] ? u->name : "the run";
@@ -349,6 +405,7 @@ void report_judge(const pc_rundesc *run, const pc_results *res, report_judgement
     uint64_t errs = 0, outcomes = stats_outcomes(st), goaway = st->h2_goaway + st->quic_goaway;
     const unit *s = NULL, *knee = NULL;
     bool open = run->rate > 0;
+    double quiet_at = 0;
 
     memset(j, 0, sizeof *j);
     J.h2 = st->h2_conns && !st->h1_conns;
@@ -385,6 +442,10 @@ void report_judge(const pc_rundesc *run, const pc_results *res, report_judgement
         say(j->rate_note, sizeof j->rate_note, "no response was received");
         say(j->verdict, sizeof j->verdict, "No response was received (see Errors): nothing of the "
                                            "server was measured");
+    } else if (open && (s || j->short_of_rate) &&
+               went_quiet(&J, st->never_sent + errs + st->interrupted, outcomes, &quiet_at)) {
+        j->rule = REPORT_RULE_WENT_QUIET;
+        quiet_text(&J, quiet_at, errs, j);
     } else if (open && (s || j->short_of_rate) && st->connect_errors &&
                st->never_sent * 20 >= outcomes) {
         /* The server went away (or never let connections in). */

@@ -21,6 +21,7 @@
 #define ELEM_FIRST_EACH(f) sizeof(S_(f)[0])
 #define ELEM_FIRST_LEN(f) sizeof(int64_t)
 #define ELEM_KEEP(f) sizeof(S_(f))
+#define ELEM_MAX(f) sizeof(uint64_t)
 #define ELEM_HAND(f) sizeof(S_(f))
 #define TYPE_HIST_NS(f) _Generic(&S_(f), hdr_hist *: 1, default: 0)
 #define TYPE_HIST_RATE(f) TYPE_HIST_NS(f)
@@ -29,6 +30,7 @@
 #define TYPE_FIRST_EACH(f) _Generic(S_(f)[0] + 0, char *: 1, default: 0)
 #define TYPE_FIRST_LEN(f) _Generic(S_(f), int64_t: 1, default: 0)
 #define TYPE_KEEP(f) 1
+#define TYPE_MAX(f) _Generic(S_(f), uint64_t: 1, default: 0)
 #define TYPE_HAND(f) 1
 
 #define CHECK_ROW(kind, f, json, path)                                                       \
@@ -37,6 +39,7 @@
                        sizeof(S_(f)) == sizeof(uint64_t),                                    \
                    "pc_stats." #f ": a TABLE counter is one uint64_t");                 \
     _Static_assert(PC_SJ_##json != PC_SJ_TABLE || PC_SK_##kind == PC_SK_SUM ||               \
+                       PC_SK_##kind == PC_SK_MAX ||                                          \
                        PC_SK_##kind == PC_SK_HIST_NS || PC_SK_##kind == PC_SK_HIST_RATE,     \
                    "pc_stats." #f ": only counters and histograms are TABLE in the JSON");
 PC_STATS_FIELDS(CHECK_ROW)
@@ -233,6 +236,7 @@ void stats_reset(pc_stats *s)
         case PC_SK_KEEP:
             break;
         case PC_SK_SUM:
+        case PC_SK_MAX:
         case PC_SK_FIRST:
         case PC_SK_FIRST_EACH:
         case PC_SK_HAND:
@@ -273,6 +277,10 @@ void stats_merge(pc_stats *dst, const pc_stats *src)
         case PC_SK_FIRST_LEN:
             if (*(int64_t *)d < 0)
                 *(int64_t *)d = *(const int64_t *)v;
+            break;
+        case PC_SK_MAX:
+            if (*(const uint64_t *)v > *(uint64_t *)d)
+                *(uint64_t *)d = *(const uint64_t *)v;
             break;
         case PC_SK_KEEP:
         case PC_SK_HAND:

@@ -101,10 +101,16 @@ typedef struct pc_stats {
     uint64_t completed;   /* responses received (any status) */
     uint64_t never_sent;  /* still waiting for a connection when the run stopped */
     uint64_t interrupted; /* in flight when the drain was cut short */
+    uint64_t last_response_us; /* the last response's time, from the measured period's start
+                                * (merged as the latest; none when completed is 0) */
     uint64_t err[PC_ERR_KINDS];   /* request outcomes by error kind (PC_ERR_CONNECT unused) */
     uint64_t connect_errors;      /* failed connect or handshake attempts */
     uint64_t connect_retrans;     /* TCP connects that needed a SYN retransmit (TCP_INFO) */
     uint64_t connect_timeouts;    /* connect attempts given up after --connect-timeout */
+    uint64_t handshake_timeouts;  /* of connect_timeouts: TCP was up, the TLS handshake was not */
+    uint64_t connect_late;        /* connections still connecting when the clock started */
+    uint64_t connect_pending;     /* TCP connects with no answer yet when the run ended */
+    uint64_t handshake_pending;   /* TLS or QUIC handshakes unfinished when the run ended */
     uint64_t reconnect_backoffs;  /* reopens delayed: connections failed in a row before a response */
     char why[PC_ERR_KINDS][STATS_WHY_LEN]; /* first reason seen per kind */
     uint64_t status[STATS_MAX_STATUS];     /* responses by status code */
@@ -218,6 +224,7 @@ typedef struct pc_stats {
     X(SUM, completed, TABLE, "requests.completed")                                           \
     X(SUM, never_sent, TABLE, "requests.never_sent")                                         \
     X(SUM, interrupted, TABLE, "requests.interrupted")                                       \
+    X(MAX, last_response_us, TABLE, "requests.last_response_us")                             \
     X(SUM, resent, TABLE, "requests.resent")                                                 \
     X(SUM, lower_bound, TABLE, "requests.latency_lower_bounds")                              \
     X(SUM, bytes_read, TABLE, "bytes.read")                                                  \
@@ -264,6 +271,10 @@ typedef struct pc_stats {
     X(SUM, conn_drops, TABLE, "connections.dropped")                                         \
     X(SUM, connect_retrans, TABLE, "connections.syn_retransmitted")                          \
     X(SUM, connect_timeouts, TABLE, "connections.connect_timeouts")                          \
+    X(SUM, handshake_timeouts, TABLE, "connections.handshake_timeouts")                      \
+    X(SUM, connect_late, TABLE, "connections.not_up_at_start")                               \
+    X(SUM, connect_pending, TABLE, "connections.connects_pending_at_end")                    \
+    X(SUM, handshake_pending, TABLE, "connections.handshakes_pending_at_end")                \
     X(SUM, reconnect_backoffs, TABLE, "connections.reconnect_backoffs")                      \
     X(SUM, addr_fallbacks, TABLE, "connections.address_fallbacks")                           \
     X(FIRST, drop_why, NONE, NULL)                                                           \
@@ -279,6 +290,7 @@ enum pc_stats_kind {
     PC_SK_HIST_NS,
     PC_SK_HIST_RATE,
     PC_SK_SUM,
+    PC_SK_MAX, /* one uint64_t: the largest of the parts */
     PC_SK_FIRST,
     PC_SK_FIRST_EACH,
     PC_SK_FIRST_LEN,

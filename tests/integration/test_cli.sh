@@ -25,6 +25,33 @@ usage_error bad_duration -d 10x http://127.0.0.1:1/
 usage_error bad_rate -R fast http://127.0.0.1:1/
 usage_error zero_rate -R 0 http://127.0.0.1:1/
 usage_error bad_timeout --timeout -1s http://127.0.0.1:1/
+
+# err_says NAME TEXT ARGS...: a usage error (exit 2, one line) whose line has TEXT.
+err_says() {
+    local name=$1 text=$2; shift 2
+    local err="$T_DIR/err" rc
+    "$PACER" "$@" >"$T_DIR/out" 2>"$err"
+    rc=$?
+    if [ "$rc" -eq 2 ] && [ "$(wc -l <"$err")" -eq 1 ] && grep -qF -- "$text" "$err" &&
+       [ ! -s "$T_DIR/out" ]; then
+        pass "$name"
+    else
+        fail "$name" "exit $rc, want '$text', stderr: $(head -c 300 "$err")"
+    fi
+}
+# A ramp's grammar: exactly A..B (not 100 to .200 req/s from three dots).
+err_says rate_three_dots "did you mean '100..200'?" -R 100...200 -d 1 http://127.0.0.1:1/
+err_says rate_ramp_no_end "no end rate" -R 100.. http://127.0.0.1:1/
+err_says rate_ramp_no_start "no start rate" -R ..200 http://127.0.0.1:1/
+err_says rate_two_ramps "--stages" -R 100..200..300 http://127.0.0.1:1/
+err_says rate_ramp_garbage "end rate '2kx'" -R 1..2kx http://127.0.0.1:1/
+err_says stages_empty_stage "stage 2 is empty" --stages 1s:5, http://127.0.0.1:1/
+# A shard index past N: the range, and a spelling only where one fits.
+err_says shard_past_last "shards of 2 are 0/2 and 1/2" --shard 3/2 http://127.0.0.1:1/
+grep -q 'is 1/2' "$T_DIR/err" && fail shard_past_last_no_guess "$(cat "$T_DIR/err")" || pass shard_past_last_no_guess
+err_says shard_counted_from_1 "counted from 1, 2/2 is 1/2" --shard 2/2 http://127.0.0.1:1/
+err_says shard_no_count "count after '/'" --shard 1/ http://127.0.0.1:1/
+err_says shard_zero_count "from 1 to" --shard 0/0 http://127.0.0.1:1/
 usage_error bad_pipeline --pipeline 0 http://127.0.0.1:1/
 usage_error bad_header -H "NoColon" http://127.0.0.1:1/
 usage_error bad_url ftp://example.test/

@@ -85,6 +85,41 @@ ok below_capacity_no_verdict "$(grep -E 'limited|rose|pacer.s own' "$D/rm.out")"
 ok closed_loop_quiet "$(grep -A2 '^Transfer/sec' "$D/cl.out")" \
     "! grep -q 'Send lag' '$D/cl.out' && ! grep -q 'The client, not the server' '$D/cl.out'"
 
+# --- a server that goes away mid-run is not "the client could not keep up" --
+# gone NAME SIGNAL URL PACER-ARGS...: a 3 s run at -R 500 whose server gets
+# SIGNAL (the pid in GONE_PID; none: nothing) 1 s in; the verdict and the
+# rate note say when responses stopped and what became of the rest, and
+# blame no one. LAST_MAX: the latest last response expected (us).
+gone() {
+    local name=$1 sig=$2 url=$3 pid
+    shift 3
+    "$PACER" -t1 -c10 -d3s -R500 --timeout 1s --json "$D/$name.json" "$@" "$url" >"$D/$name.out" 2>&1 &
+    pid=$!
+    sleep 1
+    [ "$sig" = none ] || kill "-$sig" $GONE_PID
+    wait "$pid"
+    ok "${name}_names_the_stop" "$(grep -E 'limited|Requested|No response|Outcomes' "$D/$name.out")" \
+        "grep -qE '^No response came after [0-9.]+s of the 3.00s run \(the server, or the path to it, stopped answering\): [0-9]+ requests could not be sent \(' '$D/$name.out' &&
+         grep -qE '^  Requested rate 500.00 req/s but achieved [0-9.]+ \([0-9.]+%\): responses stopped at [0-9.]+s: [0-9]+ requests could not be sent' '$D/$name.out' &&
+         ! grep -qE 'The client, not the server|client could not keep up|raise -c' '$D/$name.out'"
+    ok "${name}_json" "$(json_get "$D/$name.json" "d['diagnosis'], d['requests']['last_response_us']" 2>&1)" \
+        "[ \"\$(json_get '$D/$name.json' \"d['diagnosis']['by'] == 'errors' and d['client']['limited'] is False and 500000 <= d['requests']['last_response_us'] <= ${LAST_MAX:-1600000}\")\" = True ]"
+}
+start_serve || fail serve_start "$(serve_err)"
+GONE_PID=$SERVE_PID
+gone serve_killed KILL "$SERVE_URL"
+"$PACER" report "$D/serve_killed.json" >"$D/serve_killed_rep.out" 2>&1
+ok serve_killed_report_same "$(grep -E 'No response' "$D/serve_killed_rep.out")" \
+    "[ \"\$(grep '^No response came' '$D/serve_killed_rep.out')\" = \"\$(grep '^No response came' '$D/serve_killed.out')\" ] && grep -q '^No response came' '$D/serve_killed.out'"
+ok serve_killed_refused "$(grep -E 'No response' "$D/serve_killed.out")" \
+    "grep -qE '^No response came after .*[0-9]+ connects failed: [^)]*Connection (refused|reset by peer)' '$D/serve_killed.out'"
+start_serve || fail serve_start "$(serve_err)"
+GONE_PID=$SERVE_PID
+gone serve_stopped STOP "$SERVE_URL"
+kill -CONT "$SERVE_PID"
+ok serve_stopped_timeouts "$(grep -E 'No response' "$D/serve_stopped.out")" \
+    "grep -qE '^No response came after .*no connection had room: each waited on an answer\), [0-9]+ in flight got no response \([0-9]+ timed out' '$D/serve_stopped.out'"
+
 # --- a server that refuses HTTP/2 streams is named -------------------------
 if need_cmd nginx nginx-light && start_nginx "http2_max_concurrent_streams 4;"; then
     # nginx refuses the streams pacer opens before its SETTINGS arrive:
@@ -95,5 +130,26 @@ if need_cmd nginx nginx-light && start_nginx "http2_max_concurrent_streams 4;"; 
     done
     ok h2_refused_names_server "after $try tries: $(grep '^pacer:' "$D/h2.out")" \
         "grep -qE 'REFUSED_STREAM [1-9]' '$D/h2.out' && grep -qE '^pacer: The server, not the client, limited this run: it refused [0-9]+ streams \(REFUSED_STREAM' '$D/h2.out' && ! grep -q 'The client, not the server' '$D/h2.out' && ! grep -q 'Send lag' '$D/h2.out'"
+fi
+# nginx killed mid-run over HTTP/2 (TLS) and HTTP/1.1: connects refused after.
+for proto in h2 h1; do
+    need_cmd nginx nginx-light && start_nginx || { fail "nginx_${proto}_start" "nginx did not start"; continue; }
+    GONE_PID="$NGX_PID $(nginx_worker)"
+    url="http://127.0.0.1:$NGX_PORT/"
+    [ $proto = h2 ] && url="https://127.0.0.1:$NGX_TLS_PORT/"
+    gone "nginx_${proto}_killed" KILL "$url"
+done
+
+# HTTP/3 to Caddy through the UDP relay, the relay killed mid-run: nothing
+# refuses (no ICMP from a port that was a relay's), requests wait on
+# connections whose handshake or streams get no answer.
+if need_cmd caddy caddy && start_caddy && start_udprelay --to "$CADDY_PORT"; then
+    GONE_PID=$RELAY_PID
+    gone h3_relay_killed KILL "https://127.0.0.1:$RELAY_PORT/" --h3 -m4
+    # A path that goes silent, no ICMP: each flow's first 200 datagrams only.
+    start_udprelay --to "$CADDY_PORT" --blackhole-after 200 &&
+        LAST_MAX=2400000 gone h3_relay_blackholed none "https://127.0.0.1:$RELAY_PORT/" --h3 -m4
+else
+    fail h3_relay_start "Caddy or the relay did not start"
 fi
 finish

@@ -886,6 +886,30 @@ static void test_load_shapes(void)
     CHECK_REJECTED("no request");
     CHECK_EQ_I64(CLI("-R", "0..0", URL), -EINVAL);
     CHECK_REJECTED("no request");
+    /* The ramp's grammar: exactly two dots between two rates, one ramp. */
+    CHECK_EQ_I64(CLI("-R", "100...200", URL), -EINVAL); /* not 100 to .200 */
+    CHECK_REJECTED("did you mean '100..200'?");
+    CHECK_EQ_I64(CLI("-R", "100....200", URL), -EINVAL);
+    CHECK_REJECTED("two dots");
+    CHECK(!strstr(r.err, "did you mean"));
+    CHECK_EQ_I64(CLI("-R", "100..", URL), -EINVAL);
+    CHECK_REJECTED("no end rate");
+    CHECK_EQ_I64(CLI("-R", "..200", URL), -EINVAL);
+    CHECK_REJECTED("no start rate");
+    CHECK_EQ_I64(CLI("-R", "100..200..300", URL), -EINVAL);
+    CHECK_REJECTED("--stages");
+    CHECK_EQ_I64(CLI("-R", "100..200x", URL), -EINVAL);
+    CHECK_REJECTED("end rate '200x'");
+    CHECK_EQ_I64(CLI("-R", "-5..10", URL), -EINVAL);
+    CHECK_REJECTED("start rate '-5'");
+    CHECK_EQ_I64(CLI("-R", "1.5..2.5k", URL), CLI_RUN);
+    CHECK(r.cfg.shape.start_rate == 1.5 && r.cfg.shape.stages[0].rate == 2500);
+    CHECK_EQ_I64(CLI("-R", "1e3", URL), CLI_RUN); /* an exponent is a number */
+    CHECK(r.cfg.rate == 1000);
+    CHECK_EQ_I64(CLI("--stages", "1s:5,", URL), -EINVAL);
+    CHECK_REJECTED("stage 2 is empty");
+    CHECK_EQ_I64(CLI("--stages", "1s:5,,1s:9", URL), -EINVAL);
+    CHECK_REJECTED("stage 2 is empty");
     CHECK_EQ_I64(CLI("--arrival", "poisson", URL), -EINVAL);
     CHECK_REJECTED("needs -R or --stages");
     CHECK_EQ_I64(CLI("--arrival", "bursty", "-R", "5", URL), -EINVAL);

@@ -177,6 +177,19 @@ static void test_parse_zero_based(void)
     CHECK_EQ_I64(shard_parse("1", &i, &n, err, sizeof err), -EINVAL);
     CHECK_EQ_I64(shard_parse("-1/3", &i, &n, err, sizeof err), -EINVAL);
     CHECK_EQ_I64(shard_parse("1/3x", &i, &n, err, sizeof err), -EINVAL);
+    /* 3/2 is no shard of 2 counted from 0 or 1: the range, no suggestion. */
+    CHECK_EQ_I64(shard_parse("3/2", &i, &n, err, sizeof err), -EINVAL);
+    CHECK(strstr(err, "0/2 and 1/2"));
+    CHECK(!strstr(err, "is 1/2"));
+    /* 2/2 can only be the last shard counted from 1. */
+    CHECK_EQ_I64(shard_parse("2/2", &i, &n, err, sizeof err), -EINVAL);
+    CHECK(strstr(err, "counted from 1, 2/2 is 1/2"));
+    CHECK_EQ_I64(shard_parse("1/", &i, &n, err, sizeof err), -EINVAL);
+    CHECK(strstr(err, "count after '/'"));
+    CHECK_EQ_I64(shard_parse("a/b", &i, &n, err, sizeof err), -EINVAL);
+    CHECK(strstr(err, "index before '/'"));
+    CHECK_EQ_I64(shard_parse("0/0", &i, &n, err, sizeof err), -EINVAL);
+    CHECK(strstr(err, "from 1"));
 }
 
 static void test_parse_time(void)

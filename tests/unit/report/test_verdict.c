@@ -88,6 +88,38 @@ static void test_no_response(void)
     done();
 }
 
+/* Row 2: responses stopped 0.8 s into the 2 s run; what was due after
+ * them is named, with the connects' cause, not the client's lag (which
+ * row 7 would weigh against the fast latency measured before). */
+static void test_went_quiet(void)
+{
+    CHECK(setup(1000, 10) == 0);
+    outcomes(800, 1190, 1 * MS, 200 * US, 2 * MS);
+    busy(20, 30);
+    res.st.last_response_us = 800000;
+    res.st.err[PC_ERR_TIMEOUT] = 10;
+    res.st.scheduled += 10;
+    res.st.connect_errors = 40;
+    snprintf(res.st.why[PC_ERR_CONNECT], sizeof res.st.why[0], "127.0.0.1:8080: Connection refused");
+    judge();
+    CHECK_EQ_I64(J.rule, REPORT_RULE_WENT_QUIET);
+    CHECK_EQ_I64(J.by, REPORT_BY_ERRORS);
+    CHECK_EQ_STR(J.rate_note, "responses stopped at 0.80s: 1190 requests could not be sent (40 "
+                              "connects failed: 127.0.0.1:8080: Connection refused), 10 in flight "
+                              "got no response (10 timed out) (see Errors)");
+    CHECK(strstr(J.verdict, "No response came after 0.80s of the 2.00s run") == J.verdict);
+    CHECK(!report_client_limited(&run, &res));
+    /* Responses until near the end: not this row (the lag's, here). */
+    res.st.last_response_us = 1900000;
+    judge();
+    CHECK(J.rule != REPORT_RULE_WENT_QUIET);
+    /* A file from before the field (0): not this row either. */
+    res.st.last_response_us = 0;
+    judge();
+    CHECK(J.rule != REPORT_RULE_WENT_QUIET);
+    done();
+}
+
 /* Row 2: the server went away; the requests left waited for connects. */
 static void test_connects_failed(void)
 {
@@ -423,6 +455,7 @@ static void test_old_rows_whole_run(void)
 int main(void)
 {
     RUN(test_no_response);
+    RUN(test_went_quiet);
     RUN(test_connects_failed);
     RUN(test_failed);
     RUN(test_refused_streams);

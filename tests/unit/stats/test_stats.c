@@ -148,6 +148,7 @@ static int fill(pc_stats *s, int seed)
                 return -1;
             break;
         case PC_SK_SUM:
+        case PC_SK_MAX:
             for (size_t j = 0; j < f->size / 8; j++)
                 ((uint64_t *)p)[j] = val(i, j, seed);
             break;
@@ -247,6 +248,12 @@ static void check_merged(const pc_stats *d, int a, int b)
         case PC_SK_FIRST_LEN:
             CHECK_EQ_I64(*(const int64_t *)p, (int64_t)val(i, 0, first));
             break;
+        case PC_SK_MAX: {
+            uint64_t va = a ? val(i, 0, a) : 0, vb = val(i, 0, b);
+
+            CHECK_EQ_U64(*(const uint64_t *)p, va > vb ? va : vb);
+            break;
+        }
         case PC_SK_KEEP:
         case PC_SK_HAND:
             if (!is_by_hand(f->name)) {
