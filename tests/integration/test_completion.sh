@@ -37,6 +37,29 @@ bcomp() {
         printf "%s\n" "${COMPREPLY[@]}"' bcomp "$file" "$@") | sed '/^$/d' | sort -u
 }
 
+# bcomp_lines FILE LINE...: bcomp for each LINE (its words split at
+# blanks; a trailing blank: the last word is empty) in one bash, each
+# line's matches after a line "== N" (N from 1), as zsh_complete.zsh does.
+bcomp_lines() {
+    local file=$1
+    shift
+    (cd "$W" && bash --norc --noprofile -c '
+        . "$1" || exit 9
+        shift
+        n=0
+        for line in "$@"; do
+            n=$((n + 1))
+            read -ra COMP_WORDS <<<"$line"
+            [ "${line% }" != "$line" ] && COMP_WORDS+=("")
+            COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=()
+            _pacer pacer "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+            echo "== $n"
+            printf "%s\n" "${COMPREPLY[@]}" | sed "/^\$/d" | sort -u
+        done' bcomp "$file" "$@")
+}
+# nth OUT N: the N-th line's matches in bcomp_lines' (or zsh_complete.zsh's) OUT.
+nth() { awk -v n="$2" '/^== [0-9]+$/ {on = ($2 == n); next} on' <<<"$1"; }
+
 # zcomp DIR LINE: what zsh's completion (DIR first in fpath) offers at the
 # end of LINE. Run in $W.
 zcomp() { (cd "$W" && zsh -f "$ZCOMP" "$1" "$2"); }
@@ -177,11 +200,12 @@ ok zsh_offers_personas "got: $(echo $got)" holds "$got" $personas
 pf() { awk -v p="$1" -v s="$2" -v k="${3:-}" '$1 == p && $4 == s && (k == "" || $3 == k) {print $2}' <<<"$table" | sort -u; }
 # drift PERSONA GOT: the flags GOT (offered) lacks or has too many, as words.
 drift() {
-    local f bad=""
-    for f in $(pf "$1" shown); do grep -qxF -- "$f" <<<"$2" || bad="$bad missing:$f"; done
+    local f bad="" shown known refused
+    shown=$(pf "$1" shown) known=$(pf "$1" shown; pf "$1" hidden) refused=$(pf "$1" refused)
+    for f in $shown; do grep -qxF -- "$f" <<<"$2" || bad="$bad missing:$f"; done
     for f in $2; do
-        grep -qxF -- "$f" <<<"$(pf "$1" shown; pf "$1" hidden)" ||
-            bad="$bad $(grep -qxF -- "$f" <<<"$(pf "$1" refused)" && echo refused || echo unknown):$f"
+        grep -qxF -- "$f" <<<"$known" ||
+            bad="$bad $(grep -qxF -- "$f" <<<"$refused" && echo refused || echo unknown):$f"
     done
     echo "$bad"
 }
@@ -199,14 +223,21 @@ vbad() {
     if [ "$4" = value ]; then grep -q -- '^-' <<<"$5" && echo " $1:$2:$3(a value flag)"; fi
     if [ "$4" = switch ]; then grep -q -- '^-' <<<"$5" || echo " $1:$2:$3(a switch)"; fi
 }
-bad="" zlines=() zflags=()
+bad="" zlines=() zflags=() blines=() bflags=()
 for p in $personas; do
     for k in value switch; do
         for f in $(pf "$p" shown $k); do
-            bad="$bad$(vbad bash "$p" "$f" $k "$(bcomp "$BASHC" pacer "$p" "$f" -)")"
+            blines+=("pacer $p $f -") bflags+=("$p $f $k")
             case $p in ab | h2load | hey) zlines+=("pacer $p $f -") zflags+=("$p $f $k") ;; esac
         done
     done
+done
+# bash: all those lines in one shell too (a bash a line was most of this file's time)
+bout=$(bcomp_lines "$BASHC" "${blines[@]}" 2>&1)
+grep -qx "== ${#blines[@]}" <<<"$bout" || bad="$bad bash: $(tail -c 200 <<<"$bout")"
+for i in "${!blines[@]}"; do
+    read -r p f k <<<"${bflags[i]}"
+    bad="$bad$(vbad bash "$p" "$f" "$k" "$(nth "$bout" $((i + 1)))")"
 done
 # zsh: all those lines in one shell (zsh_complete.zsh, each line's matches
 # after a line "== N").
@@ -215,9 +246,9 @@ zrc=$?
 [ $zrc -eq 0 ] && grep -qx "== ${#zlines[@]}" <<<"$zout" || bad="$bad zsh:rc $zrc, $(tail -c 200 <<<"$zout")"
 for i in "${!zlines[@]}"; do
     read -r p f k <<<"${zflags[i]}"
-    bad="$bad$(vbad zsh "$p" "$f" "$k" "$(awk -v n=$((i + 1)) '/^== [0-9]+$/ {on = ($2 == n); next} on' <<<"$zout")")"
+    bad="$bad$(vbad zsh "$p" "$f" "$k" "$(nth "$zout" $((i + 1)))")"
 done
-ok persona_values_after_value_flags "${#zlines[@]} zsh lines; wrong:$bad" "[ -z '$bad' ] && [ ${#zlines[@]} -gt 50 ]"
+ok persona_values_after_value_flags "${#blines[@]} bash and ${#zlines[@]} zsh lines; wrong:$bad" "[ -z '$bad' ] && [ ${#zlines[@]} -gt 50 ] && [ ${#blines[@]} -gt 50 ]"
 
 # The binary agrees with the tool: what the table refuses is refused, exit 2,
 # one line and no usage (no URL is given: a flag it accepted would end in
