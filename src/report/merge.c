@@ -627,11 +627,26 @@ int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen)
         !report_stages_same(&dst->cfg.shape, &src->cfg.shape))
         return fail(err, errlen, -EINVAL, "%s: its load shape (--stages) differs from %s's",
                     src->test_file, dst->test_file);
+    /* The last response's time counts from each file's own start: on the
+     * wall clock, the later of the two, from the merged start (runs one
+     * after the other, not only shards of one instant). */
+    uint64_t dlast = dst->res.st.last_response_us
+                         ? dst->res.start_wall_ns + dst->res.st.last_response_us * 1000
+                         : 0;
+    uint64_t slast = src->res.st.last_response_us
+                         ? src->res.start_wall_ns + src->res.st.last_response_us * 1000
+                         : 0;
+
     stats_merge(&dst->res.st, &src->res.st);
     dst->res.warmup_outcomes += src->res.warmup_outcomes;
     if (src->res.start_wall_ns < dst->res.start_wall_ns)
         dst->res.start_wall_ns = src->res.start_wall_ns;
     dst->res.duration_ns = (send > dend ? send : dend) - dst->res.start_wall_ns;
+    if (slast > dlast)
+        dlast = slast;
+    dst->res.st.last_response_us = dlast > dst->res.start_wall_ns
+                                       ? (dlast - dst->res.start_wall_ns) / 1000
+                                       : dst->res.st.last_response_us;
     dst->cfg.threads += src->cfg.threads;
     dst->cfg.connections += src->cfg.connections;
     dst->cfg.rate += src->cfg.rate;
