@@ -195,6 +195,21 @@ pct() {
 # field FILE REGEX: the first number after REGEX in FILE.
 field() { grep -m1 -oE "$2 *[0-9.]+" "$1" | grep -oE '[0-9.]+$'; }
 
+# run LIMIT ARGS...: pacer ARGS with stdout+stderr in $R, at most LIMIT
+# seconds (then killed: rc 124); sets rc and el (wall time in ms). A file
+# that has a run() of its own (test_personas) defines it after this.
+run() {
+    local lim=$1 t0
+    shift
+    t0=$(date +%s%N)
+    timeout -k 2 "$lim" "$PACER" "$@" >"$R" 2>&1
+    rc=$?
+    el=$((($(date +%s%N) - t0) / 1000000))
+}
+# completed FILE / scheduled FILE: the Outcomes line's counts.
+completed() { awk '/^  Outcomes:/ {print $5; exit}' "$1"; }
+scheduled() { awk '/^  Outcomes:/ {print $2; exit}' "$1"; }
+
 # outcomes_add_up FILE: "Outcomes: S scheduled = C completed + T timed out +
 # E errors + N never sent [+ I interrupted]" must add up.
 outcomes_add_up() {

@@ -21,15 +21,6 @@ start_hold() {
     [ -n "$line" ]
 }
 R="$T_DIR/out"
-# run LIMIT ARGS...: pacer, bounded; sets rc and el (ms).
-run() {
-    local lim=$1 t0
-    shift
-    t0=$(date +%s%N)
-    timeout -k 2 "$lim" "$PACER" "$@" >"$R" 2>&1
-    rc=$?
-    el=$((($(date +%s%N) - t0) / 1000000))
-}
 # -d 2 ends within -d + 3 s (the old wait was -d + --connect-timeout, 12 s).
 BOUND=5000
 CONN='^  Connecting: 4 attempts still pending when the run ended were abandoned'

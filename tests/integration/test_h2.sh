@@ -8,7 +8,6 @@ H2="https://127.0.0.1:$NGX_TLS_PORT/"
 H2C="http://127.0.0.1:$NGX_H2C_PORT/"
 R="$T_DIR/report"
 
-completed() { awk '/^  Outcomes:/ {print $5}' "$1"; }
 
 # --- closed loop, exact accounting at the server ---------------------------
 for kind in h2 h2c; do

@@ -18,18 +18,6 @@ start_caddy || { fail caddy_start "Caddy did not start: $(tail -3 "$CADDY_DIR/ou
 start_gtlsserver || fail gtlsserver_start "gtlsserver did not start: $(tail -3 "$GTLS_DIR/out" 2>/dev/null)"
 C=$CADDY_URL
 
-# run SECONDS ARGS...: pacer ARGS with stdout+stderr in $R, at most SECONDS
-# (then killed: rc 124); sets rc and el (wall time in ms).
-run() {
-    local lim=$1 t0
-    shift
-    t0=$(date +%s%N)
-    timeout -k 2 "$lim" "$PACER" "$@" >"$R" 2>&1
-    rc=$?
-    el=$((($(date +%s%N) - t0) / 1000000))
-}
-completed() { awk '/^  Outcomes:/ {print $5}' "$1"; }
-scheduled() { awk '/^  Outcomes:/ {print $2}' "$1"; }
 j() { json_get "$T_DIR/$1" "$2" 2>/dev/null; }
 # The contract's two report lines (thousands separators allowed, not required).
 QP_RE='^ *QUIC datagrams: [0-9,]+ sent, [0-9,]+ received; pacer.s packets declared lost by its QUIC stack [0-9,]+ \([0-9.]+% of sent\)$'

@@ -13,18 +13,6 @@ R="$T_DIR/report"
 start_caddy || { fail caddy_start "Caddy did not start: $(tail -3 "$CADDY_DIR/out" 2>/dev/null)"; finish; }
 C=$CADDY_URL
 
-# run SECONDS ARGS...: pacer ARGS with stdout+stderr in $R, at most SECONDS
-# (then killed: rc 124); sets rc and el (wall time in ms).
-run() {
-    local lim=$1 t0
-    shift
-    t0=$(date +%s%N)
-    timeout -k 2 "$lim" "$PACER" "$@" >"$R" 2>&1
-    rc=$?
-    el=$((($(date +%s%N) - t0) / 1000000))
-}
-completed() { awk '/^  Outcomes:/ {print $5}' "$1"; }
-scheduled() { awk '/^  Outcomes:/ {print $2}' "$1"; }
 j() { json_get "$T_DIR/$1" "$2" 2>/dev/null; }
 # tmp_left: scratch result files (FILE.tmp-PID) left in T_DIR.
 tmp_left() { find "$T_DIR" -maxdepth 1 -name '*.tmp-*' | wc -l; }

@@ -10,7 +10,6 @@ J="$T_DIR/run.json"
 # h1f_sent: the responses the fault server sent so far (silent-close sends
 # one whole response per request it reads).
 h1f_sent() { sleep 0.3; grep -oE 'requests=[0-9]+' "$H1F_STATS" | cut -d= -f2; }
-completed() { awk '/^  Outcomes:/ {print $5}' "$1"; }
 
 # --- a server that closes after each response without saying so ---------
 # The next request is already in flight; the parser still holds the previous

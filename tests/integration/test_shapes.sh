@@ -13,7 +13,6 @@ LOG="$NGX_DIR/access.log"
 
 # logged TAG: requests nginx logged with X-Pacer: TAG.
 logged() { grep -c "^GET / HTTP/1.1 $1 " "$LOG"; }
-scheduled() { awk '/^  Outcomes:/ { print $2; exit }' "$1"; }
 # stage_counts FILE: the JSON's stages[].requests, comma-separated.
 stage_counts() { json_get "$1" "','.join(str(s['requests']) for s in d['stages'])"; }
 near() { awk -v a="$1" -v b="$2" -v e="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= e) }'; }
