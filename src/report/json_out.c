@@ -547,8 +547,8 @@ void report_json_obj(json_w *wp, const pc_rundesc *cfg, const pc_results *res, c
             json_w_kdouble(wp, "weight", cfg->reqs[i].weight);
             json_w_kuint(wp, "requests", st->urls[i].completed);
             json_w_kuint(wp, "errors", st->urls[i].errors);
-            if (st->url_latency)
-                report_json_hist(wp, "latency", &st->urls[i].latency);
+            if (st->url_lat)
+                report_json_hist(wp, "latency", &st->url_lat[i]);
             else {
                 json_w_key(wp, "latency");
                 json_w_null(wp);

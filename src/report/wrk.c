@@ -358,13 +358,13 @@ void report_wrk(FILE *f, const pc_rundesc *run, const pc_results *res)
                 (uint64_t)st->tls.total_count, st->tls_resumed,
                 run->no_tls_resume ? "; session resumption off" : "", hdr_mean(&st->tls) / 1e6);
     for (uint32_t i = 0; st->urls && i < st->nurls && i < run->nreqs && i < REPORT_URL_LINES; i++) {
-        const hdr_hist *h = &st->urls[i].latency;
+        const hdr_hist *h = st->url_lat ? &st->url_lat[i] : NULL;
         char p50[32], p99[32];
 
         fprintf(f, "  URL %u: %s %s: %" PRIu64 " requests, %" PRIu64 " errors", i + 1,
                 run->reqs[i].method, run->reqs[i].url_text, st->urls[i].completed,
                 st->urls[i].errors);
-        if (st->url_latency) {
+        if (h) {
             units_fmt_time_us(pct_us(h, 50), p50, sizeof p50);
             units_fmt_time_us(pct_us(h, 99), p99, sizeof p99);
             fprintf(f, ", p50 %s, p99 %s", p50, p99);

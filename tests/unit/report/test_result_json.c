@@ -27,7 +27,7 @@ static uint64_t val(size_t i, size_t j)
 static const char *const by_hand[] = {"rps",    "err",      "why",    "status", "status_other",
                                       "non2xx", "h1_conns", "stages", "nstages", "steps",
                                       "nsteps", "quic_close"};
-static const char *const written[] = {"urls", "nurls", "url_latency"};
+static const char *const written[] = {"urls", "nurls", "url_latency", "url_lat"};
 
 static bool listed(const char *const *v, size_t n, const char *name)
 {
@@ -81,7 +81,7 @@ static int fill(pc_stats *s)
     for (uint32_t u = 0; u < 2; u++) {
         s->urls[u].completed = 10 + u;
         s->urls[u].errors = 20 + u;
-        hdr_record_n(&s->urls[u].latency, 5000 * (u + 1), 3 + u);
+        hdr_record_n(&s->url_lat[u], 5000 * (u + 1), 3 + u);
     }
     /* Stage 1 ramps (0..100): its PC_RAMP_STEPS rows too. */
     if (stats_init_stages(s, 2, PC_RAMP_STEPS) < 0)
