@@ -100,8 +100,8 @@ typedef struct pc_reqspec {
     char *body;       /* heap, may be NULL */
     size_t body_len;
     double weight;    /* --mix random: relative weight (default 1) */
-    char body_sha256[65]; /* hex; "" = computed from body when written (pacer report
-                             fills it in from a result file, which has no body) */
+    char *body_sha256; /* hex, heap: pacer report's, from a result file (which has no body);
+                          NULL: computed from body when written */
 } pc_reqspec;
 
 /* Headers whose values are credentials: result files (the JSON's

@@ -215,6 +215,7 @@ static int build_tmpl(pc_engine *e, const pc_reqspec *r, pc_tmpl *t)
     free(h1);
     if (!t->req.h1)
         return -ENOMEM;
+    t->req.built = true;
     t->req.head = strcmp(r->method, "HEAD") == 0;
     t->req.body = r->body;
     t->req.body_len = r->body_len;
