@@ -88,16 +88,20 @@ typedef struct pc_url {
 } pc_url;
 
 /* One distinct request: the URL (path, query, origin), a method, a body.
- * A run has one (the URL argument) or several (--urls FILE). */
+ * A run has one (the URL argument) or several (--urls FILE). A million of
+ * them must fit in little memory, so what requests share is kept once:
+ * the origin (scheme, host, port: its fixed-size fields) once per distinct
+ * origin, and the texts in one arena (cli/urls.c owns both). */
 typedef struct pc_reqspec {
-    char *method;     /* heap */
-    pc_url url;
-    char *url_text;   /* heap, as written */
+    char *method;     /* in the arena (shared by consecutive equal methods); heap in pacer report */
+    const pc_url *origin; /* scheme, host, port, Host value (its path unused); NULL in pacer report */
+    const char *path; /* path and query verbatim ("/" when the URL has none); often inside url_text */
+    char *url_text;   /* as written: in the arena; heap in pacer report */
     char *body;       /* heap, may be NULL */
     size_t body_len;
     double weight;    /* --mix random: relative weight (default 1) */
-    char body_sha256[65]; /* hex; "" = computed from body when written (pacer report
-                             fills it in from a result file, which has no body) */
+    char *body_sha256; /* hex, heap: pacer report's, from a result file (which has no body);
+                          NULL: computed from body when written */
 } pc_reqspec;
 
 /* Headers whose values are credentials: result files (the JSON's
@@ -257,6 +261,7 @@ typedef struct pc_config {
     const char *urls_path; /* --urls FILE */
     bool mix_random;       /* --mix random */
     pc_reqspec *reqs;      /* the distinct requests (at least one) */
+    struct pc_reqstore *reqstore; /* what reqs share: origins, text arena (cli/urls.c) */
     size_t nreqs;
     uint64_t ab_heartbeat; /* ab: "Completed N requests" on stderr every N (0: none) */
     bool ab_no_confidence; /* ab -S: Connection Times without mean[+/-sd] and median */

@@ -367,7 +367,7 @@ int cli_parse_as(const cli_persona *p, int mode, int argc, char **argv, pc_confi
     if (cfg->h3 && !cfg->url.tls)
         return cli_bad(err, "--h3 needs an https:// URL (QUIC is always TLS)");
     for (size_t i = 0; cfg->h3 && i < cfg->nreqs; i++)
-        if (!cfg->reqs[i].url.tls)
+        if (!cfg->reqs[i].origin->tls)
             return cli_bad(err, "--h3 needs https:// URLs (QUIC is always TLS): %s is not",
                            cfg->reqs[i].url_text);
     if (cfg->h3 && cfg->pipeline > 1)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/url.h"
+#include "util/arena.h"
 #include "util/file.h"
 
 #define BODY_MAX (64u << 20) /* a request body larger than 64 MiB is a mistake */
@@ -71,11 +72,55 @@ int urls_read_file(const char *path, char **out, size_t *len)
     return 0;
 }
 
+/* What the requests of a config share: each distinct origin once (its
+ * fixed-size host fields are most of a pc_url), and the texts (URL as
+ * written, path when it is not a suffix of it, method) in blocks of an
+ * arena that never move, so a million lines are a few dozen allocations. */
+struct pc_reqstore {
+    pc_arena texts;
+    pc_url **origins;
+    size_t norigins, last;
+    const char *method; /* the last method stored */
+};
+
+static bool same_origin(const pc_url *a, const pc_url *b)
+{
+    return a->tls == b->tls && a->ipv6_literal == b->ipv6_literal && !strcmp(a->host, b->host) &&
+           !strcmp(a->port, b->port) && !strcmp(a->hostport, b->hostport);
+}
+
+/* The stored origin equal to u (path aside), added when new. */
+static const pc_url *intern_origin(struct pc_reqstore *st, const pc_url *u)
+{
+    pc_url **o, *n;
+
+    if (st->norigins && same_origin(st->origins[st->last], u))
+        return st->origins[st->last];
+    for (size_t i = 0; i < st->norigins; i++)
+        if (same_origin(st->origins[i], u))
+            return st->origins[st->last = i];
+    if (!(o = realloc(st->origins, (st->norigins + 1) * sizeof *o)) || !(n = malloc(sizeof *n))) {
+        if (o)
+            st->origins = o;
+        return NULL;
+    }
+    st->origins = o;
+    *n = *u;
+    n->path = NULL;
+    o[st->last = st->norigins++] = n;
+    return n;
+}
+
 int urls_add(pc_config *cfg, const char *method, const char *url_text, const char *body,
              size_t body_len, double weight, char *err, size_t errlen)
 {
     pc_reqspec *r = cfg->reqs, *s;
+    struct pc_reqstore *st = cfg->reqstore;
+    size_t tlen = strlen(url_text), plen;
+    pc_url u;
 
+    if (!st && !(st = cfg->reqstore = calloc(1, sizeof *st)))
+        return -ENOMEM;
     /* Room grows by doubling (what the block holds is its room, so a list
      * another module made is grown the same way): a million lines are a
      * few dozen reallocations, not a million. */
@@ -88,10 +133,19 @@ int urls_add(pc_config *cfg, const char *method, const char *url_text, const cha
     }
     s = &r[cfg->nreqs];
     memset(s, 0, sizeof *s);
-    if (url_parse(url_text, &s->url, err, errlen) < 0)
+    if (url_parse(url_text, &u, err, errlen) < 0)
         return -EINVAL;
-    s->method = strdup(method);
-    s->url_text = strdup(url_text);
+    s->origin = intern_origin(st, &u);
+    s->url_text = arena_dup(&st->texts, url_text, tlen);
+    plen = strlen(u.path);
+    if (s->url_text && plen <= tlen && !strcmp(s->url_text + tlen - plen, u.path))
+        s->path = s->url_text + tlen - plen;
+    else
+        s->path = arena_dup(&st->texts, u.path, plen);
+    url_free(&u);
+    if (!st->method || strcmp(st->method, method))
+        st->method = arena_dup(&st->texts, method, strlen(method));
+    s->method = (char *)st->method;
     if (body_len) {
         s->body = malloc(body_len);
         if (s->body)
@@ -100,7 +154,7 @@ int urls_add(pc_config *cfg, const char *method, const char *url_text, const cha
     s->body_len = body_len;
     s->weight = weight;
     cfg->nreqs++;
-    if (!s->method || !s->url_text || (body_len && !s->body))
+    if (!s->origin || !s->method || !s->url_text || !s->path || (body_len && !s->body))
         return -ENOMEM;
     return 0;
 }
@@ -196,13 +250,19 @@ int urls_load(pc_config *cfg, const char *path, const char *dflt_method, char *e
 
 void urls_free(pc_config *cfg)
 {
-    for (size_t i = 0; i < cfg->nreqs; i++) {
-        free(cfg->reqs[i].method);
-        free(cfg->reqs[i].url_text);
+    struct pc_reqstore *st = cfg->reqstore;
+
+    for (size_t i = 0; i < cfg->nreqs; i++)
         free(cfg->reqs[i].body);
-        url_free(&cfg->reqs[i].url);
-    }
     free(cfg->reqs);
     cfg->reqs = NULL;
     cfg->nreqs = 0;
+    if (st) {
+        arena_free(&st->texts);
+        for (size_t i = 0; i < st->norigins; i++)
+            free(st->origins[i]);
+        free(st->origins);
+        free(st);
+        cfg->reqstore = NULL;
+    }
 }

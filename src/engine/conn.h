@@ -32,7 +32,7 @@ typedef struct slot {
     size_t req_body_len;
     int32_t stream_id;   /* HTTP/2 */
     int32_t status;      /* HTTP/2: from :status */
-    uint16_t tmpl;       /* which request (pc_run.tmpls) */
+    uint32_t tmpl;       /* which request (pc_run.tmpls) */
     uint32_t olen;       /* HTTP/1.1: its bytes (0: sent as part of another's batch) */
     bool head;           /* HEAD: no body in the response */
     uint8_t retries;     /* times re-sent after the server refused it */

@@ -86,13 +86,13 @@ const pc_request *eng_request(conn *c, slot *s)
         eng_failed(c, s, PC_ERR_WRITE, "script error in request()", 0);
         return NULL;
     }
-    /* Text a source made (a script's; a template has its header list
-     * and was built from checked options) is checked here, once for
+    /* Text a source made (a script's; a template is built from checked
+     * options, req.built) is checked here, once for
      * every protocol, before any of them sends a byte of it: HTTP/1.1
      * would put it on the wire as it is, HTTP/2 and HTTP/3 would turn its
      * faults into header fields. The same text again (wrk.format()'s,
      * built once) is not checked again. */
-    if (!q->nva && q->h1 && (q->transient || q->h1 != w->text_ok)) {
+    if (!q->built && !q->nva && q->h1 && (q->transient || q->h1 != w->text_ok)) {
         if (h1req_check(q->h1, q->h1_len, fault, sizeof fault) < 0) {
             snprintf(why, sizeof why, "script request is not valid HTTP/1.1 text: %s", fault);
             eng_failed(c, s, PC_ERR_WRITE, why, 0);

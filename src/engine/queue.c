@@ -30,7 +30,7 @@ void slot_release(conn *c, slot *s)
 
 /* Which request next: round robin over the templates, or weighted
  * random (--mix random) from a per-thread xorshift generator. */
-uint16_t pick_tmpl(pc_worker *w)
+uint32_t pick_tmpl(pc_worker *w)
 {
     const pc_run *run = w->run;
     double x;
@@ -39,7 +39,7 @@ uint16_t pick_tmpl(pc_worker *w)
     if (run->ntmpl == 1)
         return 0;
     if (!w->cfg->mix_random)
-        return (uint16_t)(w->rr++ % run->ntmpl);
+        return (uint32_t)(w->rr++ % run->ntmpl);
     w->rng ^= w->rng << 13;
     w->rng ^= w->rng >> 7;
     w->rng ^= w->rng << 17;
@@ -53,15 +53,15 @@ uint16_t pick_tmpl(pc_worker *w)
         else
             lo = mid + 1;
     }
-    return (uint16_t)lo;
+    return lo;
 }
 
 /* The next template of origin o's (with one origin, simply the next): the
  * order or the mix over all of them, skipping other origins' (after 64
  * tries of --mix random, the origin's first). */
-uint16_t pick_tmpl_for(pc_worker *w, uint32_t o)
+uint32_t pick_tmpl_for(pc_worker *w, uint32_t o)
 {
-    uint16_t t = pick_tmpl(w);
+    uint32_t t = pick_tmpl(w);
 
     for (int tries = 0; w->run->tmpls[t].origin != o; tries++)
         t = tries < 64 ? pick_tmpl(w) : w->first_tmpl[o];
@@ -286,7 +286,7 @@ void closed_fill(conn *c, uint64_t now)
         if (w->oq_len[c->origin]) {
             enqueue(c, oq_pop(w, c->origin)); /* a re-send first */
         } else {
-            uint16_t t;
+            uint32_t t;
 
             if (w->quota && w->created >= w->quota)
                 break;

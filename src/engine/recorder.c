@@ -96,8 +96,8 @@ void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t
         hdr_record(&w->st.processing, (int64_t)(now - s->first_byte));
     if (w->st.urls) {
         w->st.urls[s->tmpl].completed++;
-        if (w->st.url_latency)
-            hdr_record(&w->st.urls[s->tmpl].latency, (int64_t)(now - s->intended));
+        if (w->st.url_lat)
+            hdr_record(&w->st.url_lat[s->tmpl], (int64_t)(now - s->intended));
     }
     if (status >= 0 && status < STATS_MAX_STATUS)
         w->st.status[status]++;

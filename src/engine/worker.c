@@ -636,7 +636,7 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
         if (!w->oq || !w->oq_head || !w->oq_len || !w->oq_cap || !w->first_tmpl)
             goto fail;
         for (uint32_t t = run->ntmpl; t-- > 0;)
-            w->first_tmpl[run->tmpls[t].origin] = (uint16_t)t;
+            w->first_tmpl[run->tmpls[t].origin] = (uint32_t)t;
         /* Room for every slot's re-send at once: the queues grow only
          * when due requests wait for another origin's connections. */
         for (uint32_t o = 0; o < no; o++) {

@@ -43,7 +43,7 @@ enum { P_CONNECT, P_RUN, P_DRAIN, P_DONE };
 
 typedef struct resend {
     uint64_t intended;
-    uint16_t tmpl;
+    uint32_t tmpl;
     uint8_t retries;
 } resend;
 
@@ -91,7 +91,7 @@ struct pc_worker {
     resend **oq;
     uint32_t *oq_head, *oq_len, *oq_cap;
     uint64_t oq_total;
-    uint16_t *first_tmpl; /* per origin: one of its templates */
+    uint32_t *first_tmpl; /* per origin: one of its templates */
     pc_addr *addrs;   /* where to connect (the run's, or setup()'s thread.addr) */
     uint32_t naddrs;
     pc_addr own_addr;
@@ -184,8 +184,8 @@ void closed_fill(conn *c, uint64_t now);
 void dispatch(pc_worker *w); /* each send stamped with the time it is written */
 bool has_room(const conn *c);
 int oq_push(pc_worker *w, resend r, bool front);
-uint16_t pick_tmpl(pc_worker *w);
-uint16_t pick_tmpl_for(pc_worker *w, uint32_t origin);
+uint32_t pick_tmpl(pc_worker *w);
+uint32_t pick_tmpl_for(pc_worker *w, uint32_t origin);
 void ready_push(conn *c);
 void slot_release(conn *c, slot *s);
 pc_reqsrc tmpl_source(const pc_run *run);

@@ -11,11 +11,11 @@
 #include <string.h>
 #include <strings.h>
 
-int h1req_build(const char *method, const pc_url *url, const pc_header *hdrs, size_t nhdrs,
-                const char *body, size_t body_len, char **out, size_t *out_len)
+int h1req_build(const char *method, const char *path, const char *hostport, const pc_header *hdrs,
+                size_t nhdrs, const char *body, size_t body_len, char **out, size_t *out_len)
 {
     bool has_host = false, has_cl = false;
-    size_t cap = strlen(method) + strlen(url->path) + strlen(url->hostport) + 64 + body_len;
+    size_t cap = strlen(method) + strlen(path) + strlen(hostport) + 64 + body_len;
     char *buf, *p;
 
     for (size_t i = 0; i < nhdrs; i++) {
@@ -29,9 +29,9 @@ int h1req_build(const char *method, const pc_url *url, const pc_header *hdrs, si
     if (!buf)
         return -ENOMEM;
     p = buf;
-    p += sprintf(p, "%s %s HTTP/1.1\r\n", method, url->path);
+    p += sprintf(p, "%s %s HTTP/1.1\r\n", method, path);
     if (!has_host)
-        p += sprintf(p, "Host: %s\r\n", url->hostport);
+        p += sprintf(p, "Host: %s\r\n", hostport);
     for (size_t i = 0; i < nhdrs; i++)
         p += sprintf(p, "%s: %s\r\n", hdrs[i].name, hdrs[i].value);
     if (body_len > 0 && !has_cl)

@@ -13,7 +13,8 @@
  * the user's headers in order, Content-Length when body_len > 0, the blank
  * line and the body. *out is heap memory owned by the caller. Returns 0 or
  * -ENOMEM. */
-int h1req_build(const char *method, const pc_url *url, const pc_header *hdrs, size_t nhdrs,
+int h1req_build(const char *method, const char *path, const char *hostport, const pc_header *hdrs,
+                size_t nhdrs,
                 const char *body, size_t body_len, char **out, size_t *out_len);
 
 /* One HTTP/1.1 request taken apart (spans into the parsed text). */

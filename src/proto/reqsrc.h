@@ -28,6 +28,7 @@ typedef struct pc_request {
     size_t body_len;
     bool head;         /* HEAD: the response has no body */
     bool transient;    /* valid only until the next call: copy what must outlive it */
+    bool built;        /* a template, built from checked options: its text is not checked again */
 } pc_request;
 
 /* What a thread's source does. self is pc_reqsrc.self. Operations that a

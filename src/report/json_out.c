@@ -52,8 +52,8 @@ void report_json_hist(json_w *w, const char *key, const hdr_hist *h)
 static void body_sha256(const pc_reqspec *r, char hex[65])
 {
     hex[0] = 0;
-    if (r->body_sha256[0])
-        memcpy(hex, r->body_sha256, 65);
+    if (r->body_sha256 && r->body_sha256[0])
+        snprintf(hex, 65, "%s", r->body_sha256);
     else if (r->body_len && r->body)
         pc_sha256_hex(r->body, r->body_len, hex);
 }
@@ -68,6 +68,26 @@ static void w_request(json_w *w, const pc_reqspec *r)
     json_w_kstr(w, "url", r->url_text);
     json_w_kuint(w, "body_bytes", r->body_len);
     json_w_kstr(w, "body_sha256", hex[0] ? hex : NULL);
+}
+
+uint32_t report_top_urls(const pc_stats *st, uint32_t *top, uint32_t max)
+{
+    uint32_t n = 0;
+
+    /* Kept sorted, busiest first; an equal count stays behind the earlier
+     * URL, so ties keep the file's order. */
+    for (uint32_t i = 0; st->urls && i < st->nurls; i++) {
+        uint64_t c = st->urls[i].completed;
+        uint32_t j;
+
+        if (n == max && c <= st->urls[top[n - 1]].completed)
+            continue;
+        j = n < max ? n++ : n - 1;
+        for (; j > 0 && st->urls[top[j - 1]].completed < c; j--)
+            top[j] = top[j - 1];
+        top[j] = i;
+    }
+    return n;
 }
 
 static void w_config(json_w *w, const pc_rundesc *cfg)
@@ -89,14 +109,17 @@ static void w_config(json_w *w, const pc_rundesc *cfg)
     else
         json_w_null(w);
     json_w_kstr(w, "body_sha256", hex[0] ? hex : NULL);
+    /* The first REPORT_JSON_URLS of the list (what tells two runs of one
+     * --urls file apart), and how many there were. */
     json_w_key(w, "requests");
     json_w_arr_begin(w);
-    for (size_t i = 0; i < cfg->nreqs; i++) {
+    for (size_t i = 0; i < cfg->nreqs && i < REPORT_JSON_URLS; i++) {
         json_w_obj_begin(w);
         w_request(w, &cfg->reqs[i]);
         json_w_obj_end(w);
     }
     json_w_arr_end(w);
+    json_w_kuint(w, "requests_total", cfg->nreqs_total > cfg->nreqs ? cfg->nreqs_total : cfg->nreqs);
     json_w_kstr(w, "mode", cfg->rate > 0 ? "constant-rate" : "closed-loop");
     json_w_kstr(w, "protocol", cfg->h3 ? "h3" : cfg->h2 ? "h2" : "http/1.1");
     json_w_kstr(w, "alpn", cfg->alpn);
@@ -539,16 +562,24 @@ void report_json_obj(json_w *wp, const pc_rundesc *cfg, const pc_results *res, c
     json_w_obj_end(wp);
 
     if (st->urls && cfg->nreqs == st->nurls) {
+        uint32_t top[REPORT_JSON_URLS], ntop = report_top_urls(st, top, REPORT_JSON_URLS);
+        uint64_t other_req = 0, other_err = 0;
+
+        for (uint32_t i = 0; i < st->nurls; i++)
+            other_req += st->urls[i].completed, other_err += st->urls[i].errors;
         json_w_key(wp, "urls");
         json_w_arr_begin(wp);
-        for (uint32_t i = 0; i < st->nurls; i++) {
+        for (uint32_t k = 0; k < ntop; k++) {
+            uint32_t i = top[k];
+
+            other_req -= st->urls[i].completed, other_err -= st->urls[i].errors;
             json_w_obj_begin(wp);
             w_request(wp, &cfg->reqs[i]);
             json_w_kdouble(wp, "weight", cfg->reqs[i].weight);
             json_w_kuint(wp, "requests", st->urls[i].completed);
             json_w_kuint(wp, "errors", st->urls[i].errors);
-            if (st->url_latency)
-                report_json_hist(wp, "latency", &st->urls[i].latency);
+            if (st->url_lat)
+                report_json_hist(wp, "latency", &st->url_lat[i]);
             else {
                 json_w_key(wp, "latency");
                 json_w_null(wp);
@@ -556,6 +587,13 @@ void report_json_obj(json_w *wp, const pc_rundesc *cfg, const pc_results *res, c
             json_w_obj_end(wp);
         }
         json_w_arr_end(wp);
+        /* The URLs not listed, summed: urls[] plus this add up to the run. */
+        json_w_key(wp, "urls_other");
+        json_w_obj_begin(wp);
+        json_w_kuint(wp, "urls", st->nurls - ntop);
+        json_w_kuint(wp, "requests", other_req);
+        json_w_kuint(wp, "errors", other_err);
+        json_w_obj_end(wp);
     }
     report_json_stages(wp, cfg, res);
     if (cfg->slo)

@@ -40,6 +40,7 @@ void merge_free(pc_loaded *l)
     for (size_t i = 0; i < l->cfg.nreqs; i++) {
         free(l->cfg.reqs[i].method);
         free(l->cfg.reqs[i].url_text);
+        free(l->cfg.reqs[i].body_sha256);
     }
     free(l->cfg.reqs);
     for (size_t i = 0; i < l->cfg.nheaders; i++) {
@@ -75,6 +76,11 @@ static double jd(const json_val *root, const char *path)
     return isnan(v) ? 0 : v;
 }
 
+static const char *sha_of(const pc_reqspec *r)
+{
+    return r->body_sha256 ? r->body_sha256 : "";
+}
+
 /* Append a request unless an equal one is there (method NULL: unknown, an
  * older file). 0 or -ENOMEM. */
 static int add_request(pc_rundesc *c, const char *method, const char *url, uint64_t body_bytes,
@@ -87,7 +93,7 @@ static int add_request(pc_rundesc *c, const char *method, const char *url, uint6
         bool same_method = r->method ? method && !strcmp(r->method, method) : !method;
 
         if (same_method && strcmp(r->url_text, url) == 0 && r->body_len == body_bytes &&
-            strcmp(r->body_sha256, sha256 ? sha256 : "") == 0)
+            strcmp(sha_of(r), sha256 ? sha256 : "") == 0)
             return 0;
     }
     r = realloc(c->reqs, (c->nreqs + 1) * sizeof *r);
@@ -99,11 +105,12 @@ static int add_request(pc_rundesc *c, const char *method, const char *url, uint6
     r->url_text = strdup(url);
     r->method = method ? strdup(method) : NULL;
     r->body_len = body_bytes;
-    snprintf(r->body_sha256, sizeof r->body_sha256, "%s", sha256 ? sha256 : "");
+    r->body_sha256 = sha256 && *sha256 ? strdup(sha256) : NULL;
     r->weight = 1;
-    if (!r->url_text || (method && !r->method)) {
+    if (!r->url_text || (method && !r->method) || (sha256 && *sha256 && !r->body_sha256)) {
         free(r->url_text);
         free(r->method);
+        free(r->body_sha256);
         return -ENOMEM;
     }
     c->nreqs++;
@@ -145,7 +152,7 @@ static void describe_request(const pc_reqspec *r, const char *protocol, char *bu
     char body[96] = "";
 
     if (r->body_len)
-        snprintf(body, sizeof body, ", body %zu bytes, sha256 %.16s", r->body_len, r->body_sha256);
+        snprintf(body, sizeof body, ", body %zu bytes, sha256 %.16s", r->body_len, sha_of(r));
     snprintf(buf, cap, "%s%s%s (%s%s)", r->method ? r->method : "", r->method ? " " : "",
              r->url_text, protocol, body);
 }
@@ -174,6 +181,10 @@ static int load_what_ran(const json_val *root, pc_loaded *l)
     if (rc == 0 && !l->cfg.nreqs)
         rc = add_request(&l->cfg, json_str(json_path(root, "config.method")), l->cfg.url_text, 0,
                          NULL);
+    /* A file lists the first REPORT_JSON_URLS requests; older ones all. */
+    n = 0;
+    json_uint64(json_path(root, "config.requests_total"), &n);
+    l->cfg.nreqs_total = n > l->cfg.nreqs ? (size_t)n : l->cfg.nreqs;
     if (rc == 0 && (s = json_str(json_path(root, "config.cmdline"))))
         rc = add_cmdline(&l->cfg, s);
     v = json_path(root, "config.source_cmdlines");
@@ -581,10 +592,10 @@ int merge_same_test(const pc_loaded *a, const pc_loaded *b, char *err, size_t er
 
     if (!a->test_file || !b->test_file)
         return 0;
-    if (a->cfg.nreqs != b->cfg.nreqs) {
+    if (a->cfg.nreqs != b->cfg.nreqs || a->cfg.nreqs_total != b->cfg.nreqs_total) {
         field = "URLs";
-        snprintf(va, sizeof va, "%zu", a->cfg.nreqs);
-        snprintf(vb, sizeof vb, "%zu", b->cfg.nreqs);
+        snprintf(va, sizeof va, "%zu", a->cfg.nreqs_total);
+        snprintf(vb, sizeof vb, "%zu", b->cfg.nreqs_total);
     }
     for (size_t i = 0; !field && i < a->cfg.nreqs; i++) {
         const pc_reqspec *x = &a->cfg.reqs[i], *y = &b->cfg.reqs[i];
@@ -597,10 +608,10 @@ int merge_same_test(const pc_loaded *a, const pc_loaded *b, char *err, size_t er
             field = "method";
             snprintf(va, sizeof va, "%s", x->method);
             snprintf(vb, sizeof vb, "%s", y->method);
-        } else if (x->body_len != y->body_len || strcmp(x->body_sha256, y->body_sha256) != 0) {
+        } else if (x->body_len != y->body_len || strcmp(sha_of(x), sha_of(y)) != 0) {
             field = "body";
-            snprintf(va, sizeof va, "%zu bytes, sha256 %.16s", x->body_len, x->body_sha256);
-            snprintf(vb, sizeof vb, "%zu bytes, sha256 %.16s", y->body_len, y->body_sha256);
+            snprintf(va, sizeof va, "%zu bytes, sha256 %.16s", x->body_len, sha_of(x));
+            snprintf(vb, sizeof vb, "%zu bytes, sha256 %.16s", y->body_len, sha_of(y));
         }
     }
     if (!field && strcmp(a->protocol, b->protocol) != 0) {
@@ -654,6 +665,8 @@ int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen)
         dst->cfg.duration_ns = src->cfg.duration_ns;
     if (src->cfg.warmup_ns > dst->cfg.warmup_ns)
         dst->cfg.warmup_ns = src->cfg.warmup_ns;
+    if (src->cfg.nreqs_total > dst->cfg.nreqs_total)
+        dst->cfg.nreqs_total = src->cfg.nreqs_total;
     for (size_t i = 0; i < src->cfg.nreqs; i++) {
         const pc_reqspec *r = &src->cfg.reqs[i];
 

@@ -76,6 +76,16 @@ const char *report_protocol(const pc_stats *st);
  * series may be NULL. Returns 0, or -EIO/-ENOMEM. */
 int report_json(FILE *f, const pc_rundesc *run, const pc_results *res, const pc_series *series);
 
+/* --urls in a result file: config.requests lists the first REPORT_JSON_URLS
+ * requests, urls[] the REPORT_JSON_URLS busiest (most completed, ties in
+ * the file's order) and urls_other sums the rest, so a million URLs make
+ * a file of the same size as a hundred. */
+#define REPORT_JSON_URLS 100
+
+/* The indexes of the (at most max) busiest URLs of st, busiest first.
+ * Returns how many. */
+uint32_t report_top_urls(const pc_stats *st, uint32_t *top, uint32_t max);
+
 /* The same document as one value inside a larger one (compare, capacity,
  * suite). */
 struct json_w;

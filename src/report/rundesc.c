@@ -14,6 +14,7 @@ void rundesc_of(pc_rundesc *d, const pc_config *cfg)
     d->host = cfg->host;
     d->reqs = cfg->reqs;
     d->nreqs = cfg->nreqs;
+    d->nreqs_total = cfg->nreqs;
     d->headers = cfg->headers;
     d->nheaders = cfg->nheaders;
     d->script_path = cfg->script_path;

@@ -41,8 +41,9 @@ typedef struct pc_rundesc {
     const char *url_text;    /* the URL as given (`pacer report`: the first file's) */
     pc_url url;              /* parsed (the ab and h2load layouts); zeroed by `pacer report` */
     const char *host;        /* --host, which ab names as the server */
-    pc_reqspec *reqs;        /* the distinct requests */
+    pc_reqspec *reqs;        /* the distinct requests (`pacer report`: those its files list) */
     size_t nreqs;
+    size_t nreqs_total;      /* how many the run had (a result file lists REPORT_JSON_URLS) */
     pc_header *headers;      /* -H, in order */
     size_t nheaders;
     const char *script_path; /* -s FILE */

@@ -357,22 +357,31 @@ void report_wrk(FILE *f, const pc_rundesc *run, const pc_results *res)
         fprintf(f, "  TLS handshakes: %" PRIu64 " (%" PRIu64 " resumed%s), mean %.2fms\n",
                 (uint64_t)st->tls.total_count, st->tls_resumed,
                 run->no_tls_resume ? "; session resumption off" : "", hdr_mean(&st->tls) / 1e6);
-    for (uint32_t i = 0; st->urls && i < st->nurls && i < run->nreqs && i < REPORT_URL_LINES; i++) {
-        const hdr_hist *h = &st->urls[i].latency;
+    uint32_t top[REPORT_URL_LINES], ntop = 0;
+
+    if (st->nurls == run->nreqs) /* the busiest, as --json's urls[] */
+        ntop = report_top_urls(st, top, REPORT_URL_LINES);
+
+    for (uint32_t k = 0; k < ntop; k++) {
+        uint32_t i = top[k];
+        const hdr_hist *h = st->url_lat ? &st->url_lat[i] : NULL;
         char p50[32], p99[32];
 
         fprintf(f, "  URL %u: %s %s: %" PRIu64 " requests, %" PRIu64 " errors", i + 1,
                 run->reqs[i].method, run->reqs[i].url_text, st->urls[i].completed,
                 st->urls[i].errors);
-        if (st->url_latency) {
+        if (h) {
             units_fmt_time_us(pct_us(h, 50), p50, sizeof p50);
             units_fmt_time_us(pct_us(h, 99), p99, sizeof p99);
             fprintf(f, ", p50 %s, p99 %s", p50, p99);
         }
         fputc('\n', f);
     }
-    if (st->urls && st->nurls > REPORT_URL_LINES)
-        fprintf(f, "  ... and %u more URLs (each in --json's urls)%s\n", st->nurls - REPORT_URL_LINES,
+    if (ntop && st->nurls > ntop)
+        fprintf(f,
+                "  ... and %u more URLs (--json: the busiest %u in urls, the rest summed in "
+                "urls_other)%s\n",
+                st->nurls - ntop, REPORT_JSON_URLS,
                 st->url_latency ? ""
                                 : "; per-URL latency is kept for at most 1000 URLs: counts only");
     if (res->warmup_ns)

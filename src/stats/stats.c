@@ -119,8 +119,10 @@ int stats_init_urls(pc_stats *s, uint32_t n)
         return -ENOMEM;
     s->nurls = n;
     s->url_latency = n <= STATS_URL_LATENCY_MAX;
+    if (s->url_latency && !(s->url_lat = calloc(n, sizeof *s->url_lat)))
+        return -ENOMEM;
     for (uint32_t i = 0; s->url_latency && i < n; i++)
-        if (hdr_init(&s->urls[i].latency, 1000, STATS_LAT_HIGHEST, 2) < 0)
+        if (hdr_init(&s->url_lat[i], 1000, STATS_LAT_HIGHEST, 2) < 0)
             return -ENOMEM;
     return 0;
 }
@@ -211,8 +213,10 @@ void stats_free(pc_stats *s)
     FOR_EACH_FIELD(f)
         if (f->kind == PC_SK_HIST_NS || f->kind == PC_SK_HIST_RATE)
             hdr_free(stats_field(s, f));
-    for (uint32_t i = 0; s->urls && i < s->nurls; i++)
-        hdr_free(&s->urls[i].latency);
+    for (uint32_t i = 0; s->url_lat && i < s->nurls; i++)
+        hdr_free(&s->url_lat[i]);
+    free(s->url_lat);
+    s->url_lat = NULL;
     free(s->urls);
     s->urls = NULL;
     s->nurls = 0;
@@ -245,8 +249,8 @@ void stats_reset(pc_stats *s)
         }
     }
     for (uint32_t i = 0; s->urls && i < s->nurls; i++) {
-        if (s->url_latency)
-            hdr_reset(&s->urls[i].latency);
+        if (s->url_lat)
+            hdr_reset(&s->url_lat[i]);
         s->urls[i].completed = s->urls[i].errors = 0;
     }
     rows_reset(s->stages, s->nstages);
@@ -292,8 +296,8 @@ void stats_merge(pc_stats *dst, const pc_stats *src)
     for (uint32_t i = 0; dst->urls && i < src->nurls && i < dst->nurls; i++) {
         dst->urls[i].completed += src->urls[i].completed;
         dst->urls[i].errors += src->urls[i].errors;
-        if (dst->url_latency && src->url_latency)
-            hdr_add(&dst->urls[i].latency, &src->urls[i].latency);
+        if (dst->url_lat && src->url_lat)
+            hdr_add(&dst->url_lat[i], &src->url_lat[i]);
     }
     stages_merge(dst, src);
     if (src->nrecs) {

@@ -39,10 +39,10 @@ typedef struct pc_reqrec {
     int status; /* the response's status code */
 } pc_reqrec;
 
-/* Per distinct request (--urls): counts and corrected latency. */
+/* Per distinct request (--urls): counts (16 bytes a URL; the latency,
+ * when kept, is pc_stats.url_lat). */
 typedef struct pc_url_stats {
     uint64_t completed, errors;
-    hdr_hist latency;
 } pc_url_stats;
 /* Per stage of a load shape (--stages), and per ramp row (a stage whose
  * rate moves, in PC_RAMP_STEPS rows of equal time): the requests whose
@@ -87,7 +87,8 @@ typedef struct pc_stats {
     hdr_hist slack;     /* -R: the slack in force (pace.c), one sample per thread per tick */
     pc_url_stats *urls; /* per distinct request, when there are several */
     uint32_t nurls;
-    bool url_latency;   /* urls[].latency kept (at most STATS_URL_LATENCY_MAX URLs) */
+    bool url_latency;   /* url_lat kept (at most STATS_URL_LATENCY_MAX URLs) */
+    hdr_hist *url_lat;  /* corrected latency per distinct request (nurls), or NULL */
     pc_stage_stats *stages; /* per stage of --stages (NULL: no stages) */
     uint32_t nstages;
     pc_stage_stats *steps;  /* per ramp row (pc_shape_steps; NULL: none) */
@@ -213,6 +214,7 @@ typedef struct pc_stats {
     X(KEEP, urls, OUT, "urls[] (requests, errors, latency)")                                 \
     X(KEEP, nurls, OUT, "urls[]")                                                            \
     X(KEEP, url_latency, OUT, "urls[].latency (null when not kept)")                         \
+    X(KEEP, url_lat, OUT, "urls[].latency")                                                  \
     X(KEEP, stages, HAND, "stages[] (report/stages.c writes and reads them)")                \
     X(KEEP, nstages, HAND, "stages[]")                                                       \
     X(KEEP, steps, HAND, "stages[].steps[] (report/stages.c)")                               \

@@ -227,6 +227,7 @@ int wf_target_config(const pc_config *base, const char *url, pc_config *out, cha
     *out = *base;
     out->reqs = NULL;
     out->nreqs = 0;
+    out->reqstore = NULL;
     out->url_text = url;
     memset(&out->url, 0, sizeof out->url);
     if (url_parse(url, &out->url, err, errlen) < 0)

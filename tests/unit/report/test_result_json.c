@@ -27,7 +27,7 @@ static uint64_t val(size_t i, size_t j)
 static const char *const by_hand[] = {"rps",    "err",      "why",    "status", "status_other",
                                       "non2xx", "h1_conns", "stages", "nstages", "steps",
                                       "nsteps", "quic_close"};
-static const char *const written[] = {"urls", "nurls", "url_latency"};
+static const char *const written[] = {"urls", "nurls", "url_latency", "url_lat"};
 
 static bool listed(const char *const *v, size_t n, const char *name)
 {
@@ -81,7 +81,7 @@ static int fill(pc_stats *s)
     for (uint32_t u = 0; u < 2; u++) {
         s->urls[u].completed = 10 + u;
         s->urls[u].errors = 20 + u;
-        hdr_record_n(&s->urls[u].latency, 5000 * (u + 1), 3 + u);
+        hdr_record_n(&s->url_lat[u], 5000 * (u + 1), 3 + u);
     }
     /* Stage 1 ramps (0..100): its PC_RAMP_STEPS rows too. */
     if (stats_init_stages(s, 2, PC_RAMP_STEPS) < 0)
@@ -181,15 +181,23 @@ static void test_every_carried_field_round_trips(void)
             return;
         }
     }
-    /* What is written and not read back: the per-URL results. */
+    /* What is written and not read back: the per-URL results, the
+     * busiest first (URL 2 completed 11, URL 1 10), none folded. */
     urls = json_get(doc, "urls");
     CHECK_EQ_I64(json_len(urls), 2);
-    for (size_t u = 0; u < 2; u++) {
-        uint64_t n = 0;
+    {
+        uint64_t n = 1;
 
-        CHECK(json_uint64(json_get(json_at(urls, u), "requests"), &n) && n == 10 + u);
-        CHECK(json_uint64(json_get(json_at(urls, u), "errors"), &n) && n == 20 + u);
-        CHECK(json_uint64(json_path(json_at(urls, u), "latency.count"), &n) && n == 3 + u);
+        CHECK(json_uint64(json_path(doc, "urls_other.urls"), &n) && n == 0);
+        CHECK(json_uint64(json_path(doc, "urls_other.requests"), &n) && n == 0);
+    }
+    for (size_t k = 0; k < 2; k++) {
+        uint64_t n = 0;
+        size_t u = 1 - k;
+
+        CHECK(json_uint64(json_get(json_at(urls, k), "requests"), &n) && n == 10 + u);
+        CHECK(json_uint64(json_get(json_at(urls, k), "errors"), &n) && n == 20 + u);
+        CHECK(json_uint64(json_path(json_at(urls, k), "latency.count"), &n) && n == 3 + u);
     }
     /* The stages come back whole: the shape, each stage's counts and its
      * histogram, so that `pacer report` merges them. */

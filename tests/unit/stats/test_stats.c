@@ -131,7 +131,7 @@ static uint64_t val(size_t i, size_t j, int seed)
 }
 
 /* The fields merged by hand, and what this file fills them with. */
-static const char *const by_hand[] = {"urls",    "nurls",  "url_latency", "recs",  "nrecs",
+static const char *const by_hand[] = {"urls",    "nurls",  "url_latency", "url_lat", "recs",  "nrecs",
                                       "caprecs", "stages", "nstages",     "steps", "nsteps"};
 
 /* Every field of s a value of its own (s stats_init'ed). */
@@ -171,7 +171,7 @@ static int fill(pc_stats *s, int seed)
     for (uint32_t u = 0; u < 2; u++) {
         s->urls[u].completed = (uint64_t)seed * 10 + u;
         s->urls[u].errors = (uint64_t)seed * 100 + u;
-        hdr_record_n(&s->urls[u].latency, 1000 * (seed + 1), seed + u);
+        hdr_record_n(&s->url_lat[u], 1000 * (seed + 1), seed + u);
     }
     s->nrecs = 2;
     for (size_t r = 0; r < 2; r++)
@@ -271,7 +271,7 @@ static void check_merged(const pc_stats *d, int a, int b)
     for (uint32_t u = 0; u < 2; u++) {
         CHECK_EQ_I64(d->urls[u].completed, (a ? a * 10 + u : 0) + b * 10 + u);
         CHECK_EQ_I64(d->urls[u].errors, (a ? a * 100 + u : 0) + b * 100 + u);
-        CHECK_EQ_I64(d->urls[u].latency.total_count, (a ? a + u : 0) + b + u);
+        CHECK_EQ_I64(d->url_lat[u].total_count, (a ? a + u : 0) + b + u);
     }
     CHECK_EQ_I64(d->nstages, 3);
     CHECK_EQ_I64(d->nsteps, 2);
@@ -342,7 +342,7 @@ static void test_reset_every_field(void)
     CHECK_EQ_I64(s.nurls, 2);
     CHECK(s.urls && s.url_latency && s.recs);
     CHECK_EQ_I64(s.caprecs, 3);
-    CHECK_EQ_I64(s.urls[1].completed + s.urls[1].errors + s.urls[1].latency.total_count, 0);
+    CHECK_EQ_I64(s.urls[1].completed + s.urls[1].errors + s.url_lat[1].total_count, 0);
     CHECK_EQ_I64(s.nstages, 3);
     CHECK(s.stages && s.stages[2].latency.counts);
     CHECK_EQ_I64(s.stages[2].completed + s.stages[2].errors + s.stages[2].latency.total_count, 0);
