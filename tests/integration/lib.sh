@@ -332,7 +332,6 @@ stall_check() {
         r=$($STALL_TS | awk -v b0="$b0" '$1 >= b0' | sort -n | sed -n "${n}p")
         r=$(awk -v m="${r:-0}" -v b1="$b1" 'BEGIN { printf "%.6f", (m > b1 ? m : b1) }')
     fi
-    [ -n "${STALL_DEBUG:-}" ] && echo "stall: a0 $a0 a1 $a1 b0 $b0 b1 $b1 r $r" >&2
     lo=$(awk -v a="$a1" -v b="$b0" 'BEGIN { printf "%.3f", b - a }')
     hi=$(awk -v a="$a0" -v b="$r" 'BEGIN { printf "%.3f", b - a }')
     p99=$(pct "$out" 1 99.000)
