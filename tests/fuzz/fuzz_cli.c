@@ -133,7 +133,9 @@ static uint64_t digest(const pc_config *c)
     h = mix_str(h, c->out.csv_pct_path);
     for (size_t i = 0; i < c->nreqs; i++) {
         const pc_reqspec *r = &c->reqs[i];
-        h = mix_str(mix_str(mix_str(h, r->method), r->url_text), r->url.path);
+        h = mix_str(mix_str(mix_str(h, r->method), r->url_text), r->path);
+        if (r->origin)
+            h = mix_str(mix_str(h, r->origin->host), r->origin->port);
         h = mix(mix(h, r->body_len), (uint64_t)(r->weight * 1024));
         for (size_t j = 0; j < r->body_len; j++)
             h = mix(h, (unsigned char)r->body[j]);
@@ -157,7 +159,8 @@ static void check_run(const pc_config *c, char **argv, int argc, char **orig)
         abort();
     for (size_t i = 0; i < c->nreqs; i++) {
         const pc_reqspec *r = &c->reqs[i], *r0 = &c->reqs[0];
-        if (!r->url_text || !r->url.path || r->url.path[0] != '/' || !r->method || !*r->method)
+        if (!r->url_text || !r->path || r->path[0] != '/' || !r->method || !*r->method ||
+            !r->origin || r->origin->host[0] == '\0')
             abort();
         for (const char *m = r->method; *m; m++)
             if (!is_tchar((unsigned char)*m))

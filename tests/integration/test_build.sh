@@ -26,6 +26,17 @@ has() {
 
 PKG_I=$(pkg-config --cflags-only-I openssl zlib libnghttp2 luajit)
 ok pkg_config_include_dir "pkg-config gave '$PKG_I'" "[ -n '$PKG_I' ]"
+
+# The fuzz targets are built only by `make fuzz` (clang, CI's last step):
+# each must still compile against today's headers, here with the system
+# compiler (syntax only: no libFuzzer needed), so a changed struct fails
+# this suite, not CI's fuzz step after it.
+bad=
+for f in "$ROOT"/tests/fuzz/*.c; do
+    cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$ROOT/src" $PKG_I -fsyntax-only "$f" \
+        >"$T_DIR/fuzz_syntax.log" 2>&1 || bad="$bad ${f##*/}: $(grep -m1 error "$T_DIR/fuzz_syntax.log")"
+done
+ok fuzz_targets_compile "$bad" "[ -z \"\$bad\" ] && [ -e '$ROOT/tests/fuzz/fuzz_cli.c' ]"
 PKG_L=$(pkg-config --libs openssl zlib libnghttp2 luajit)
 
 # --- layering: no cycle between src/ folders, no file over its length ------
