@@ -258,7 +258,6 @@ static int build_requests(pc_engine *e)
         for (char *q = e->lower[i]; *q; q++)
             *q = (char)tolower((unsigned char)*q);
     }
-    e->want_fields = cfg->h2 || cfg->h3 || cfg->alpn;
     e->tmpls = calloc(cfg->nreqs, sizeof *e->tmpls);
     if (!e->tmpls)
         return -ENOMEM;
@@ -349,8 +348,9 @@ int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errl
     if ((rc = build_origins(e, err, errlen)) < 0)
         return rc;
 
-    bool h2 = cfg->h2;
-
+    /* The protocol asked for, a row of the table: ALPN may change it below. */
+    e->run.proto = http_wanted(cfg->h2, cfg->h3);
+    e->want_fields = e->run.proto->multiplexed || cfg->alpn;
     e->run.http.h1_depth = cfg->pipeline;
     {
         /* What response() is handed is buffered per response in flight:
@@ -367,7 +367,7 @@ int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errl
 
     for (uint32_t i = 0; i < e->run.norigins; i++)
         any_tls = any_tls || e->origins[i].tls;
-    if (cfg->h3) {
+    if (e->run.proto->transport == HTTP_OVER_QUIC) {
         /* QUIC's TLS is GnuTLS, inside the protocol: no OpenSSL context. */
         e->quic_ctx = net_quic_ctx_new(cfg->verify, cfg->cacert, err, errlen);
         if (!e->quic_ctx)
@@ -375,23 +375,20 @@ int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errl
         e->run.http.quic_ctx = e->quic_ctx;
     } else if (any_tls) {
         unsigned char alpn[256];
-        const char *list = cfg->alpn ? cfg->alpn : cfg->h2 ? "h2" : "http/1.1";
-        bool has_h2, has_h1;
-        int alen = engine_alpn_wire(list, alpn, sizeof alpn, &has_h2, &has_h1);
+        const char *list = cfg->alpn ? cfg->alpn : e->run.proto->name;
+        int alen = http_alpn_wire(list, alpn, sizeof alpn, &e->run.proto, &e->run.alpn_h1_ok);
 
         if (alen < 0) {
             snprintf(err, errlen, "invalid --alpn list '%s'", list);
             return -EINVAL;
         }
-        h2 = has_h2, e->run.alpn_h1_ok = has_h1;
         e->ssl_ctx = net_tls_ctx_new(cfg->verify, cfg->cacert, alpn, (size_t)alen,
                                      !cfg->no_tls_resume, err, errlen);
         if (!e->ssl_ctx)
             return -EPROTO;
         e->run.ssl_ctx = e->ssl_ctx;
     }
-    /* The protocol asked for, from the table; what its protocols are told. */
-    e->run.proto = http_wanted(h2, cfg->h3);
+    /* What its protocols are told. */
     e->run.http.streams = cfg->streams;
     e->run.http.window_bits = cfg->window_bits;
     e->run.http.conn_window_bits = cfg->conn_window_bits;

@@ -159,8 +159,15 @@ extern const size_t http_nprotocols;
 /* The protocol whose name (ALPN id) is name[0..len), or NULL. */
 const proto_ops *http_find(const char *name, size_t len);
 /* The protocol a run asks for: HTTP/3 (--h3), HTTP/2 (--h2, -m), or
- * HTTP/1.1; over TLS, ALPN may still settle on another (http_choose). */
+ * HTTP/1.1; over TLS the ALPN list may ask for another (http_alpn_wire),
+ * and ALPN settles it (http_choose). */
 const proto_ops *http_wanted(bool h2, bool h3);
+/* The ALPN list "h2,http/1.1" in wire format (length-prefixed names) into
+ * out; *want becomes the multiplexed protocol it names (HTTP/2), if any,
+ * else HTTP/1.1; *fallback whether it names HTTP/1.1 (acceptable when the
+ * server refuses *want). The length, or -EINVAL. */
+int http_alpn_wire(const char *list, unsigned char *out, size_t cap, const proto_ops **want,
+                   bool *fallback);
 /* The transport a connection to an origin (https or not) takes for p. */
 const net_ops *http_transport(const proto_ops *p, bool tls);
 /* The protocol a connection speaks once its transport is up: over a TLS

@@ -5,6 +5,7 @@
  * connection takes, which protocol a connection speaks once it is up), so
  * that nothing outside this file branches on a protocol's identity.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +29,37 @@ const proto_ops *http_wanted(bool h2, bool h3)
     const char *name = h3 ? "h3" : h2 ? "h2" : "http/1.1";
 
     return http_find(name, strlen(name));
+}
+
+int http_alpn_wire(const char *list, unsigned char *out, size_t cap, const proto_ops **want,
+                   bool *fallback)
+{
+    static const char h1[] = "http/1.1";
+    size_t n = 0;
+    const char *p = list;
+
+    *want = http_find(h1, sizeof h1 - 1);
+    *fallback = false;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        const proto_ops *r;
+
+        if (len == 0 || len > 255 || n + 1 + len > cap)
+            return -EINVAL;
+        out[n++] = (unsigned char)len;
+        memcpy(out + n, p, len);
+        n += len;
+        if ((r = http_find(p, len)) && r->transport == HTTP_OVER_TCP) {
+            if (r->multiplexed)
+                *want = r;
+            else
+                *fallback = true;
+        }
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return n ? (int)n : -EINVAL;
 }
 
 const net_ops *http_transport(const proto_ops *p, bool tls)
