@@ -52,6 +52,8 @@ typedef struct h2state {
     char term_why[STATS_WHY_LEN]; /* set when pacer's side ended the session on an error */
     sbuf *sb; /* with a script: per slot, SB_PER_SLOT buffers; NULL without one */
     h2stream *ss; /* per slot */
+    nghttp2_nv *nv; /* a request's header list, for submit (nghttp2 copies the list) */
+    size_t nv_cap;
 } h2state;
 
 /* One of the slot's script buffers, or NULL without a script. */
@@ -410,6 +412,7 @@ static void h2_state_free(void *st)
         nghttp2_session_del(h->s);
     free(h->out);
     http_slot_bufs_free(h->sb, h->c->depth);
+    free(h->nv);
     free(h->ss);
     free(h);
 }
@@ -504,8 +507,6 @@ static void nv_set(nghttp2_nv *v, const char *n, size_t nl, const char *val, siz
 
 static void h2_submit(http_conn *c, slot *s)
 {
-    static __thread nghttp2_nv *nv; /* scratch: nghttp2 copies the list at submit */
-    static __thread size_t nv_cap;
     h2state *h = c->ps;
     http_stream *hs = hstream(h, s);
     nghttp2_data_provider body = {.source.ptr = hs, .read_callback = read_body};
@@ -525,22 +526,22 @@ static void h2_submit(http_conn *c, slot *s)
     hs->head = q->head;
     if (!(f = http_request_fields(c, s, hs, slot_buf(h, s, SB_REQ_BODY), q, &n, &copy)))
         return;
-    if (n > nv_cap) {
-        nghttp2_nv *p = realloc(nv, n * sizeof *p);
+    if (n > h->nv_cap) {
+        nghttp2_nv *p = realloc(h->nv, n * sizeof *p);
 
         if (!p) {
             eng_failed(c, s, PC_ERR_WRITE, "out of memory", h->now);
             return;
         }
-        nv = p;
-        nv_cap = n;
+        h->nv = p;
+        h->nv_cap = n;
     }
     /* A template's fields last the run: nghttp2 keeps pointers to them. */
     for (size_t i = 0; i < n; i++)
-        nv_set(&nv[i], f[i].name, f[i].nlen, f[i].value, f[i].vlen,
+        nv_set(&h->nv[i], f[i].name, f[i].nlen, f[i].value, f[i].vlen,
                copy ? NGHTTP2_NV_FLAG_NONE
                     : NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE);
-    id = nghttp2_submit_request(h->s, NULL, nv, n, hs->req_body_len ? &body : NULL, s);
+    id = nghttp2_submit_request(h->s, NULL, h->nv, n, hs->req_body_len ? &body : NULL, s);
     if (id < 0) {
         eng_failed(c, s, PC_ERR_WRITE, nghttp2_strerror(id), h->now);
         return;

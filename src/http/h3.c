@@ -83,6 +83,7 @@ static void h3_state_free(void *st)
     h3_drop(h);
     free(h->resume);
     http_slot_bufs_free(h->sb, h->c->depth);
+    free(h->nv);
     free(h->ss);
     free(h->pkt);
     free(h);
@@ -266,8 +267,6 @@ static nghttp3_ssize read_body(nghttp3_conn *hc, int64_t id, nghttp3_vec *vec, s
 
 static void h3_submit(http_conn *c, slot *s)
 {
-    static __thread nghttp3_nv *nv; /* scratch: nghttp3 copies the list at submit */
-    static __thread size_t nv_cap;
     h3state *h = c->ps;
     http_stream *hs = h3_stream(h, s);
     nghttp3_data_reader dr = {.read_data = read_body};
@@ -288,19 +287,19 @@ static void h3_submit(http_conn *c, slot *s)
     hs->head = q->head;
     if (!(f = http_request_fields(c, s, hs, h3_slot_buf(h, s, SB_REQ_BODY), q, &n, &copy)))
         return;
-    if (n > nv_cap) {
-        nghttp3_nv *p = realloc(nv, n * sizeof *p);
+    if (n > h->nv_cap) {
+        nghttp3_nv *p = realloc(h->nv, n * sizeof *p);
 
         if (!p) {
             eng_failed(c, s, PC_ERR_WRITE, "out of memory", h->now);
             return;
         }
-        nv = p;
-        nv_cap = n;
+        h->nv = p;
+        h->nv_cap = n;
     }
     /* A template's fields last the run: nghttp3 keeps pointers to them. */
     for (size_t i = 0; i < n; i++)
-        nv[i] = (nghttp3_nv){.name = (uint8_t *)f[i].name,
+        h->nv[i] = (nghttp3_nv){.name = (uint8_t *)f[i].name,
                              .value = (uint8_t *)f[i].value,
                              .namelen = f[i].nlen,
                              .valuelen = f[i].vlen,
@@ -312,7 +311,7 @@ static void h3_submit(http_conn *c, slot *s)
         eng_failed(c, s, PC_ERR_WRITE, ngtcp2_strerror(rc), h->now);
         return;
     }
-    rc = nghttp3_conn_submit_request(h->h3, id, nv, n, hs->req_body_len ? &dr : NULL, s);
+    rc = nghttp3_conn_submit_request(h->h3, id, h->nv, n, hs->req_body_len ? &dr : NULL, s);
     if (rc != 0) {
         ngtcp2_conn_shutdown_stream(h->q, id, NGHTTP3_H3_INTERNAL_ERROR);
         ngtcp2_conn_set_stream_user_data(h->q, id, NULL);

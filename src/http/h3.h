@@ -47,6 +47,8 @@ typedef struct h3state {
     char why[STATS_WHY_LEN];
     sbuf *sb; /* with a script: per slot, SB_PER_SLOT buffers; NULL without one */
     http_stream *ss; /* per slot */
+    nghttp3_nv *nv;  /* a request's header list, for submit (nghttp3 copies the list) */
+    size_t nv_cap;
 } h3state;
 
 static inline sbuf *h3_slot_buf(const h3state *h, const slot *s, int which)
