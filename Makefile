@@ -111,6 +111,22 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBOBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(FINAL_CFLAGS) -Itests/unit -o $@ $< $(LIBOBJ) $(FINAL_LDFLAGS) $(FINAL_LIBS)
 
+# A protocol driven alone (tests/unit/http/): the test #includes the file
+# under test and is its own fake engine (tests/unit/http/fake_engine.h);
+# everything else comes from an archive without the engine and the
+# protocols, so the linker takes only what the protocol itself uses (and
+# a protocol that reached into the engine would not link). The shorter
+# stem makes this rule win over the one above.
+ALONE_OBJ := $(filter-out $(BUILD)/obj/engine/% $(BUILD)/obj/http/%,$(LIBOBJ))
+$(BUILD)/alone.a: $(ALONE_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tests/http/%: tests/unit/http/%.c tests/unit/http/fake_engine.h $(BUILD)/alone.a \
+                       $(wildcard src/http/*.c src/http/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(FINAL_CFLAGS) -Itests/unit -o $@ $< src/http/common.c $(BUILD)/alone.a \
+	    $(FINAL_LDFLAGS) $(FINAL_LIBS)
+
 $(BUILD)/tools/%: tests/tools/%.c tests/tools/tool_util.h $(LIBOBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(FINAL_CFLAGS) -o $@ $< $(LIBOBJ) $(FINAL_LDFLAGS) $(FINAL_LIBS)

@@ -68,12 +68,12 @@ void collect(collector *co, bool final)
         pc_interval *list = worker_take_intervals(co->ws[i]);
 
         for (pc_interval *iv = list; iv; iv = iv->next) {
-            uint32_t slot = iv->index - co->next;
+            uint32_t at = iv->index - co->next;
 
             if (iv->index < co->next)
                 continue; /* cannot happen: emitted only when complete */
-            if (slot >= co->npend) {
-                uint32_t n = slot + 8;
+            if (at >= co->npend) {
+                uint32_t n = at + 8;
                 pc_interval **p = realloc(co->pend, n * sizeof *p);
 
                 if (!p)
@@ -82,10 +82,10 @@ void collect(collector *co, bool final)
                 co->pend = p;
                 co->npend = n;
             }
-            if (!co->pend[slot])
-                co->pend[slot] = interval_new();
-            if (co->pend[slot])
-                interval_merge(co->pend[slot], iv);
+            if (!co->pend[at])
+                co->pend[at] = interval_new();
+            if (co->pend[at])
+                interval_merge(co->pend[at], iv);
         }
         worker_return_intervals(co->ws[i], list);
     }

@@ -5,11 +5,6 @@
  */
 #include "engine/worker_int.h"
 
-const pc_run *conn_run(const conn *c)
-{
-    return c->w->run;
-}
-
 /* ---- events ---------------------------------------------------------- */
 
 static void set_events(conn *c, uint32_t ev)
@@ -18,12 +13,14 @@ static void set_events(conn *c, uint32_t ev)
 
     if (ev == c->events)
         return;
-    epoll_ctl(c->w->epfd, c->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->nc.fd, &e);
+    epoll_ctl(c->w->epfd, c->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->h.nc.fd, &e);
     c->events = ev;
 }
 
-void eng_want_write(conn *c, bool on)
+void eng_want_write(http_conn *hc, bool on)
 {
+    conn *c = conn_of(hc);
+
     if (c->state == CS_READY)
         set_events(c, on ? (EPOLLIN | EPOLLOUT) : EPOLLIN);
 }
@@ -33,10 +30,10 @@ void eng_want_write(conn *c, bool on)
 void conn_close(conn *c)
 {
     if (c->proto)
-        c->proto->reset(c);
-    if (c->nc.fd >= 0)
-        c->net->close(&c->nc);
-    c->gen++;
+        c->proto->reset(&c->h);
+    if (c->h.nc.fd >= 0)
+        c->h.net->close(&c->h.nc);
+    c->h.gen++;
     opening(c, false);
     c->state = CS_CLOSED;
     c->carry_len = 0;
@@ -45,7 +42,7 @@ void conn_close(conn *c)
     c->reused = false;
     c->draining = false;
     c->goaway = false;
-    c->nc.want = 0;
+    c->h.nc.want = 0;
 }
 
 static void settle(conn *c)
@@ -56,51 +53,32 @@ static void settle(conn *c)
     }
 }
 
-/* The protocols pacer speaks, by their ALPN names. */
-static const proto_ops *const protos[] = {&proto_h1, &proto_h2, &proto_h3};
-
-static const proto_ops *proto_named(const char *name, size_t len)
+/* A TLS handshake is done (OpenSSL's over TCP, or QUIC's inside HTTP/3):
+ * timed from the TCP connect (QUIC: the socket's), and described once. */
+static void tls_done(conn *c, uint64_t now, bool resumed, const char *version, const char *cipher)
 {
-    for (size_t i = 0; i < sizeof protos / sizeof protos[0]; i++)
-        if (strlen(protos[i]->name) == len && memcmp(protos[i]->name, name, len) == 0)
-            return protos[i];
-    return NULL;
+    pc_stats *st = &c->w->st;
+
+    hdr_record(&st->tls, (int64_t)(now - c->t_tcp));
+    if (resumed)
+        st->tls_resumed++;
+    if (!st->tls_version[0]) {
+        snprintf(st->tls_version, sizeof st->tls_version, "%s", version);
+        snprintf(st->tls_cipher, sizeof st->tls_cipher, "%s", cipher);
+    }
 }
 
-/* ALPN decides the protocol over TLS (none chosen: HTTP/1.1); --h2 means
- * prior knowledge in clear; --h3 is QUIC (its ALPN is checked inside). */
+/* Which protocol c speaks now that its transport is up: the table's
+ * choice (http_choose) from the run's wish, and over TLS the server's ALPN. */
 static const proto_ops *pick_proto(conn *c, char *why, size_t whylen)
 {
     const pc_run *run = c->w->run;
-    const char *sel;
-    unsigned int len;
-    bool none;
-    const proto_ops *p;
+    net_tls_info ti = {0};
 
-    if (run->h3)
-        return proto_named("h3", 2);
-    if (!run->origins[c->origin].tls) {
-        sel = run->h2 ? "h2" : "http/1.1";
-        return proto_named(sel, strlen(sel));
-    }
-    sel = (const char *)net_tls_alpn(&c->nc, &len);
-    none = len == 0;
-    if (none) {
-        sel = "http/1.1";
-        len = 8;
-    }
-    p = proto_named(sel, len);
-    if (!p) {
-        snprintf(why, whylen, "server chose an unsupported protocol with ALPN: %.*s", (int)len,
-                 sel);
-        return NULL;
-    }
-    if (run->h2 && !run->alpn_h1_ok && !(len == 2 && memcmp(sel, "h2", 2) == 0)) {
-        snprintf(why, whylen, "server refused h2 (ALPN: %s)",
-                 none ? "it chose no protocol" : "it chose http/1.1");
-        return NULL;
-    }
-    return p;
+    if (c->h.net->tls_info)
+        c->h.net->tls_info(&c->h.nc, &ti);
+    return http_choose(run->proto, c->h.net->tls_info != NULL, ti.alpn, ti.alpn_len,
+                       run->alpn_h1_ok, why, whylen);
 }
 
 static void on_ready(conn *c, uint64_t now)
@@ -118,11 +96,11 @@ static void on_ready(conn *c, uint64_t now)
     if (c->ps_of != c->proto) {
         /* The protocol's own state, kept across reconnections. */
         if (c->ps_of)
-            c->ps_of->state_free(c->ps);
+            c->ps_of->state_free(c->h.ps);
         c->ps_of = c->proto;
-        c->ps = c->proto->state_new(c);
+        c->h.ps = c->proto->state_new(&c->h);
     }
-    if (!c->ps) {
+    if (!c->h.ps) {
         c->ps_of = NULL;
         c->proto = NULL;
         connect_failed(c, "out of memory", now);
@@ -133,9 +111,7 @@ static void on_ready(conn *c, uint64_t now)
     c->fresh = true;
     c->conn_time = now - c->t_start;
     w->pref_addr = c->addr_idx;
-    c->spoke = NULL;
-    if (!c->proto->multiplexed)
-        (*(c->spoke = &w->st.h1_conns))++;
+    c->spoke = NULL; /* until the protocol says it speaks (eng_speaks) */
     c->timer_at = 0;
     /* A protocol with a handshake of its own is open, and settles, once
      * that is done (eng_tls_done). */
@@ -145,7 +121,7 @@ static void on_ready(conn *c, uint64_t now)
         settle(c);
     }
     set_events(c, EPOLLIN);
-    rc = c->proto->start(c, now);
+    rc = c->proto->start(&c->h, now);
     if (rc < 0) {
         connect_failed(c, strerror(-rc), now);
         return;
@@ -250,33 +226,28 @@ void do_handshake(conn *c, uint64_t now)
 {
     pc_worker *w = c->w;
     char why[STATS_WHY_LEN] = "";
-    int rc = c->net->handshake(&c->nc, why, sizeof why);
+    int rc = c->h.net->handshake(&c->h.nc, why, sizeof why);
 
     if (rc == 0) {
         /* OpenSSL may run the whole handshake inside this one call when
          * the server's answers are already there (loopback), so the
          * event's time would read as 0: take the clock again. */
         now = pc_now_ns();
-        if (c->net == &net_tls_ops) {
-            hdr_record(&w->st.tls, (int64_t)(now - c->t_tcp));
-            if (net_tls_resumed(&c->nc))
-                w->st.tls_resumed++;
-            if (!w->st.tls_version[0]) {
-                const char *version, *cipher;
+        if (c->h.net->tls_info) {
+            net_tls_info ti;
 
-                net_tls_describe(&c->nc, &version, &cipher);
-                snprintf(w->st.tls_version, sizeof w->st.tls_version, "%s", version);
-                snprintf(w->st.tls_cipher, sizeof w->st.tls_cipher, "%s", cipher);
-            }
+            c->h.net->tls_info(&c->h.nc, &ti);
+            tls_done(c, now, ti.resumed, ti.version, ti.cipher);
         }
         on_ready(c, now);
     } else if (rc == -EAGAIN) {
-        set_events(c, c->nc.want == NET_WANT_WRITE ? EPOLLOUT : EPOLLIN);
+        set_events(c, c->h.nc.want == NET_WANT_WRITE ? EPOLLOUT : EPOLLIN);
     } else {
-        if (w->run->h2 && rc == -ENOPROTOOPT) {
+        if (w->run->proto->multiplexed && rc == -ENOPROTOOPT) {
             /* A server that does not speak h2 may refuse the handshake
              * outright rather than choose http/1.1. */
-            snprintf(why, sizeof why, "server refused h2 (TLS alert: no application protocol)");
+            snprintf(why, sizeof why, "server refused %s (TLS alert: no application protocol)",
+                     w->run->proto->name);
             c->last_try = true;
         }
         connect_failed(c, why[0] ? why : strerror(-rc), now);
@@ -301,13 +272,13 @@ void on_tcp_connected(conn *c, uint64_t now)
 
     c->t_tcp = now;
     hdr_record(&w->st.connect, (int64_t)(now - c->t_start));
-    if (syn_retransmitted(c->nc.fd))
+    if (syn_retransmitted(c->h.nc.fd))
         w->st.connect_retrans++;
-    if (c->net == &net_tls_ops) {
-        bool resume = !w->run->cfg->no_tls_resume;
+    if (c->h.net->tls_attach) {
+        bool resume = w->run->http.tls_resume;
 
-        if (net_tls_attach(&c->nc, w->run->ssl_ctx, w->run->origins[c->origin].tls_name,
-                           resume ? c->session : NULL, resume ? &c->session : NULL) < 0) {
+        if (c->h.net->tls_attach(&c->h.nc, w->run->ssl_ctx, c->h.peer,
+                                 resume ? c->session : NULL, resume ? &c->session : NULL) < 0) {
             connect_failed(c, "TLS: out of memory", now);
             return;
         }
@@ -370,15 +341,15 @@ void conn_start(conn *c, uint64_t now)
     c->proto = NULL;
     opening(c, true);
     w->starting++;
-    rc = c->net->connect(&c->nc, (const struct sockaddr *)&a->sa, a->len);
+    rc = c->h.net->connect(&c->h.nc, (const struct sockaddr *)&a->sa, a->len);
     if (rc == 0 || rc == -EINPROGRESS)
         w->st.connect_attempts++; /* the server may accept it, whatever comes of it here */
     /* Under a rate a response may wait in the socket for the next pass
      * (the slack): its time is when it came, not when it was read. */
     if ((rc == 0 || rc == -EINPROGRESS) && w->open_loop) {
-        if (c->net->rx_times && a->sa.ss_family != AF_UNIX)
-            c->net->rx_times(&c->nc);
-        if (!c->nc.rx_ts)
+        if (c->h.net->rx_times && a->sa.ss_family != AF_UNIX)
+            c->h.net->rx_times(&c->h.nc);
+        if (!c->h.nc.rx_ts)
             w->rx_untimed = true; /* its responses are timed when read: read them at once */
     }
     if (rc == 0) {
@@ -426,7 +397,7 @@ void opening(conn *c, bool on)
 /* A connection the server ended with GOAWAY: reopened, and counted so the
  * report can say so, or, as h2load does (goaway_ends_conn), its client is
  * done: retired for the rest of the run. */
-void eng_conn_recycle(conn *c, uint64_t now)
+void conn_recycle(conn *c, uint64_t now)
 {
     pc_worker *w = c->w;
     bool goaway = c->goaway;
@@ -446,28 +417,28 @@ void eng_conn_recycle(conn *c, uint64_t now)
     }
 }
 
-void eng_conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now)
+void conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now)
 {
-    if (c->proto && c->proto->connecting && c->proto->connecting(c) && c->count == 0) {
+    if (c->proto && c->proto->connecting && c->proto->connecting(&c->h) && c->h.count == 0) {
         connect_failed(c, why ? why : "connect failed", now);
         return;
     }
     conn_ended(c, kind == PC_ERR_TIMEOUT ? CONN_END_TIMEOUT : CONN_END_ERROR);
-    if (c->count == 0) {
+    if (c->h.count == 0) {
         /* No request to charge it to: say it happened, to the connection. */
         pc_stats *st = &c->w->st;
 
         st->conn_drops++;
         if (!st->drop_why[0] && why)
             snprintf(st->drop_why, sizeof st->drop_why, "%s", why);
-        eng_conn_recycle(c, now);
+        conn_recycle(c, now);
         return;
     }
     stats_why(&c->w->st, kind, why);
-    for (uint32_t i = 0; i < c->depth && c->count; i++)
-        if (c->slots[i].used) {
-            record_failed(c->w, &c->slots[i], kind, now);
-            slot_release(c, &c->slots[i]);
+    for (uint32_t i = 0; i < c->h.depth && c->h.count; i++)
+        if (c->h.slots[i].used) {
+            record_failed(c->w, &c->h.slots[i], kind, now);
+            slot_release(c, &c->h.slots[i]);
         }
     /* A server that fails every connection before answering anything is
      * not hit thousands of times a second: the second failure in a row
@@ -482,7 +453,17 @@ void eng_conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now
         c->t_start = now + (wait < 1000000000ull ? wait : 1000000000ull);
         return;
     }
-    eng_conn_recycle(c, now);
+    conn_recycle(c, now);
+}
+
+void eng_conn_recycle(http_conn *hc, uint64_t now)
+{
+    conn_recycle(conn_of(hc), now);
+}
+
+void eng_conn_fail(http_conn *hc, enum pc_err_kind kind, const char *why, uint64_t now)
+{
+    conn_fail(conn_of(hc), kind, why, now);
 }
 
 /* After a protocol has had its say: reopen a drained connection, or give
@@ -492,8 +473,8 @@ void after_io(conn *c, uint64_t now)
     if (c->state != CS_READY)
         return;
     if (c->draining) {
-        if (c->count == 0)
-            eng_conn_recycle(c, now);
+        if (c->h.count == 0)
+            conn_recycle(c, now);
         return;
     }
     if (c->w->phase != P_RUN)
@@ -545,8 +526,9 @@ int worker_connect_to(pc_worker *w, const char *addr)
 
 /* ---- what a protocol with a handshake of its own reports (QUIC) ------- */
 
-void eng_timer(conn *c, uint64_t when)
+void eng_timer(http_conn *hc, uint64_t when)
 {
+    conn *c = conn_of(hc);
     pc_worker *w = c->w;
 
     c->timer_at = when;
@@ -554,56 +536,26 @@ void eng_timer(conn *c, uint64_t when)
         w->next_wake = when;
 }
 
-void eng_tls_done(conn *c, uint64_t now, bool resumed, const char *version, const char *cipher)
+void eng_tls_done(http_conn *hc, uint64_t now, bool resumed, const char *version,
+                  const char *cipher)
 {
+    conn *c = conn_of(hc);
     pc_worker *w = c->w;
 
-    hdr_record(&w->st.tls, (int64_t)(now - c->t_tcp));
-    if (resumed)
-        w->st.tls_resumed++;
-    if (!w->st.tls_version[0]) {
-        snprintf(w->st.tls_version, sizeof w->st.tls_version, "%s", version);
-        snprintf(w->st.tls_cipher, sizeof w->st.tls_cipher, "%s", cipher);
-    }
+    tls_done(c, now, resumed, version, cipher);
     c->conn_time = now - c->t_start;
     w->st.connects++;
     c->ended = CONN_END_CLIENT;
     settle(c);
 }
 
-void eng_connect_timeout(conn *c, const char *why, uint64_t now)
+void eng_connect_timeout(http_conn *hc, const char *why, uint64_t now)
 {
+    conn *c = conn_of(hc);
+
     c->w->st.connect_timeouts++;
     c->last_try = true; /* no quick retry: back off */
     connect_failed(c, why ? why : "connect timed out (QUIC handshake)", now);
-}
-
-void eng_quic_stats(conn *c, const eng_quic_stat *q)
-{
-    pc_stats *st = &c->w->st;
-
-    if (q->end)
-        st->quic_conns++;
-    st->quic_sent += q->sent;
-    st->quic_recv += q->received;
-    st->quic_lost += q->lost;
-    st->quic_pto += q->pto;
-    if (q->srtt_ns) {
-        hdr_record(&st->quic_srtt, (int64_t)q->srtt_ns);
-        hdr_record(&st->quic_min_rtt, (int64_t)q->min_rtt_ns);
-    }
-}
-
-void eng_quic_event(conn *c, int ev, uint64_t code)
-{
-    pc_stats *st = &c->w->st;
-
-    if (ev == QEV_CLOSE)
-        st->quic_close[stats_quic_close_idx(code & QEV_APP, code & ~QEV_APP)]++;
-    else if (ev == QEV_RESET)
-        st->quic_resets++;
-    else
-        st->quic_goaway++, c->goaway = true;
 }
 
 /* ---- reading --------------------------------------------------------- */
@@ -617,7 +569,7 @@ static int carry_rest(conn *c, const char *p, size_t rest, uint64_t now)
         char *q = realloc(c->carry, rest);
 
         if (!q) {
-            eng_conn_fail(c, PC_ERR_READ, "out of memory", now);
+            conn_fail(c, PC_ERR_READ, "out of memory", now);
             return -ENOMEM;
         }
         c->carry = q;
@@ -647,29 +599,29 @@ static void count_read(pc_worker *w, ssize_t n, uint64_t now)
 void conn_readable(conn *c)
 {
     pc_worker *w = c->w;
-    uint32_t gen = c->gen;
+    uint32_t gen = c->h.gen;
 
     for (int rounds = 0; rounds < 16; rounds++) {
         uint32_t keep = c->carry_len;
         size_t room = RBUF_SIZE - keep;
-        uint64_t skip = !keep && c->net->discard && c->proto->skippable ? c->proto->skippable(c) : 0;
+        uint64_t skip = !keep && c->h.net->discard && c->proto->skippable ? c->proto->skippable(&c->h) : 0;
         ssize_t n = -EOPNOTSUPP;
         uint64_t now;
 
         if (skip >= SKIP_MIN)
-            n = c->net->discard(&c->nc, skip < SKIP_MAX ? (size_t)skip : SKIP_MAX);
+            n = c->h.net->discard(&c->h.nc, skip < SKIP_MAX ? (size_t)skip : SKIP_MAX);
         if (n > 0) {
             now = pace_came_at(w, c, pc_now_ns());
             count_read(w, n, now);
-            c->proto->skip(c, (size_t)n, now);
-            if (c->gen != gen)
+            c->proto->skip(&c->h, (size_t)n, now);
+            if (c->h.gen != gen)
                 return;
             if ((uint64_t)n < skip && (size_t)n < SKIP_MAX)
                 break; /* the socket is empty */
             continue;
         }
         if (n == -EOPNOTSUPP)
-            n = c->net->read(&c->nc, w->rbuf + keep, room);
+            n = c->h.net->read(&c->h.nc, w->rbuf + keep, room);
         now = pc_now_ns();
         if (n > 0) {
             size_t have = keep + (size_t)n, used;
@@ -679,25 +631,25 @@ void conn_readable(conn *c)
                 memcpy(w->rbuf, c->carry, keep);
             c->carry_len = 0;
             count_read(w, n, now);
-            used = c->proto->input(c, w->rbuf, have, now);
-            if (c->gen != gen)
+            used = c->proto->input(&c->h, w->rbuf, have, now);
+            if (c->h.gen != gen)
                 return;
             if (used < have && carry_rest(c, w->rbuf + used, have - used, now) < 0)
                 return;
-            if ((size_t)n < room && c->net->pending(&c->nc) == 0)
+            if ((size_t)n < room && c->h.net->pending(&c->h.nc) == 0)
                 break;
         } else if (n == 0) {
-            c->proto->eof(c, now);
-            if (c->gen == gen)
-                eng_conn_recycle(c, now);
+            c->proto->eof(&c->h, now);
+            if (c->h.gen == gen)
+                conn_recycle(c, now);
             return;
         } else if (n == -EAGAIN) {
             break;
         } else {
             if (c->proto->read_error)
-                c->proto->read_error(c, (int)-n, now);
+                c->proto->read_error(&c->h, (int)-n, now);
             else
-                eng_conn_fail(c, PC_ERR_READ, strerror((int)-n), now);
+                conn_fail(c, PC_ERR_READ, strerror((int)-n), now);
             return;
         }
     }
@@ -705,7 +657,7 @@ void conn_readable(conn *c)
         uint64_t now = pc_now_ns();
 
         after_io(c, now);
-        if (c->gen == gen && c->state == CS_READY)
-            c->proto->flush(c, now);
+        if (c->h.gen == gen && c->state == CS_READY)
+            c->proto->flush(&c->h, now);
     }
 }

@@ -1,20 +1,21 @@
 /*
- * events.c - what the protocols report (conn.h's eng_*): record and
+ * events.c - what the protocols report (http/http.h's eng_*): record and
  * release only; the worker decides what happens next.
  */
 #include "engine/worker_int.h"
 
 /* ---- what the protocols report ----------------------------------------- */
 
-void eng_first_byte(conn *c, slot *s, uint64_t now)
+void eng_first_byte(http_conn *hc, slot *s, uint64_t now)
 {
-    (void)c;
+    (void)hc;
     if (!s->first_byte)
         s->first_byte = now;
 }
 
-void eng_done(conn *c, slot *s, int status, uint64_t body_len, uint64_t now)
+void eng_done(http_conn *hc, slot *s, int status, uint64_t body_len, uint64_t now)
 {
+    conn *c = conn_of(hc);
     pc_worker *w = c->w;
 
     c->reused = true;
@@ -26,29 +27,32 @@ void eng_done(conn *c, slot *s, int status, uint64_t body_len, uint64_t now)
     }
     record_done(w, s, now, status, body_len);
     slot_release(c, s);
-    if (c->count == 0 && w->cfg->batch_latency && w->depth > 1 && !warm(w, c->batch_intended)) {
+    if (c->h.count == 0 && w->cfg->batch_latency && w->depth > 1 && !warm(w, c->batch_intended)) {
         rec_latency(w, (int64_t)(now - c->batch_intended),
-                    (int64_t)(now - (c->batch_sent ? c->batch_sent : now)));
+                    (int64_t)(now - (c->h.batch_sent ? c->h.batch_sent : now)));
         hdr_record(&w->st.batch, (int64_t)(now - c->batch_intended));
     }
 }
 
-void eng_failed(conn *c, slot *s, enum pc_err_kind kind, const char *why, uint64_t now)
+void eng_failed(http_conn *hc, slot *s, enum pc_err_kind kind, const char *why, uint64_t now)
 {
+    conn *c = conn_of(hc);
+
     stats_why(&c->w->st, kind, why);
     record_failed(c->w, s, kind, now);
     slot_release(c, s);
 }
 
-void eng_refused(conn *c, slot *s, const char *why, uint64_t now)
+void eng_refused(http_conn *hc, slot *s, const char *why, uint64_t now)
 {
+    conn *c = conn_of(hc);
     pc_worker *w = c->w;
 
     if (s->retries >= MAX_RETRIES) {
         char buf[STATS_WHY_LEN];
 
         snprintf(buf, sizeof buf, "%s, %d times", why, MAX_RETRIES + 1);
-        eng_failed(c, s, PC_ERR_PROTOCOL, buf, now);
+        eng_failed(&c->h, s, PC_ERR_PROTOCOL, buf, now);
         return;
     }
     /* Back to the front of its origin's line: it was due before anything
@@ -56,7 +60,7 @@ void eng_refused(conn *c, slot *s, const char *why, uint64_t now)
     if (oq_push(w, (resend){.intended = s->intended, .retries = (uint8_t)(s->retries + 1),
                             .tmpl = s->tmpl},
                 true) < 0) {
-        eng_failed(c, s, PC_ERR_PROTOCOL, "out of memory to re-send it", now);
+        eng_failed(&c->h, s, PC_ERR_PROTOCOL, "out of memory to re-send it", now);
         return;
     }
     if (!warm(w, s->intended))
@@ -64,13 +68,14 @@ void eng_refused(conn *c, slot *s, const char *why, uint64_t now)
     slot_release(c, s);
 }
 
-void eng_drain(conn *c)
+void eng_drain(http_conn *hc)
 {
-    c->draining = true;
+    conn_of(hc)->draining = true;
 }
 
-const pc_request *eng_request(conn *c, slot *s)
+const pc_request *eng_request(http_conn *hc, slot *s)
 {
+    conn *c = conn_of(hc);
     static const pc_request in_batch; /* no bytes of its own */
     pc_worker *w = c->w;
 
@@ -79,11 +84,11 @@ const pc_request *eng_request(conn *c, slot *s)
     const pc_request *q;
     char why[STATS_WHY_LEN], fault[112];
 
-    if (w->src.per_call && c->count > 1 && !c->proto->multiplexed && !w->open_loop)
+    if (w->src.per_call && c->h.count > 1 && !c->proto->multiplexed && !w->open_loop)
         return &in_batch;
     q = w->src.ops->next(w->src.self, s->tmpl);
     if (!q) {
-        eng_failed(c, s, PC_ERR_WRITE, "script error in request()", 0);
+        eng_failed(&c->h, s, PC_ERR_WRITE, "script error in request()", 0);
         return NULL;
     }
     /* Text a source made (a script's; a template is built from checked
@@ -92,10 +97,10 @@ const pc_request *eng_request(conn *c, slot *s)
      * would put it on the wire as it is, HTTP/2 and HTTP/3 would turn its
      * faults into header fields. The same text again (wrk.format()'s,
      * built once) is not checked again. */
-    if (!q->built && !q->nva && q->h1 && (q->transient || q->h1 != w->text_ok)) {
+    if (!q->built && !q->fields && q->h1 && (q->transient || q->h1 != w->text_ok)) {
         if (h1req_check(q->h1, q->h1_len, fault, sizeof fault) < 0) {
             snprintf(why, sizeof why, "script request is not valid HTTP/1.1 text: %s", fault);
-            eng_failed(c, s, PC_ERR_WRITE, why, 0);
+            eng_failed(&c->h, s, PC_ERR_WRITE, why, 0);
             return NULL;
         }
         if (!q->transient)
@@ -104,57 +109,10 @@ const pc_request *eng_request(conn *c, slot *s)
     return q;
 }
 
-int sbuf_add(sbuf *b, const char *p, size_t n, size_t max)
+void eng_script_response(http_conn *hc, int status, sbuf *hdrs, sbuf *body)
 {
-    if (b->len + n > max) {
-        b->cut = true; /* counted where the script is handed it */
-        return 0;
-    }
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        char *q;
+    conn *c = conn_of(hc);
 
-        while (cap < b->len + n)
-            cap *= 2;
-        q = realloc(b->p, cap);
-        if (!q)
-            return -ENOMEM;
-        b->p = q;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, p, n);
-    b->len += n;
-    return 0;
-}
-
-bool eng_keep_body(conn *c, slot *s, const pc_request *q, const char *body, size_t len, sbuf *b)
-{
-    s->req_body = body;
-    s->req_body_len = len;
-    if (!len || !q->transient)
-        return true;
-    if (b)
-        b->len = 0;
-    if (!b || sbuf_add(b, body, len, SBUF_REQUEST_MAX) < 0) {
-        eng_failed(c, s, PC_ERR_WRITE, "out of memory", 0);
-        return false;
-    }
-    s->req_body = b->p;
-    return true;
-}
-
-bool eng_wants_response(const conn *c)
-{
-    return c->w->src.wants_response;
-}
-
-bool eng_requests_change(const conn *c)
-{
-    return c->w->src.per_call;
-}
-
-void eng_script_response(conn *c, int status, sbuf *hdrs, sbuf *body)
-{
     if (hdrs->cut || body->cut)
         c->w->st.script_cut++;
     c->w->src.ops->response(c->w->src.self, status, hdrs->p, hdrs->len, body->p, body->len);
@@ -162,13 +120,9 @@ void eng_script_response(conn *c, int status, sbuf *hdrs, sbuf *body)
     hdrs->cut = body->cut = false;
 }
 
-bool eng_want_server(const conn *c)
+void eng_server(http_conn *hc, const char *v, size_t n)
 {
-    return !c->w->st.server[0];
-}
-
-void eng_server(conn *c, const char *v, size_t n)
-{
+    conn *c = conn_of(hc);
     pc_stats *st = &c->w->st;
 
     if (!st->server[0]) {
@@ -182,13 +136,9 @@ void eng_server(conn *c, const char *v, size_t n)
     }
 }
 
-void eng_written(conn *c, size_t n)
+void eng_close_after(http_conn *hc, const slot *s, uint64_t n, int why)
 {
-    c->w->st.bytes_written += n;
-}
-
-void eng_close_after(conn *c, const slot *s, uint64_t n, int why)
-{
+    conn *c = conn_of(hc);
     pc_stats *st = &c->w->st;
 
     if (why == ENG_CLOSE_TE_CL) {
@@ -208,65 +158,25 @@ void eng_close_after(conn *c, const slot *s, uint64_t n, int why)
 
 /* The EOF (or TLS close_notify) that follows a Connection: close or a
  * GOAWAY is the close that was announced, already counted there. */
-void eng_idle_closed(conn *c)
+void eng_idle_closed(http_conn *hc)
 {
+    conn *c = conn_of(hc);
+
     if (c->reused && !c->draining)
         c->w->st.idle_closes++;
     conn_ended(c, CONN_END_SERVER);
 }
 
-void eng_headers(conn *c, uint64_t wire, uint64_t decoded)
+void eng_goaway(http_conn *hc)
 {
-    c->w->st.header_wire += wire;
-    c->w->st.header_decoded += decoded;
+    conn_of(hc)->goaway = true;
 }
 
-void eng_body(conn *c, uint64_t n)
+/* The counter (pc_stats h1_conns, h2_conns) is kept too: warmup_end counts
+ * the connections still open in it again. */
+void eng_speaks(http_conn *hc, uint64_t *counter)
 {
-    c->w->st.body_bytes += n;
-}
+    conn *c = conn_of(hc);
 
-long eng_script_fields(conn *c, slot *s, const pc_request *q, const char *scheme, h1req_field *f,
-                       char *names, size_t cap, h1req_parsed *r)
-{
-    if (h1req_parse(q->h1, q->h1_len, r) < 0) {
-        eng_failed(c, s, PC_ERR_WRITE, "script request is not valid HTTP/1.1 text", 0);
-        return -1;
-    }
-    return (long)h1req_fields(r, scheme, conn_run(c)->cfg->url.hostport, f, names, cap);
-}
-
-int eng_body_data(conn *c, slot *s, sbuf *b, const char *p, size_t n, uint64_t now)
-{
-    eng_body(c, n);
-    if (!s)
-        return 0;
-    s->body += n;
-    eng_first_byte(c, s, now);
-    return b ? sbuf_add(b, p, n, conn_run(c)->resp_cap) : 0;
-}
-
-int eng_header_pair(conn *c, sbuf *b, const char *n, size_t nl, const char *v, size_t vl)
-{
-    static const char nul = '\0';
-    size_t max = conn_run(c)->resp_cap;
-
-    if (!b || memchr(n, 0, nl) || memchr(v, 0, vl)) /* a NUL would split the pair */
-        return 0;
-    if (sbuf_add(b, n, nl, max) < 0 || sbuf_add(b, &nul, 1, max) < 0 ||
-        sbuf_add(b, v, vl, max) < 0 || sbuf_add(b, &nul, 1, max) < 0)
-        return -ENOMEM;
-    return 0;
-}
-
-void eng_h2_event(conn *c, int ev)
-{
-    if (ev == H2EV_RST)
-        c->w->st.h2_rst++;
-    else if (ev == H2EV_REFUSED)
-        c->w->st.h2_refused++;
-    else if (ev == H2EV_GOAWAY)
-        c->w->st.h2_goaway++, c->goaway = true;
-    else
-        (*(c->spoke = &c->w->st.h2_conns))++;
+    (*(c->spoke = counter))++;
 }

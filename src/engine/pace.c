@@ -204,10 +204,10 @@ uint64_t pace_came_at(const pc_worker *w, const conn *c, uint64_t now)
     struct timespec ts;
     uint64_t real, age, t;
 
-    if (!c->nc.rx_real || clock_gettime(CLOCK_REALTIME, &ts) < 0)
+    if (!c->h.nc.rx_real || clock_gettime(CLOCK_REALTIME, &ts) < 0)
         return now;
     real = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    age = real > c->nc.rx_real ? real - c->nc.rx_real : 0;
+    age = real > c->h.nc.rx_real ? real - c->h.nc.rx_real : 0;
     t = now > age ? now - age : 0;
     return t > w->wait_start ? t : w->wait_start < now ? w->wait_start : now;
 }

@@ -9,11 +9,11 @@
 static slot *slot_alloc(conn *c)
 {
     uint32_t idx = c->free_idx[--c->nfree];
-    slot *s = &c->slots[idx];
+    slot *s = &c->h.slots[idx];
 
     memset(s, 0, sizeof *s);
     s->used = true;
-    c->count++;
+    c->h.count++;
     c->w->inflight++;
     return s;
 }
@@ -22,7 +22,7 @@ void slot_release(conn *c, slot *s)
 {
     s->used = false;
     c->free_idx[c->nfree++] = slot_index(c, s);
-    c->count--;
+    c->h.count--;
     c->w->inflight--;
 }
 
@@ -179,16 +179,16 @@ bool has_room(const conn *c)
     /* thread:stop() or a script error: this thread sends nothing more. */
     if (src_stopped(c->w))
         return false;
-    return c->state == CS_READY && !c->draining && c->count < c->proto->capacity(c);
+    return c->state == CS_READY && !c->draining && c->h.count < c->proto->capacity(&c->h);
 }
 
 static void enqueue(conn *c, resend r)
 {
     slot *s = slot_alloc(c);
 
-    if (c->count == 1) {
+    if (c->h.count == 1) {
         c->batch_intended = r.intended;
-        c->batch_sent = 0;
+        c->h.batch_sent = 0;
     }
     s->intended = r.intended;
     /* Sendable at its time, or, if no connection had room then, once this
@@ -204,7 +204,7 @@ static void enqueue(conn *c, resend r)
     /* --no-keepalive: one request per connection. */
     if (c->w->cfg->no_keepalive)
         c->draining = true;
-    c->proto->submit(c, s);
+    c->proto->submit(&c->h, s);
 }
 
 /* Take the next connection off the ready queue. */
@@ -233,7 +233,7 @@ void dispatch(pc_worker *w)
         progress = false;
         while (n-- > 0 && backlog_len(w) > 0) {
             conn *c = ready_pop(w);
-            uint32_t gen = c->gen;
+            uint32_t gen = c->h.gen;
             resend r;
 
             if (!has_room(c))
@@ -244,10 +244,10 @@ void dispatch(pc_worker *w)
                  * (and a script's request()) took time, and the first
                  * byte's time is the send lag's end and the uncorrected
                  * latency's start. */
-                c->proto->flush(c, pc_now_ns());
+                c->proto->flush(&c->h, pc_now_ns());
                 progress = true;
             }
-            if (c->gen == gen && has_room(c))
+            if (c->h.gen == gen && has_room(c))
                 ready_push(c);
         }
     }
@@ -262,9 +262,9 @@ void closed_fill(conn *c, uint64_t now)
 
     if (w->open_loop || w->phase != P_RUN)
         return;
-    if (!c->proto->multiplexed && c->count)
+    if (!c->proto->multiplexed && c->h.count)
         return;
-    if (w->src.wants_delay && c->count == 0) {
+    if (w->src.wants_delay && c->h.count == 0) {
         /* delay(): wait that long before this connection's next request. */
         if (!c->wake_at) {
             double ms = w->src.ops->delay(w->src.self);
@@ -281,7 +281,7 @@ void closed_fill(conn *c, uint64_t now)
         c->wake_at = 0;
     }
     while (has_room(c)) {
-        uint32_t before = c->count, gen = c->gen;
+        uint32_t before = c->h.count, gen = c->h.gen;
 
         if (w->oq_len[c->origin]) {
             enqueue(c, oq_pop(w, c->origin)); /* a re-send first */
@@ -305,9 +305,9 @@ void closed_fill(conn *c, uint64_t now)
         /* It failed before a byte went out (a script's text refused):
          * the next try is the next tick's or event's, so a source that
          * fails every request cannot hold the thread here. */
-        if (c->gen != gen || c->count == before)
+        if (c->h.gen != gen || c->h.count == before)
             break;
     }
     if (any)
-        c->proto->flush(c, now);
+        c->proto->flush(&c->h, now);
 }

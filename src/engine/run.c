@@ -6,7 +6,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <netdb.h>
-#include <nghttp2/nghttp2.h>
 #include <strings.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,7 +38,7 @@ struct pc_engine {
     char *cookie, *auth;
     pc_tmpl *tmpls;
     pc_arena h1mem;    /* the templates' HTTP/1.1 bytes, packed */
-    bool want_nva;     /* the run may speak HTTP/2 or /3: prebuilt header lists */
+    bool want_fields;     /* the run may speak HTTP/2 or /3: prebuilt header lists */
     co_sink sinks[ENGINE_MAX_SINKS];
     int nsinks;
     const pc_reqsource *source; /* NULL: the templates */
@@ -134,13 +133,9 @@ static int resolve(pc_engine *e, const pc_url *url, pc_origin *o, char *err, siz
     return 0;
 }
 
-static void nv(nghttp2_nv *v, const char *name, const char *value)
+static void nv(pc_field *v, const char *name, const char *value)
 {
-    v->name = (uint8_t *)name;
-    v->namelen = strlen(name);
-    v->value = (uint8_t *)value;
-    v->valuelen = strlen(value);
-    v->flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
+    *v = (pc_field){.name = name, .nlen = strlen(name), .value = value, .vlen = strlen(value)};
 }
 
 /* The headers every request carries: -H, then what the shaping flags add
@@ -202,7 +197,7 @@ static int build_tmpl(pc_engine *e, const pc_reqspec *r, pc_tmpl *t)
 {
     const pc_config *cfg = e->cfg;
     const char *authority = r->origin->hostport;
-    nghttp2_nv *v;
+    pc_field *v;
     char *h1;
     size_t n = 0;
     int rc;
@@ -221,12 +216,12 @@ static int build_tmpl(pc_engine *e, const pc_reqspec *r, pc_tmpl *t)
     t->req.body_len = r->body_len;
     /* Without HTTP/2 or /3 the header list is never used (NULL: a protocol
      * makes it from the h1 bytes): 300 bytes a URL not spent. */
-    if (!e->want_nva)
+    if (!e->want_fields)
         return 0;
     v = calloc(5 + e->nhdrs, sizeof *v);
     if (!v)
         return -ENOMEM;
-    t->req.nva = v;
+    t->req.fields = v;
     for (size_t i = 0; i < e->nhdrs; i++)
         if (strcasecmp(e->hdrs[i].name, "Host") == 0)
             authority = e->hdrs[i].value;
@@ -235,20 +230,13 @@ static int build_tmpl(pc_engine *e, const pc_reqspec *r, pc_tmpl *t)
     nv(&v[n++], ":authority", authority);
     nv(&v[n++], ":path", r->path);
     for (size_t i = 0; i < e->nhdrs; i++) {
-        static const char *const banned[] = {"host", "connection", "keep-alive",
-                                             "proxy-connection", "transfer-encoding", "upgrade"};
-        const char *low = e->lower[i];
-        bool skip = false;
+        const char *low = e->lower[i], *val = e->hdrs[i].value;
 
-        for (size_t b = 0; b < sizeof banned / sizeof banned[0]; b++)
-            skip = skip || strcmp(low, banned[b]) == 0;
-        if (strcmp(low, "te") == 0 && strcasecmp(e->hdrs[i].value, "trailers") != 0)
-            skip = true;
-        if (!skip)
-            nv(&v[n++], low, e->hdrs[i].value);
+        if (!h1req_field_dropped(low, strlen(low), val, strlen(val)))
+            nv(&v[n++], low, val);
     }
     (void)cfg;
-    t->req.nvlen = n;
+    t->req.nfields = n;
     return 0;
 }
 
@@ -270,7 +258,6 @@ static int build_requests(pc_engine *e)
         for (char *q = e->lower[i]; *q; q++)
             *q = (char)tolower((unsigned char)*q);
     }
-    e->want_nva = cfg->h2 || cfg->h3 || cfg->alpn;
     e->tmpls = calloc(cfg->nreqs, sizeof *e->tmpls);
     if (!e->tmpls)
         return -ENOMEM;
@@ -361,16 +348,18 @@ int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errl
     if ((rc = build_origins(e, err, errlen)) < 0)
         return rc;
 
-    e->run.h2 = cfg->h2;
-    e->run.h1_depth = cfg->pipeline;
+    /* The protocol asked for, a row of the table: ALPN may change it below. */
+    e->run.proto = http_wanted(cfg->h2, cfg->h3);
+    e->want_fields = e->run.proto->multiplexed || cfg->alpn;
+    e->run.http.h1_depth = cfg->pipeline;
     {
         /* What response() is handed is buffered per response in flight:
          * 1 MiB each at most, and 256 MiB over all of them, so -c does not
          * multiply the memory a script can take (64 KiB at least). */
-        uint64_t inflight = (uint64_t)cfg->connections * (cfg->h2 ? cfg->streams : 1);
+        uint64_t inflight = (uint64_t)cfg->connections * cfg->streams; /* -m is 1 unless multiplexed */
         uint64_t cap = (256ull << 20) / (inflight ? inflight : 1);
 
-        e->run.resp_cap = cap > (1u << 20) ? (1u << 20) : cap < (64u << 10) ? (64u << 10) : cap;
+        e->run.http.resp_cap = cap > (1u << 20) ? (1u << 20) : cap < (64u << 10) ? (64u << 10) : cap;
     }
     if ((rc = build_requests(e)) < 0)
         return rc;
@@ -378,30 +367,36 @@ int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errl
 
     for (uint32_t i = 0; i < e->run.norigins; i++)
         any_tls = any_tls || e->origins[i].tls;
-    e->run.h3 = cfg->h3;
-    if (cfg->h3) {
+    if (e->run.proto->transport == HTTP_OVER_QUIC) {
         /* QUIC's TLS is GnuTLS, inside the protocol: no OpenSSL context. */
         e->quic_ctx = net_quic_ctx_new(cfg->verify, cfg->cacert, err, errlen);
         if (!e->quic_ctx)
             return -EPROTO;
-        e->run.quic_ctx = e->quic_ctx;
+        e->run.http.quic_ctx = e->quic_ctx;
     } else if (any_tls) {
         unsigned char alpn[256];
-        const char *list = cfg->alpn ? cfg->alpn : cfg->h2 ? "h2" : "http/1.1";
-        bool has_h2, has_h1;
-        int alen = engine_alpn_wire(list, alpn, sizeof alpn, &has_h2, &has_h1);
+        const char *list = cfg->alpn ? cfg->alpn : e->run.proto->name;
+        int alen = http_alpn_wire(list, alpn, sizeof alpn, &e->run.proto, &e->run.alpn_h1_ok);
 
         if (alen < 0) {
             snprintf(err, errlen, "invalid --alpn list '%s'", list);
             return -EINVAL;
         }
-        e->run.h2 = has_h2, e->run.alpn_h1_ok = has_h1;
         e->ssl_ctx = net_tls_ctx_new(cfg->verify, cfg->cacert, alpn, (size_t)alen,
                                      !cfg->no_tls_resume, err, errlen);
         if (!e->ssl_ctx)
             return -EPROTO;
         e->run.ssl_ctx = e->ssl_ctx;
     }
+    /* What its protocols are told. */
+    e->run.http.streams = cfg->streams;
+    e->run.http.window_bits = cfg->window_bits;
+    e->run.http.conn_window_bits = cfg->conn_window_bits;
+    e->run.http.h3_window = cfg->h3_window;
+    e->run.http.h3_conn_window = cfg->h3_conn_window;
+    e->run.http.connect_timeout_ns = cfg->connect_timeout_ns;
+    e->run.http.tls_resume = !cfg->no_tls_resume;
+    e->run.http.authority = cfg->url.hostport;
     return 0;
 }
 
@@ -414,7 +409,7 @@ void engine_free(pc_engine *e)
     free(e->origins);
     free(e->origin_of);
     for (size_t i = 0; e->tmpls && i < e->cfg->nreqs; i++)
-        free((void *)e->tmpls[i].req.nva);
+        free((void *)e->tmpls[i].req.fields);
     arena_free(&e->h1mem);
     free(e->tmpls);
     for (size_t i = 0; e->lower && i < e->nhdrs; i++)
@@ -634,8 +629,8 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
                 break;
             /* A request() that returns several requests pipelines them
              * (as wrk does): connections need room for the batch. */
-            if (ts.batch > run->h1_depth)
-                run->h1_depth = ts.batch;
+            if (ts.batch > run->http.h1_depth)
+                run->http.h1_depth = ts.batch;
         }
         ws[i] = worker_new(run, i, n);
         if (!ws[i]) {

@@ -55,7 +55,7 @@ static void on_event(conn *c, uint32_t ev)
     check_warmup(c->w, now);
     switch (c->state) {
     case CS_CONNECTING: {
-        int rc = net_connect_result(&c->nc);
+        int rc = net_connect_result(&c->h.nc);
 
         if (rc < 0)
             connect_failed(c, strerror(-rc), now);
@@ -70,7 +70,7 @@ static void on_event(conn *c, uint32_t ev)
         if (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))
             conn_readable(c);
         else if (ev & EPOLLOUT)
-            c->proto->flush(c, now);
+            c->proto->flush(&c->h, now);
         break;
     default:
         break;
@@ -86,7 +86,7 @@ static void tick(pc_worker *w, uint64_t now)
 
     for (uint32_t i = 0; i < w->nconns; i++) {
         conn *c = &w->conns[i];
-        uint32_t gen = c->gen;
+        uint32_t gen = c->h.gen;
 
         switch (c->state) {
         case CS_CONNECTING:
@@ -113,17 +113,17 @@ static void tick(pc_worker *w, uint64_t now)
                 conn_start(c, now);
             break;
         case CS_READY:
-            for (uint32_t j = 0; j < c->depth && c->count && c->gen == gen; j++) {
-                slot *s = &c->slots[j];
+            for (uint32_t j = 0; j < c->h.depth && c->h.count && c->h.gen == gen; j++) {
+                slot *s = &c->h.slots[j];
                 uint64_t since = s->sent ? s->sent : s->intended;
 
                 if (s->used && now >= since + to)
-                    c->proto->timeout(c, s, now);
+                    c->proto->timeout(&c->h, s, now);
             }
-            if (c->gen == gen) {
+            if (c->h.gen == gen) {
                 after_io(c, now);
-                if (c->gen == gen && c->state == CS_READY)
-                    c->proto->flush(c, now);
+                if (c->h.gen == gen && c->state == CS_READY)
+                    c->proto->flush(&c->h, now);
             }
             break;
         default:
@@ -230,7 +230,7 @@ void worker_return_intervals(pc_worker *w, pc_interval *list)
 static bool still_connecting(const conn *c)
 {
     return c->state == CS_CONNECTING || c->state == CS_HANDSHAKE ||
-           (c->state == CS_READY && c->proto && c->proto->connecting && c->proto->connecting(c));
+           (c->state == CS_READY && c->proto && c->proto->connecting && c->proto->connecting(&c->h));
 }
 
 static void begin_drain(pc_worker *w, uint64_t now)
@@ -267,8 +267,8 @@ static void finish(pc_worker *w, uint64_t now, bool interrupted)
             w->st.connect_pending++;
         else if (still_connecting(c))
             w->st.handshake_pending++;
-        for (uint32_t j = 0; j < c->depth && c->count; j++) {
-            slot *s = &c->slots[j];
+        for (uint32_t j = 0; j < c->h.depth && c->h.count; j++) {
+            slot *s = &c->h.slots[j];
 
             if (!s->used)
                 continue;
@@ -334,7 +334,7 @@ static void wake(pc_worker *w, uint64_t now)
         if (c->timer_at && now >= c->timer_at) {
             c->timer_at = 0;
             if (c->state == CS_READY)
-                c->proto->expire(c, now);
+                c->proto->expire(&c->h, now);
         }
         if (c->wake_at && now >= c->wake_at && w->phase == P_RUN)
             closed_fill(c, now);
@@ -568,6 +568,16 @@ bool worker_done(const pc_worker *w)
 
 /* ---- setup ----------------------------------------------------------- */
 
+/* What the thread's protocols read of it (http_env): the run's settings,
+ * its statistics, and what its request source wants. */
+static void set_env(pc_worker *w)
+{
+    w->env = (http_env){.set = &w->run->http,
+                        .st = &w->st,
+                        .want_response = w->src.wants_response,
+                        .requests_change = w->src.per_call};
+}
+
 pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
 {
     pc_worker *w = calloc(1, sizeof *w);
@@ -582,7 +592,7 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
     w->nconns = nconns;
     /* A connection holds --pipeline requests over HTTP/1.1, -m streams over
      * HTTP/2; which one it speaks is known only once it is connected. */
-    w->depth = run->h1_depth > cfg->streams ? run->h1_depth : cfg->streams;
+    w->depth = run->http.h1_depth > cfg->streams ? run->http.h1_depth : cfg->streams;
     w->open_loop = cfg->rate > 0;
     w->rng = 0x9e3779b97f4a7c15ull * (index + 1);
     if (cfg->requests)
@@ -598,6 +608,7 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
     w->addrs = run->addrs;
     w->naddrs = run->naddrs;
     w->src = tmpl_source(run);
+    set_env(w);
     w->epfd = -1;
     w->tfd = -1;
     w->use_pwait2 = true;
@@ -651,10 +662,13 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
         c->w = w;
         /* Several origins: the connections are shared out among them. */
         c->origin = (uint16_t)(i % run->norigins);
-        c->net = run->h3 ? &net_udp_ops : run->origins[c->origin].tls ? &net_tls_ops : &net_plain_ops;
-        c->nc.fd = -1;
-        c->depth = w->depth;
-        c->slots = &w->slot_mem[(size_t)i * w->depth];
+        c->h.net = http_transport(run->proto, run->origins[c->origin].tls);
+        c->h.env = &w->env;
+        c->h.tls = run->origins[c->origin].tls;
+        c->h.peer = run->origins[c->origin].tls_name;
+        c->h.nc.fd = -1;
+        c->h.depth = w->depth;
+        c->h.slots = &w->slot_mem[(size_t)i * w->depth];
         c->free_idx = &w->idx_mem[(size_t)i * w->depth];
         for (uint32_t j = 0; j < w->depth; j++)
             c->free_idx[j] = w->depth - 1 - j;
@@ -678,7 +692,7 @@ void worker_free(pc_worker *w)
             net_tls_session_free(c->session);
             free(c->carry);
             if (c->ps_of)
-                c->ps_of->state_free(c->ps);
+                c->ps_of->state_free(c->h.ps);
         }
     }
     if (w->epfd >= 0)
@@ -750,6 +764,7 @@ bool worker_script_stopped(const pc_worker *w)
 int worker_set_source(pc_worker *w, const pc_reqsrc *src)
 {
     w->src = *src;
+    set_env(w);
     return src->addr ? worker_connect_to(w, src->addr) : 0;
 }
 

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 
 #include "config.h"
+#include "http/http.h"
 #include "net/net.h"
 #include "proto/reqsrc.h"
 #include "stats/interval.h"
@@ -39,7 +40,7 @@ typedef struct pc_origin {
 /* One distinct request, built once: the HTTP/1.1 bytes and the HTTP/2
  * header list and body, as the template request source hands them out. */
 typedef struct pc_tmpl {
-    pc_request req;     /* h1 and nva allocated by the engine */
+    pc_request req;     /* h1 and fields allocated by the engine */
     double cum_weight;  /* running sum of weights (--mix random) */
     uint16_t origin;    /* index into pc_run.origins */
 } pc_tmpl;
@@ -52,14 +53,11 @@ typedef struct pc_run {
     pc_origin *origins;  /* --urls with several origins: a connection pool each */
     uint32_t norigins;
     pc_tmpl *tmpls;      /* the distinct requests */
-    uint32_t h1_depth;   /* HTTP/1.1 requests in flight per connection */
-    size_t resp_cap;     /* response() buffers: bytes kept per response (headers, body) */
     uint32_t ntmpl;
     double total_weight;
-    bool h2;             /* --h2 */
-    bool alpn_h1_ok;     /* http/1.1 is acceptable when the server refuses h2 */
-    bool h3;             /* --h3: HTTP/3 over QUIC (UDP sockets, proto_h3) */
-    net_quic_ctx *quic_ctx; /* its TLS credentials (--h3) */
+    const proto_ops *proto; /* the protocol asked for (http_wanted: --h3, --h2, ALPN's h2) */
+    bool alpn_h1_ok;     /* http/1.1 is acceptable when the server refuses it over TLS */
+    http_settings http;  /* what its protocols are told (h1_depth, resp_cap, QUIC's TLS, ...) */
     uint64_t interval_ns; /* reporting interval; 0 = none */
     SSL_CTX *ssl_ctx;    /* NULL for plain http */
 

@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include <ctype.h>
-#include <nghttp2/nghttp2.h>
 #include <strings.h>
 
 #include "engine/conn.h"
@@ -97,6 +96,7 @@ struct pc_worker {
     pc_addr own_addr;
     uint64_t rng;     /* xorshift state for --mix random */
     pc_stats st;
+    http_env env;          /* what its protocols read (set_env) */
     pc_interval *iv;       /* the interval being recorded (NULL: none) */
     uint64_t iv_end;       /* its nominal end */
     pthread_mutex_t mb;    /* guards the two lists below */
@@ -141,8 +141,11 @@ void conn_close(conn *c);
 void conn_start(conn *c, uint64_t now);
 void connect_failed(conn *c, const char *why, uint64_t now);
 void do_handshake(conn *c, uint64_t now);
-void eng_conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now);
-void eng_conn_recycle(conn *c, uint64_t now);
+/* The connection failed: every request in flight gets `kind`; reconnect
+ * (eng_conn_fail, for the engine's own callers). */
+void conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now);
+/* Close the connection (nothing in flight), and open a new one. */
+void conn_recycle(conn *c, uint64_t now);
 void on_tcp_connected(conn *c, uint64_t now);
 void opening(conn *c, bool on);
 

@@ -24,6 +24,15 @@ typedef struct ssl_session_st SSL_SESSION;
 
 enum { NET_WANT_READ = 1, NET_WANT_WRITE = 2 };
 
+/* What a TLS handshake settled (net_ops.tls_info). */
+typedef struct net_tls_info {
+    const char *version, *cipher; /* static names */
+    bool resumed;                 /* a session was resumed */
+    const unsigned char *alpn;    /* the protocol the server chose (alpn_len bytes, not
+                                   * NUL-terminated; NULL with 0: none) */
+    unsigned int alpn_len;
+} net_tls_info;
+
 typedef struct net_conn {
     int fd;
     SSL *ssl;
@@ -59,6 +68,13 @@ typedef struct net_ops {
     size_t (*pending)(net_conn *c);
     /* Release everything; c->fd becomes -1. */
     void (*close)(net_conn *c);
+    /* Optional (NULL: the transport is not TLS). Once connected: attach a
+     * client TLS session to the socket, as net_tls_attach. */
+    int (*tls_attach)(net_conn *c, SSL_CTX *ctx, const char *peer, SSL_SESSION *resume,
+                      SSL_SESSION **store);
+    /* Optional (NULL: not TLS). After the handshake: what it settled. So
+     * the engine asks the transport what it is instead of comparing it. */
+    void (*tls_info)(const net_conn *c, net_tls_info *out);
 } net_ops;
 
 extern const net_ops net_plain_ops;
@@ -101,16 +117,6 @@ void net_tls_ctx_free(SSL_CTX *ctx);
  * it replaces). Returns 0 or -ENOMEM. */
 int net_tls_attach(net_conn *c, SSL_CTX *ctx, const char *peer, SSL_SESSION *resume,
                    SSL_SESSION **store);
-
-/* After the handshake: the protocol the server chose with ALPN (*len
- * bytes, not NUL-terminated; NULL with *len 0 when it chose none), and the
- * TLS version and cipher names (static strings). So the engine needs no
- * OpenSSL header. */
-const unsigned char *net_tls_alpn(const net_conn *c, unsigned int *len);
-void net_tls_describe(const net_conn *c, const char **version, const char **cipher);
-
-/* Whether the last handshake resumed a session. */
-bool net_tls_resumed(net_conn *c);
 
 /* Release a stored session reference (NULL is fine). */
 void net_tls_session_free(SSL_SESSION *s);

@@ -116,24 +116,18 @@ int net_tls_attach(net_conn *c, SSL_CTX *ctx, const char *peer, SSL_SESSION *res
     return 0;
 }
 
-const unsigned char *net_tls_alpn(const net_conn *c, unsigned int *len)
+/* What the handshake settled: the ALPN choice, version, cipher, resumption. */
+static void tls_info(const net_conn *c, net_tls_info *out)
 {
     const unsigned char *sel = NULL;
+    unsigned int len = 0;
 
-    *len = 0;
-    SSL_get0_alpn_selected(c->ssl, &sel, len);
-    return *len ? sel : NULL;
-}
-
-void net_tls_describe(const net_conn *c, const char **version, const char **cipher)
-{
-    *version = SSL_get_version(c->ssl);
-    *cipher = SSL_get_cipher_name(c->ssl);
-}
-
-bool net_tls_resumed(net_conn *c)
-{
-    return c->ssl && SSL_session_reused(c->ssl);
+    SSL_get0_alpn_selected(c->ssl, &sel, &len);
+    out->alpn = len ? sel : NULL;
+    out->alpn_len = len;
+    out->version = SSL_get_version(c->ssl);
+    out->cipher = SSL_get_cipher_name(c->ssl);
+    out->resumed = SSL_session_reused(c->ssl);
 }
 
 const char *net_tls_alert_name(unsigned a)
@@ -326,4 +320,6 @@ const net_ops net_tls_ops = {
     .write = tls_write,
     .pending = tls_pending,
     .close = tls_close,
+    .tls_attach = net_tls_attach,
+    .tls_info = tls_info,
 };

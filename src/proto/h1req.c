@@ -277,11 +277,21 @@ static void field(h1req_field *f, const char *n, size_t nl, const char *v, size_
     *f = (h1req_field){.name = n, .value = v, .nlen = nl, .vlen = vl};
 }
 
-size_t h1req_fields(const h1req_parsed *r, const char *scheme, const char *authority,
-                    h1req_field *out, char *names, size_t cap)
+bool h1req_field_dropped(const char *low, size_t nlen, const char *value, size_t vlen)
 {
     static const char *const banned[] = {"host", "connection", "keep-alive",
                                          "proxy-connection", "transfer-encoding", "upgrade"};
+
+    for (size_t b = 0; b < sizeof banned / sizeof banned[0]; b++)
+        if (strlen(banned[b]) == nlen && memcmp(low, banned[b], nlen) == 0)
+            return true;
+    return nlen == 2 && memcmp(low, "te", 2) == 0 &&
+           !(vlen == 8 && strncasecmp(value, "trailers", 8) == 0);
+}
+
+size_t h1req_fields(const h1req_parsed *r, const char *scheme, const char *authority,
+                    h1req_field *out, char *names, size_t cap)
+{
     size_t n = 0, used = 0, alen = strlen(authority);
 
     for (size_t i = 0; i < r->nh; i++)
@@ -295,15 +305,12 @@ size_t h1req_fields(const h1req_parsed *r, const char *scheme, const char *autho
     field(&out[n++], ":path", 5, r->target, r->target_len);
     for (size_t i = 0; i < r->nh && n < H1REQ_MAX_FIELDS; i++) {
         char *low = names + used;
-        bool skip = false;
 
         if (used + r->h[i].nlen > cap)
             break;
         for (size_t k = 0; k < r->h[i].nlen; k++)
             low[k] = (char)tolower((unsigned char)r->h[i].name[k]);
-        for (size_t b = 0; b < sizeof banned / sizeof banned[0]; b++)
-            skip = skip || (strlen(banned[b]) == r->h[i].nlen && memcmp(low, banned[b], r->h[i].nlen) == 0);
-        if (skip)
+        if (h1req_field_dropped(low, r->h[i].nlen, r->h[i].value, r->h[i].vlen))
             continue;
         used += r->h[i].nlen;
         field(&out[n++], low, r->h[i].nlen, r->h[i].value, r->h[i].vlen);

@@ -5,9 +5,11 @@
 #ifndef PACER_PROTO_H1REQ_H
 #define PACER_PROTO_H1REQ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "config.h"
+#include "proto/reqsrc.h"
 
 /* Build "METHOD path HTTP/1.1", a Host header (unless the user gave one),
  * the user's headers in order, Content-Length when body_len > 0, the blank
@@ -48,17 +50,20 @@ int h1req_check(const char *p, size_t n, char *why, size_t cap);
 long h1req_parse(const char *p, size_t n, h1req_parsed *out);
 
 /* A header field of an HTTP/2 or HTTP/3 request (spans, not copies). */
-typedef struct h1req_field {
-    const char *name, *value;
-    size_t nlen, vlen;
-} h1req_field;
+typedef pc_field h1req_field;
 #define H1REQ_MAX_FIELDS (H1REQ_MAX_HEADERS + 4)
+
+/* Whether a header (its name lower-cased: low[0..nlen)) is left out of
+ * an HTTP/2 or HTTP/3 request: the connection-specific ones (RFC 9113
+ * 8.2.2, RFC 9114 4.2), Host (it becomes :authority), and TE unless it is
+ * "trailers". */
+bool h1req_field_dropped(const char *low, size_t nlen, const char *value, size_t vlen);
 
 /* A parsed request as HTTP/2 or HTTP/3 header fields: :method, :scheme,
  * :authority (its Host header, else `authority`), :path, then its headers
- * with their names lower-cased into names[0..cap), the connection-specific
- * ones (RFC 9113 8.2.2, RFC 9114 4.2) left out; headers that do not fit in
- * names are dropped. out holds H1REQ_MAX_FIELDS. Returns the count. */
+ * with their names lower-cased into names[0..cap), those
+ * h1req_field_dropped says left out; headers that do not fit in names are
+ * dropped. out holds H1REQ_MAX_FIELDS. Returns the count. */
 size_t h1req_fields(const h1req_parsed *r, const char *scheme, const char *authority,
                     h1req_field *out, char *names, size_t cap);
 

@@ -18,13 +18,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A header field of an HTTP/2 or HTTP/3 request (spans, not copies). */
+typedef struct pc_field {
+    const char *name, *value;
+    size_t nlen, vlen;
+} pc_field;
+
 /* One request as a source hands it over. */
 typedef struct pc_request {
     const char *h1;    /* HTTP/1.1 bytes: one request or, from request(), a pipelined batch */
     size_t h1_len;
-    const void *nva;   /* a prebuilt HTTP/2 header list (nghttp2_nv[]); NULL: made from h1 */
-    size_t nvlen;
-    const char *body;  /* with nva: the HTTP/2 request body */
+    /* A prebuilt HTTP/2 and HTTP/3 header list (pseudo-headers first, names
+     * lower-case); NULL: made from h1 when needed. */
+    const pc_field *fields;
+    size_t nfields;
+    const char *body;  /* with fields: the request body */
     size_t body_len;
     bool head;         /* HEAD: the response has no body */
     bool transient;    /* valid only until the next call: copy what must outlive it */

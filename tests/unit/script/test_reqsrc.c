@@ -85,7 +85,7 @@ static void test_request_batch_primed(void)
     CHECK_EQ_U64(t1.batch, 1); /* only thread 0 is primed */
     CHECK(t0.per_call && !t0.wants_response && !t0.wants_delay && !t0.addr);
     r = t0.ops->next(t0.self, 0);
-    CHECK(r && r->h1 && r->transient && !r->nva && !r->head);
+    CHECK(r && r->h1 && r->transient && !r->fields && !r->head);
     CHECK(strncmp(r->h1, "GET /a1 HTTP/1.1\r\n", 18) == 0);
     CHECK(strstr(r->h1, "GET /b1 HTTP/1.1\r\n") != NULL);
     r = t0.ops->next(t0.self, 0);

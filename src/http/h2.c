@@ -1,5 +1,5 @@
 /*
- * proto_h2.c - HTTP/2 over a connection, with nghttp2 doing the framing,
+ * h2.c - HTTP/2 over a connection, with nghttp2 doing the framing,
  * HPACK and flow control: one nghttp2 session per connection, bytes moved
  * with mem_recv / mem_send so the engine keeps control of the socket.
  *
@@ -16,13 +16,14 @@
 #include <string.h>
 #include <strings.h>
 
-#include "engine/conn.h"
+#include "http/http.h"
 #include "proto/h1req.h"
 
 /* What pacer's side saw of one stream's response, to name what nghttp2
  * decided when it resets the stream itself (RFC 9113 8.1.1: a malformed
  * response is a stream error of type PROTOCOL_ERROR). */
 typedef struct h2stream {
+    http_stream hs;   /* what HTTP/2 and HTTP/3 keep of every request */
     int64_t clen;     /* its content-length, -1 if none */
     int lib_err;      /* nghttp2's error for it (on_invalid_frame_recv), 0 if none */
     bool any_status;  /* a :status came (an interim 1xx counts) */
@@ -34,10 +35,10 @@ typedef struct h2stream {
     char bad_name[24]; /* the invalid header field's name, when nghttp2 said it */
 } h2stream;
 
-/* What HTTP/2 keeps per connection (conn.ps). */
+/* What HTTP/2 keeps per connection (http_conn.ps). */
 typedef struct h2state {
     nghttp2_session *s;
-    conn *c;
+    http_conn *c;
     uint64_t now;        /* time of the bytes being processed */
     uint8_t *out;        /* bytes nghttp2 produced that the socket did not take yet */
     size_t out_len, out_off, out_cap;
@@ -49,17 +50,16 @@ typedef struct h2state {
     char lib_why[96];    /* nghttp2's account of the last error it detected */
     char bad_name[24];   /* the name in nghttp2's last "invalid header field" */
     char term_why[STATS_WHY_LEN]; /* set when pacer's side ended the session on an error */
-    sbuf *sb; /* with a script: per slot, 3 buffers (request body, response
-                 headers, response body); NULL without one */
+    sbuf *sb; /* with a script: per slot, SB_PER_SLOT buffers; NULL without one */
     h2stream *ss; /* per slot */
+    nghttp2_nv *nv; /* a request's header list, for submit (nghttp2 copies the list) */
+    size_t nv_cap;
 } h2state;
-
-enum { SB_REQ_BODY, SB_HEADERS, SB_BODY };
 
 /* One of the slot's script buffers, or NULL without a script. */
 static sbuf *slot_buf(const h2state *h, const slot *s, int which)
 {
-    return h->sb ? &h->sb[slot_index(h->c, s) * 3 + (uint32_t)which] : NULL;
+    return http_slot_buf(h->sb, h->c, s, which);
 }
 
 static slot *stream_slot(nghttp2_session *s, int32_t id)
@@ -69,7 +69,12 @@ static slot *stream_slot(nghttp2_session *s, int32_t id)
 
 static h2stream *slot_stream(const h2state *h, const slot *s)
 {
-    return &h->ss[slot_index(h->c, s)];
+    return &h->ss[http_slot_index(h->c, s)];
+}
+
+static http_stream *hstream(const h2state *h, const slot *s)
+{
+    return &slot_stream(h, s)->hs;
 }
 
 static int on_begin_headers(nghttp2_session *s, const nghttp2_frame *f, void *ud)
@@ -92,12 +97,12 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
     (void)flags;
     if (f->hd.type != NGHTTP2_HEADERS)
         return 0;
-    eng_headers(h->c, 0, namelen + valuelen);
+    h->c->env->st->header_decoded += namelen + valuelen;
     sl = stream_slot(s, f->hd.stream_id);
-    if (namelen == 6 && memcmp(name, "server", 6) == 0 && eng_want_server(h->c))
+    if (namelen == 6 && memcmp(name, "server", 6) == 0 && http_want_server(h->c))
         eng_server(h->c, (const char *)value, valuelen);
-    if (sl && name[0] != ':' && eng_wants_response(h->c) &&
-        eng_header_pair(h->c, slot_buf(h, sl, SB_HEADERS), (const char *)name, namelen,
+    if (sl && name[0] != ':' && h->c->env->want_response &&
+        http_header_pair(h->c, slot_buf(h, sl, SB_HEADERS), (const char *)name, namelen,
                         (const char *)value, valuelen) < 0)
         return NGHTTP2_ERR_CALLBACK_FAILURE;
     if (sl && !slot_stream(h, sl)->final_done && namelen == 14 &&
@@ -120,7 +125,7 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
         /* 1xx responses are interim: the final one follows. A code outside
          * 100..599 is final and not 2xx (RFC 9110 15), kept as it came. */
         if (status >= 200 || (status < 100 && status > 0))
-            sl->status = status;
+            hstream(h, sl)->status = status;
     }
     return 0;
 }
@@ -134,7 +139,7 @@ static int on_begin_frame(nghttp2_session *s, const nghttp2_frame_hd *hd, void *
     slot *sl;
 
     if (hd->type == NGHTTP2_HEADERS || hd->type == NGHTTP2_CONTINUATION)
-        eng_headers(h->c, hd->length, 0);
+        h->c->env->st->header_wire += hd->length;
     if (hd->type == NGHTTP2_DATA && (sl = stream_slot(s, hd->stream_id))) {
         slot_stream(h, sl)->data += hd->length;
         if (hd->flags & NGHTTP2_FLAG_PADDED)
@@ -150,9 +155,9 @@ static int on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id, const ui
     slot *sl = stream_slot(s, id);
 
     (void)flags;
-    if (eng_body_data(h->c, sl,
-                      sl && eng_wants_response(h->c) ? slot_buf(h, sl, SB_BODY) : NULL,
-                      (const char *)data, len, h->now) < 0)
+    if (http_body_data(h->c, sl, sl ? hstream(h, sl) : NULL,
+                       sl && h->c->env->want_response ? slot_buf(h, sl, SB_BODY) : NULL,
+                       (const char *)data, len, h->now) < 0)
         return NGHTTP2_ERR_CALLBACK_FAILURE;
     return 0;
 }
@@ -164,7 +169,7 @@ static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *f, void *ud)
 
     switch (f->hd.type) {
     case NGHTTP2_HEADERS:
-        if ((sl = stream_slot(s, f->hd.stream_id)) && sl->status)
+        if ((sl = stream_slot(s, f->hd.stream_id)) && hstream(h, sl)->status)
             slot_stream(h, sl)->final_done = true;
         break;
     case NGHTTP2_SETTINGS:
@@ -173,7 +178,8 @@ static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *f, void *ud)
                 nghttp2_session_get_remote_settings(s, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
         break;
     case NGHTTP2_GOAWAY:
-        eng_h2_event(h->c, H2EV_GOAWAY);
+        h->c->env->st->h2_goaway++;
+        eng_goaway(h->c);
         h->goaway_last = f->goaway.last_stream_id;
         h->goaway_code = f->goaway.error_code;
         eng_drain(h->c);
@@ -281,7 +287,7 @@ static void reset_why(const h2state *h, const slot *sl, char *why, size_t n)
 {
     static const char who[] = " (protocol error, stream reset by pacer's HTTP/2 stack)";
     const h2stream *st = slot_stream(h, sl);
-    bool nobody = sl->head || sl->status == 204 || sl->status == 304;
+    bool nobody = hstream(h, sl)->head || hstream(h, sl)->status == 204 || hstream(h, sl)->status == 304;
     int64_t want = nobody ? 0 : st->clen;
 
     if (st->rst_code != NGHTTP2_PROTOCOL_ERROR) /* e.g. the server overran the stream's window */
@@ -292,7 +298,7 @@ static void reset_why(const h2state *h, const slot *sl, char *why, size_t n)
                  st->bad_name, who);
     else if (!st->any_status)
         snprintf(why, n, "response without :status%s", who);
-    else if (!sl->status)
+    else if (!hstream(h, sl)->status)
         snprintf(why, n, "the stream went on after an interim (1xx) response with no final one%s",
                  who);
     else if (want >= 0 && !st->padded && st->data != (uint64_t)want)
@@ -328,12 +334,12 @@ static int on_stream_close(nghttp2_session *s, int32_t id, uint32_t code, void *
     if (!sl)
         return 0; /* we gave up on it (timeout) */
     nghttp2_session_set_stream_user_data(s, id, NULL);
-    if (code == NGHTTP2_NO_ERROR && sl->status) {
+    if (code == NGHTTP2_NO_ERROR && hstream(h, sl)->status) {
         h->answered = true;
-        if (eng_wants_response(h->c) && h->sb)
-            eng_script_response(h->c, sl->status, slot_buf(h, sl, SB_HEADERS),
+        if (h->c->env->want_response && h->sb)
+            eng_script_response(h->c, hstream(h, sl)->status, slot_buf(h, sl, SB_HEADERS),
                                 slot_buf(h, sl, SB_BODY));
-        eng_done(h->c, sl, sl->status, sl->body, h->now);
+        eng_done(h->c, sl, hstream(h, sl)->status, hstream(h, sl)->body, h->now);
     } else if (slot_stream(h, sl)->reset_here) {
         reset_why(h, sl, why, sizeof why);
         eng_failed(h->c, sl, PC_ERR_PROTOCOL, why, h->now);
@@ -342,11 +348,11 @@ static int on_stream_close(nghttp2_session *s, int32_t id, uint32_t code, void *
         goaway_why(h, why, sizeof why);
         eng_refused(h->c, sl, why, h->now);
     } else if (code == NGHTTP2_REFUSED_STREAM) {
-        eng_h2_event(h->c, H2EV_REFUSED);
+        h->c->env->st->h2_refused++;
         eng_refused(h->c, sl, "stream refused by the server (REFUSED_STREAM)", h->now);
     } else {
         if (code != NGHTTP2_NO_ERROR)
-            eng_h2_event(h->c, H2EV_RST);
+            h->c->env->st->h2_rst++;
         if (code > NGHTTP2_HTTP_1_1_REQUIRED) /* not a code RFC 9113 defines: as it came */
             snprintf(why, sizeof why, "stream reset by the server (RST_STREAM 0x%x, an unknown code)",
                      code);
@@ -374,25 +380,24 @@ static int on_frame_not_send(nghttp2_session *s, const nghttp2_frame *f, int err
     return 0;
 }
 
-static void *h2_state_new(const conn *c)
+static void *h2_state_new(const http_conn *c)
 {
     h2state *h = calloc(1, sizeof *h);
+    bool ok;
 
     if (!h)
         return NULL;
-    h->c = (conn *)c;
+    h->c = (http_conn *)c;
     h->ss = calloc(c->depth, sizeof *h->ss);
     if (!h->ss) {
         free(h);
         return NULL;
     }
-    if (eng_wants_response(c) || eng_requests_change(c)) {
-        h->sb = calloc((size_t)c->depth * 3, sizeof *h->sb);
-        if (!h->sb) {
-            free(h->ss);
-            free(h);
-            return NULL;
-        }
+    h->sb = http_slot_bufs_new(c, &ok);
+    if (!ok) {
+        free(h->ss);
+        free(h);
+        return NULL;
     }
     return h;
 }
@@ -406,16 +411,15 @@ static void h2_state_free(void *st)
     if (h->s)
         nghttp2_session_del(h->s);
     free(h->out);
-    for (size_t i = 0; h->sb && i < (size_t)h->c->depth * 3; i++)
-        free(h->sb[i].p);
-    free(h->sb);
+    http_slot_bufs_free(h->sb, h->c->depth);
+    free(h->nv);
     free(h->ss);
     free(h);
 }
 
-static int h2_start(conn *c, uint64_t now)
+static int h2_start(http_conn *c, uint64_t now)
 {
-    const pc_config *cfg = conn_run(c)->cfg;
+    const http_settings *cfg = c->env->set;
     nghttp2_session_callbacks *cb;
     nghttp2_settings_entry iv[] = {
         {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
@@ -456,14 +460,14 @@ static int h2_start(conn *c, uint64_t now)
         nghttp2_session_set_local_window_size(h->s, NGHTTP2_FLAG_NONE, 0,
                                               (int32_t)((1u << cfg->conn_window_bits) - 1)) != 0)
         return -EPROTO;
-    eng_h2_event(c, H2EV_CONN);
+    eng_speaks(c, &c->env->st->h2_conns);
     return 0;
 }
 
-static uint32_t h2_capacity(const conn *c)
+static uint32_t h2_capacity(const http_conn *c)
 {
     const h2state *h = c->ps;
-    uint32_t m = conn_run(c)->cfg->streams;
+    uint32_t m = c->env->set->streams;
 
     if (!h || !h->s || h->goaway_last >= 0)
         return 0;
@@ -476,7 +480,7 @@ static uint32_t h2_capacity(const conn *c)
 static ssize_t read_body(nghttp2_session *session, int32_t id, uint8_t *buf, size_t length,
                          uint32_t *flags, nghttp2_data_source *source, void *ud)
 {
-    slot *s = source->ptr;
+    http_stream *s = source->ptr;
     size_t n = s->req_body_len - s->body_off;
 
     (void)session;
@@ -491,73 +495,58 @@ static ssize_t read_body(nghttp2_session *session, int32_t id, uint8_t *buf, siz
     return (ssize_t)n;
 }
 
-static void nv_set(nghttp2_nv *v, const char *n, size_t nl, const char *val, size_t vl)
+static void nv_set(nghttp2_nv *v, const char *n, size_t nl, const char *val, size_t vl,
+                   uint8_t flags)
 {
     v->name = (uint8_t *)n;
     v->namelen = nl;
     v->value = (uint8_t *)val;
     v->valuelen = vl;
-    v->flags = NGHTTP2_NV_FLAG_NONE; /* nghttp2 copies them at submit */
+    v->flags = flags;
 }
 
-/* A request that came as HTTP/1.1 text (a script's static wrk.format()
- * text or request()'s) as an HTTP/2 header list and body. false: the
- * request failed (recorded). The list lives in per-thread scratch: nghttp2
- * copies it at submit. */
-static bool from_text(conn *c, h2state *h, slot *s, const pc_request *q, const void **nva,
-                      size_t *nvlen)
-{
-    static __thread nghttp2_nv nv[H1REQ_MAX_FIELDS];
-    static __thread char nvnames[8192]; /* the header names, lower-cased */
-    h1req_field f[H1REQ_MAX_FIELDS];
-    h1req_parsed r;
-    long n = eng_script_fields(c, s, q, conn_run(c)->cfg->url.tls ? "https" : "http", f, nvnames,
-                               sizeof nvnames, &r);
-
-    if (n < 0)
-        return false;
-    for (long i = 0; i < n; i++)
-        nv_set(&nv[i], f[i].name, f[i].nlen, f[i].value, f[i].vlen);
-    if (!eng_keep_body(c, s, q, r.body, r.body_len,
-                       r.body_len && q->transient ? slot_buf(h, s, SB_REQ_BODY) : NULL))
-        return false;
-    *nva = nv;
-    *nvlen = (size_t)n;
-    return true;
-}
-
-static void h2_submit(conn *c, slot *s)
+static void h2_submit(http_conn *c, slot *s)
 {
     h2state *h = c->ps;
-    nghttp2_data_provider body = {.source.ptr = s, .read_callback = read_body};
+    http_stream *hs = hstream(h, s);
+    nghttp2_data_provider body = {.source.ptr = hs, .read_callback = read_body};
     const pc_request *q = eng_request(c, s);
-    const void *nva;
-    size_t nvlen;
+    const pc_field *f;
+    size_t n;
+    bool copy;
     int32_t id;
 
     if (h->sb) {
-        slot_buf(h, s, SB_HEADERS)->len = 0;
-        slot_buf(h, s, SB_BODY)->len = 0;
+        sbuf_clear(slot_buf(h, s, SB_HEADERS));
+        sbuf_clear(slot_buf(h, s, SB_BODY));
     }
     *slot_stream(h, s) = (h2stream){.clen = -1};
     if (!q)
         return; /* failed, recorded by eng_request */
-    if (q->nva) {
-        /* A template: its header list was built once. */
-        nva = q->nva;
-        nvlen = q->nvlen;
-        s->req_body = q->body;
-        s->req_body_len = q->body_len;
-    } else if (!from_text(c, h, s, q, &nva, &nvlen)) {
+    hs->head = q->head;
+    if (!(f = http_request_fields(c, s, hs, slot_buf(h, s, SB_REQ_BODY), q, &n, &copy)))
         return;
-    }
-    id = nghttp2_submit_request(h->s, NULL, nva, nvlen, s->req_body_len ? &body : NULL, s);
+    if (n > h->nv_cap) {
+        nghttp2_nv *p = realloc(h->nv, n * sizeof *p);
 
+        if (!p) {
+            eng_failed(c, s, PC_ERR_WRITE, "out of memory", h->now);
+            return;
+        }
+        h->nv = p;
+        h->nv_cap = n;
+    }
+    /* A template's fields last the run: nghttp2 keeps pointers to them. */
+    for (size_t i = 0; i < n; i++)
+        nv_set(&h->nv[i], f[i].name, f[i].nlen, f[i].value, f[i].vlen,
+               copy ? NGHTTP2_NV_FLAG_NONE
+                    : NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE);
+    id = nghttp2_submit_request(h->s, NULL, h->nv, n, hs->req_body_len ? &body : NULL, s);
     if (id < 0) {
         eng_failed(c, s, PC_ERR_WRITE, nghttp2_strerror(id), h->now);
         return;
     }
-    s->stream_id = id;
+    hs->id = id;
 }
 
 /* Append to the output buffer. */
@@ -582,7 +571,7 @@ static int out_append(h2state *h, const uint8_t *p, size_t n)
 
 /* Gather what nghttp2 has to send (up to 64 KiB) and write it in one go:
  * one write, and over TLS one record, instead of one per frame. */
-static void h2_flush(conn *c, uint64_t now)
+static void h2_flush(http_conn *c, uint64_t now)
 {
     h2state *h = c->ps;
     uint32_t gen = c->gen;
@@ -616,7 +605,7 @@ static void h2_flush(conn *c, uint64_t now)
         w = c->net->write(&c->nc, h->out + h->out_off, h->out_len - h->out_off);
         if (w > 0) {
             h->out_off += (size_t)w;
-            eng_written(c, (size_t)w);
+            c->env->st->bytes_written += (uint64_t)w;
             continue;
         }
         if (w == -EAGAIN) {
@@ -638,17 +627,15 @@ static void h2_flush(conn *c, uint64_t now)
     }
 }
 
-static size_t h2_input(conn *c, const char *buf, size_t len, uint64_t now)
+static size_t h2_input(http_conn *c, const char *buf, size_t len, uint64_t now)
 {
     h2state *h = c->ps;
     ssize_t rc;
 
     h->now = now;
     if (!h->got_bytes && len >= 7 && memcmp(buf, "HTTP/1.", 7) == 0) {
-        bool tls = conn_run(c)->origins[c->origin].tls;
-
         eng_conn_fail(c, PC_ERR_PROTOCOL,
-                      tls ? "the server answered in HTTP/1.1 after choosing h2 (ALPN)"
+                      c->tls ? "the server answered in HTTP/1.1 after choosing h2 (ALPN)"
                           : "the server answered in HTTP/1.1: it does not speak h2c (HTTP/2 "
                             "with prior knowledge); drop --h2 / -m",
                       now);
@@ -665,7 +652,7 @@ static size_t h2_input(conn *c, const char *buf, size_t len, uint64_t now)
     return len; /* nghttp2 keeps what it has not framed yet */
 }
 
-static void h2_eof(conn *c, uint64_t now)
+static void h2_eof(http_conn *c, uint64_t now)
 {
     h2state *h = c->ps;
 
@@ -678,7 +665,7 @@ static void h2_eof(conn *c, uint64_t now)
 
         if (!s->used)
             continue;
-        if (h->goaway_last >= 0 && s->stream_id > h->goaway_last) {
+        if (h->goaway_last >= 0 && hstream(h, s)->id > h->goaway_last) {
             char why[STATS_WHY_LEN];
 
             goaway_why(h, why, sizeof why);
@@ -690,18 +677,19 @@ static void h2_eof(conn *c, uint64_t now)
 }
 
 /* One stream out of time: reset it, keep the connection. */
-static void h2_timeout(conn *c, slot *s, uint64_t now)
+static void h2_timeout(http_conn *c, slot *s, uint64_t now)
 {
     h2state *h = c->ps;
+    int32_t id = (int32_t)hstream(h, s)->id;
 
-    if (s->stream_id > 0) {
-        nghttp2_session_set_stream_user_data(h->s, s->stream_id, NULL);
-        nghttp2_submit_rst_stream(h->s, NGHTTP2_FLAG_NONE, s->stream_id, NGHTTP2_CANCEL);
+    if (id > 0) {
+        nghttp2_session_set_stream_user_data(h->s, id, NULL);
+        nghttp2_submit_rst_stream(h->s, NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL);
     }
     eng_failed(c, s, PC_ERR_TIMEOUT, "no response within --timeout (stream reset)", now);
 }
 
-static void h2_reset(conn *c)
+static void h2_reset(http_conn *c)
 {
     h2state *h = c->ps;
 
@@ -716,6 +704,8 @@ static void h2_reset(conn *c)
 
 const proto_ops proto_h2 = {
     .name = "h2",
+    .transport = HTTP_OVER_TCP,
+    .prior_knowledge = true, /* h2c with --h2: no ALPN in clear */
     .multiplexed = true,
     .state_new = h2_state_new,
     .state_free = h2_state_free,

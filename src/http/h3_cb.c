@@ -4,7 +4,7 @@
  * response: headers, body, its end), how a connection ends on an error,
  * and the QUIC figures it leaves in the statistics.
  */
-#include "engine/proto_h3.h"
+#include "http/h3.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -90,7 +90,7 @@ static int on_stream_reset(ngtcp2_conn *q, int64_t id, uint64_t final_size, uint
     (void)final_size;
     (void)code;
     if (sud)
-        eng_quic_event(h->c, QEV_RESET, 0);
+        h->c->env->st->quic_resets++;
     if (h->h3 && nghttp3_conn_shutdown_stream_read(h->h3, id) != 0)
         return NGTCP2_ERR_CALLBACK_FAILURE;
     return 0;
@@ -205,7 +205,7 @@ static int on_begin_headers(nghttp3_conn *hc, int64_t id, void *ud, void *sud)
 
     /* Called once the HEADERS frame's header is read, before its payload:
      * what is left of it is the whole field section as sent (QPACK). */
-    eng_headers(h->c, nghttp3_conn_get_frame_payload_left(hc, id), 0);
+    h->c->env->st->header_wire += (uint64_t)nghttp3_conn_get_frame_payload_left(hc, id);
     if (sud)
         eng_first_byte(h->c, sud, h->now);
     return 0;
@@ -221,8 +221,8 @@ static int on_recv_header(nghttp3_conn *hc, int64_t id, int32_t token, nghttp3_r
     (void)hc;
     (void)id;
     (void)flags;
-    eng_headers(h->c, 0, n.len + v.len);
-    if (token == NGHTTP3_QPACK_TOKEN_SERVER && eng_want_server(h->c))
+    h->c->env->st->header_decoded += n.len + v.len;
+    if (token == NGHTTP3_QPACK_TOKEN_SERVER && http_want_server(h->c))
         eng_server(h->c, (const char *)v.base, v.len);
     if (!sl)
         return 0;
@@ -231,9 +231,9 @@ static int on_recv_header(nghttp3_conn *hc, int64_t id, int32_t token, nghttp3_r
         int status = (v.base[0] - '0') * 100 + (v.base[1] - '0') * 10 + (v.base[2] - '0');
 
         if (status >= 200 || (status < 100 && status > 0)) /* 1xx: interim */
-            sl->status = status;
-    } else if (n.len && n.base[0] != ':' && eng_wants_response(h->c) &&
-               eng_header_pair(h->c, h3_slot_buf(h, sl, SB_HEADERS), (const char *)n.base, n.len,
+            h3_stream(h, sl)->status = status;
+    } else if (n.len && n.base[0] != ':' && h->c->env->want_response &&
+               http_header_pair(h->c, h3_slot_buf(h, sl, SB_HEADERS), (const char *)n.base, n.len,
                                (const char *)v.base, v.len) < 0) {
         return NGHTTP3_ERR_CALLBACK_FAILURE;
     }
@@ -249,9 +249,9 @@ static int on_recv_data(nghttp3_conn *hc, int64_t id, const uint8_t *data, size_
     (void)hc;
     ngtcp2_conn_extend_max_stream_offset(h->q, id, len);
     ngtcp2_conn_extend_max_offset(h->q, len);
-    if (eng_body_data(h->c, sl,
-                      sl && eng_wants_response(h->c) ? h3_slot_buf(h, sl, SB_BODY) : NULL,
-                      (const char *)data, len, h->now) < 0)
+    if (http_body_data(h->c, sl, sl ? h3_stream(h, sl) : NULL,
+                       sl && h->c->env->want_response ? h3_slot_buf(h, sl, SB_BODY) : NULL,
+                       (const char *)data, len, h->now) < 0)
         return NGHTTP3_ERR_CALLBACK_FAILURE;
     return 0;
 }
@@ -275,13 +275,13 @@ static int on_end_stream(nghttp3_conn *hc, int64_t id, void *ud, void *sud)
     slot *sl = sud;
 
     (void)hc;
-    if (!sl || !sl->status)
+    if (!sl || !h3_stream(h, sl)->status)
         return 0;
     forget(h, id);
-    if (eng_wants_response(h->c) && h->sb)
-        eng_script_response(h->c, sl->status, h3_slot_buf(h, sl, SB_HEADERS),
+    if (h->c->env->want_response && h->sb)
+        eng_script_response(h->c, h3_stream(h, sl)->status, h3_slot_buf(h, sl, SB_HEADERS),
                             h3_slot_buf(h, sl, SB_BODY));
-    eng_done(h->c, sl, sl->status, sl->body, h->now);
+    eng_done(h->c, sl, h3_stream(h, sl)->status, h3_stream(h, sl)->body, h->now);
     return 0;
 }
 
@@ -337,7 +337,8 @@ static int on_shutdown(nghttp3_conn *hc, int64_t id, void *ud)
     h3state *h = ud;
 
     (void)hc;
-    eng_quic_event(h->c, QEV_GOAWAY, 0);
+    h->c->env->st->quic_goaway++;
+    eng_goaway(h->c);
     h->goaway_id = id;
     eng_drain(h->c);
     return 0;
@@ -359,7 +360,7 @@ const nghttp3_callbacks h3_http_callbacks = {
 
 /* The requests in flight were not answered on a connection that is gone:
  * sent again on a new one, keeping their intended time. */
-static void resend_all(conn *c, const char *why, uint64_t now)
+static void resend_all(http_conn *c, const char *why, uint64_t now)
 {
     for (uint32_t i = 0; i < c->depth && c->count; i++)
         if (c->slots[i].used)
@@ -413,7 +414,7 @@ static void close_code_text(const h3state *h, uint64_t code, char *buf, size_t c
              (unsigned long long)code, h->hs_done ? "" : net_tls_alert_advice(a));
 }
 
-void h3_read_error(conn *c, h3state *h, int rc, uint64_t now)
+void h3_read_error(http_conn *c, h3state *h, int rc, uint64_t now)
 {
     char why[STATS_WHY_LEN];
 
@@ -423,7 +424,7 @@ void h3_read_error(conn *c, h3state *h, int rc, uint64_t now)
 
         ngtcp2_conn_get_connection_close_error(h->q, &ce);
         app = ce.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION;
-        eng_quic_event(c, QEV_CLOSE, (app ? QEV_APP : 0) | ce.error_code);
+        c->env->st->quic_close[stats_quic_close_idx(app, ce.error_code)]++;
         {
             char code[112];
 
@@ -479,7 +480,7 @@ void h3_read_error(conn *c, h3state *h, int rc, uint64_t now)
     h3_fail(c, h, rc == NGTCP2_ERR_CRYPTO ? PC_ERR_CONNECT : PC_ERR_PROTOCOL, why, now);
 }
 
-void h3_fail(conn *c, h3state *h, enum pc_err_kind kind, const char *why, uint64_t now)
+void h3_fail(http_conn *c, h3state *h, enum pc_err_kind kind, const char *why, uint64_t now)
 {
     if (h->q && !h->closed && c->nc.fd >= 0) {
         ngtcp2_connection_close_error ce;
@@ -499,21 +500,25 @@ void h3_fail(conn *c, h3state *h, enum pc_err_kind kind, const char *why, uint64
     eng_conn_fail(c, kind, why, now);
 }
 
-void h3_report(conn *c, h3state *h, bool end)
+void h3_report(http_conn *c, h3state *h, bool end)
 {
+    pc_stats *st = c->env->st;
     ngtcp2_conn_stat cs;
-    eng_quic_stat qs = {.sent = h->n_sent, .received = h->n_recv, .lost = h->n_lost, .end = end};
 
     ngtcp2_conn_get_conn_stat(h->q, &cs);
     if (cs.pto_count > h->pto_seen)
         h->n_pto += cs.pto_count - h->pto_seen;
     h->pto_seen = cs.pto_count;
-    qs.pto = h->n_pto;
+    if (end)
+        st->quic_conns++;
+    st->quic_sent += h->n_sent;
+    st->quic_recv += h->n_recv;
+    st->quic_lost += h->n_lost;
+    st->quic_pto += h->n_pto;
     if (end && cs.first_rtt_sample_ts != UINT64_MAX) {
-        qs.srtt_ns = cs.smoothed_rtt;
-        qs.min_rtt_ns = cs.min_rtt;
+        hdr_record(&st->quic_srtt, (int64_t)cs.smoothed_rtt);
+        hdr_record(&st->quic_min_rtt, (int64_t)cs.min_rtt);
     }
-    eng_quic_stats(c, &qs);
     h->n_sent = h->n_recv = h->n_lost = h->n_pto = 0;
 }
 
@@ -527,34 +532,4 @@ void h3_keep_session(h3state *h)
         h->resume = d;
         h->resume_len = len;
     }
-}
-
-/* ---- a script's requests ---------------------------------------------- */
-
-static void nv_set(nghttp3_nv *v, const char *n, size_t nl, const char *val, size_t vl)
-{
-    *v = (nghttp3_nv){.name = (uint8_t *)n, .value = (uint8_t *)val, .namelen = nl,
-                      .valuelen = vl, .flags = NGHTTP3_NV_FLAG_NONE};
-}
-
-bool h3_from_text(conn *c, h3state *h, slot *s, const pc_request *q, nghttp3_nv *nv, size_t cap,
-                  size_t *nvlen)
-{
-    static __thread char names[8192]; /* the header names, lower-cased */
-    h1req_field f[H1REQ_MAX_FIELDS];
-    h1req_parsed r;
-    long got = eng_script_fields(c, s, q, "https", f, names, sizeof names, &r);
-    size_t n;
-
-    if (got < 0)
-        return false;
-    n = (size_t)got < cap ? (size_t)got : cap;
-    for (size_t i = 0; i < n; i++)
-        nv_set(&nv[i], f[i].name, f[i].nlen, f[i].value, f[i].vlen);
-    /* The body must stay until acknowledged. */
-    if (!eng_keep_body(c, s, q, r.body, r.body_len,
-                       r.body_len && q->transient ? h3_slot_buf(h, s, SB_REQ_BODY) : NULL))
-        return false;
-    *nvlen = n;
-    return true;
 }

@@ -1,28 +1,27 @@
 /*
- * proto_h3.h - what the two halves of the HTTP/3 protocol share:
- * proto_h3.c (the proto_ops) and h3_cb.c (the ngtcp2 and nghttp3
- * callbacks, errors, statistics). Internal to src/engine/.
+ * h3.h - what the two halves of the HTTP/3 protocol share: h3.c (the
+ * proto_ops) and h3_cb.c (the ngtcp2 and nghttp3 callbacks, errors,
+ * statistics). Internal to src/http/.
  */
-#ifndef PACER_ENGINE_PROTO_H3_H
-#define PACER_ENGINE_PROTO_H3_H
+#ifndef PACER_HTTP_H3_H
+#define PACER_HTTP_H3_H
 
 #include <errno.h>
-#include <nghttp2/nghttp2.h>
 #include <nghttp3/nghttp3.h>
 #include <ngtcp2/ngtcp2.h>
 #include <ngtcp2/ngtcp2_crypto.h>
 #include <sys/socket.h>
 
-#include "engine/conn.h"
+#include "http/http.h"
 #include "proto/h1req.h"
 #include "util/clock.h"
 
 #define H3_IDLE_NS (30ull * 1000000000ull) /* QUIC max_idle_timeout we offer */
 #define H3_PKT_MAX 1500
 
-/* What HTTP/3 keeps per connection (conn.ps). */
+/* What HTTP/3 keeps per connection (http_conn.ps). */
 typedef struct h3state {
-    conn *c;
+    http_conn *c;
     ngtcp2_conn *q;      /* QUIC */
     nghttp3_conn *h3;    /* HTTP/3, once the handshake is done */
     void *tls;           /* the GnuTLS session (net/quic_tls.c) */
@@ -46,14 +45,20 @@ typedef struct h3state {
     void *resume;        /* TLS session data for the next connection */
     size_t resume_len;
     char why[STATS_WHY_LEN];
-    sbuf *sb; /* with a script: per slot, request body, response headers, body */
+    sbuf *sb; /* with a script: per slot, SB_PER_SLOT buffers; NULL without one */
+    http_stream *ss; /* per slot */
+    nghttp3_nv *nv;  /* a request's header list, for submit (nghttp3 copies the list) */
+    size_t nv_cap;
 } h3state;
-
-enum { SB_REQ_BODY, SB_HEADERS, SB_BODY };
 
 static inline sbuf *h3_slot_buf(const h3state *h, const slot *s, int which)
 {
-    return h->sb ? &h->sb[slot_index(h->c, s) * 3 + (uint32_t)which] : NULL;
+    return http_slot_buf(h->sb, h->c, s, which);
+}
+
+static inline http_stream *h3_stream(const h3state *h, const slot *s)
+{
+    return &h->ss[http_slot_index(h->c, s)];
 }
 
 extern const ngtcp2_callbacks h3_quic_callbacks;
@@ -62,8 +67,8 @@ extern const nghttp3_callbacks h3_http_callbacks;
 void h3_random(uint8_t *p, size_t n);
 /* ngtcp2's log_printf: counts the packets it declares lost (n_lost). */
 void h3_on_log(void *ud, const char *fmt, ...);
-void h3_flush(conn *c, uint64_t now);
-void h3_arm(conn *c, h3state *h); /* report ngtcp2's next expiry */
+void h3_flush(http_conn *c, uint64_t now);
+void h3_arm(http_conn *c, h3state *h); /* report ngtcp2's next expiry */
 /* The words for a socket error err on h's UDP socket: ECONNREFUSED (an
  * ICMP port unreachable) names the port nothing listens on; others are
  * strerror's. Into buf, which is returned. */
@@ -82,18 +87,14 @@ uint64_t h3_ts(h3state *h, uint64_t now, bool recv);
 /* The server's UDP port (0: not an IP address). */
 unsigned h3_port(const h3state *h);
 /* ngtcp2_conn_read_pkt failed with rc: end the connection as it says. */
-void h3_read_error(conn *c, h3state *h, int rc, uint64_t now);
+void h3_read_error(http_conn *c, h3state *h, int rc, uint64_t now);
 /* pacer ends the connection on an error: CONNECTION_CLOSE, then fail it. */
-void h3_fail(conn *c, h3state *h, enum pc_err_kind kind, const char *why, uint64_t now);
+void h3_fail(http_conn *c, h3state *h, enum pc_err_kind kind, const char *why, uint64_t now);
 /* The connection's QUIC figures since the last report into the
  * statistics: at each expiry (so what the warm-up sent is reset with it)
  * and at its end (then with its RTTs). */
-void h3_report(conn *c, h3state *h, bool end);
+void h3_report(http_conn *c, h3state *h, bool end);
 /* Keep the TLS session data for resuming the next connection. */
 void h3_keep_session(h3state *h);
-/* A request that came as HTTP/1.1 text (a script's) as a header list in
- * nv (cap entries). false: the request failed (recorded). */
-bool h3_from_text(conn *c, h3state *h, slot *s, const pc_request *q, nghttp3_nv *nv, size_t cap,
-                  size_t *nvlen);
 
 #endif

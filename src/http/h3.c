@@ -1,5 +1,5 @@
 /*
- * proto_h3.c - HTTP/3 over QUIC: ngtcp2 runs QUIC (loss recovery, streams,
+ * h3.c - HTTP/3 over QUIC: ngtcp2 runs QUIC (loss recovery, streams,
  * TLS 1.3 through GnuTLS) over the connection's UDP socket (net_udp_ops),
  * nghttp3 the HTTP/3 framing and QPACK on its streams. Every ngtcp2 0.12
  * and nghttp3 0.8 call of the engine is in this file and h3_cb.c (their
@@ -12,7 +12,7 @@
  * at most -m. A request's slot is its stream's user data in both
  * libraries; the callbacks only record (eng_done, eng_failed, eng_refused).
  */
-#include "engine/proto_h3.h"
+#include "http/h3.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,26 +37,23 @@ void h3_random(uint8_t *p, size_t n)
     }
 }
 
-static void *h3_state_new(const conn *c)
+static void *h3_state_new(const http_conn *c)
 {
     h3state *h = calloc(1, sizeof *h);
+    bool ok;
 
     if (!h)
         return NULL;
-    h->c = (conn *)c;
+    h->c = (http_conn *)c;
     h->pkt_cap = 1500;
     h->pkt = malloc(h->pkt_cap);
-    if (!h->pkt) {
+    h->ss = calloc(c->depth, sizeof *h->ss);
+    h->sb = http_slot_bufs_new(c, &ok);
+    if (!h->pkt || !h->ss || !ok) {
+        free(h->pkt);
+        free(h->ss);
         free(h);
         return NULL;
-    }
-    if (eng_wants_response(c) || eng_requests_change(c)) {
-        h->sb = calloc((size_t)c->depth * 3, sizeof *h->sb);
-        if (!h->sb) {
-            free(h->pkt);
-            free(h);
-            return NULL;
-        }
     }
     return h;
 }
@@ -85,9 +82,9 @@ static void h3_state_free(void *st)
         return;
     h3_drop(h);
     free(h->resume);
-    for (size_t i = 0; h->sb && i < (size_t)h->c->depth * 3; i++)
-        free(h->sb[i].p);
-    free(h->sb);
+    http_slot_bufs_free(h->sb, h->c->depth);
+    free(h->nv);
+    free(h->ss);
     free(h->pkt);
     free(h);
 }
@@ -102,9 +99,9 @@ static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
 /* The QUIC client connection over c's connected socket: its settings
  * (the handshake bounded by --connect-timeout) and the transport
  * parameters pacer offers (--h3-window, --h3-conn-window). 0 or -errno. */
-static int quic_new(conn *c, h3state *h, uint64_t now)
+static int quic_new(http_conn *c, h3state *h, uint64_t now)
 {
-    const pc_config *cfg = conn_run(c)->cfg;
+    const http_settings *cfg = c->env->set;
     ngtcp2_cid dcid = {.datalen = 18}, scid = {.datalen = 16};
     ngtcp2_settings settings;
     ngtcp2_transport_params params;
@@ -140,9 +137,9 @@ static int quic_new(conn *c, h3state *h, uint64_t now)
     return 0;
 }
 
-static int h3_start(conn *c, uint64_t now)
+static int h3_start(http_conn *c, uint64_t now)
 {
-    const pc_run *run = conn_run(c);
+    const http_settings *set = c->env->set;
     h3state *h = c->ps;
     char err[STATS_WHY_LEN];
     int rc;
@@ -163,8 +160,8 @@ static int h3_start(conn *c, uint64_t now)
         return -errno;
     if ((rc = quic_new(c, h, now)) < 0)
         return rc;
-    h->tls = net_quic_session_new(run->quic_ctx, run->origins[c->origin].tls_name, &h->ref,
-                                  run->cfg->no_tls_resume ? NULL : h->resume, h->resume_len, err,
+    h->tls = net_quic_session_new(set->quic_ctx, c->peer, &h->ref,
+                                  set->tls_resume ? h->resume : NULL, h->resume_len, err,
                                   sizeof err);
     if (!h->tls) {
         h->closed = true;
@@ -214,7 +211,7 @@ static int h3_bind(h3state *h)
 }
 
 /* The handshake finished in the packet just read: report it, open HTTP/3. */
-static void handshake_done(conn *c, h3state *h, uint64_t now)
+static void handshake_done(http_conn *c, h3state *h, uint64_t now)
 {
     const char *version, *cipher;
     int rc;
@@ -235,10 +232,10 @@ static void handshake_done(conn *c, h3state *h, uint64_t now)
     }
 }
 
-static uint32_t h3_capacity(const conn *c)
+static uint32_t h3_capacity(const http_conn *c)
 {
     const h3state *h = c->ps;
-    uint32_t m = conn_run(c)->cfg->streams;
+    uint32_t m = c->env->set->streams;
     uint64_t room;
 
     if (!h || !h->q || !h->hs_done || h->closed || h->goaway_id >= 0)
@@ -251,11 +248,11 @@ static uint32_t h3_capacity(const conn *c)
 static nghttp3_ssize read_body(nghttp3_conn *hc, int64_t id, nghttp3_vec *vec, size_t veccnt,
                                uint32_t *pflags, void *ud, void *sud)
 {
-    slot *s = sud;
+    h3state *h = ud;
+    http_stream *s = sud ? h3_stream(h, sud) : NULL;
 
     (void)hc;
     (void)id;
-    (void)ud;
     if (!s || veccnt == 0) {
         *pflags |= NGHTTP3_DATA_FLAG_EOF;
         return 0;
@@ -268,64 +265,70 @@ static nghttp3_ssize read_body(nghttp3_conn *hc, int64_t id, nghttp3_vec *vec, s
     return vec[0].len ? 1 : 0;
 }
 
-static void h3_submit(conn *c, slot *s)
+static void h3_submit(http_conn *c, slot *s)
 {
-    static __thread nghttp3_nv nv[H1REQ_MAX_HEADERS + 8];
     h3state *h = c->ps;
+    http_stream *hs = h3_stream(h, s);
     nghttp3_data_reader dr = {.read_data = read_body};
     const pc_request *q = eng_request(c, s);
-    const nghttp3_nv *nva;
-    size_t nvlen;
+    const pc_field *f;
+    size_t n;
+    bool copy;
     int64_t id;
     int rc;
 
     if (h->sb) {
-        h3_slot_buf(h, s, SB_HEADERS)->len = 0;
-        h3_slot_buf(h, s, SB_BODY)->len = 0;
+        sbuf_clear(h3_slot_buf(h, s, SB_HEADERS));
+        sbuf_clear(h3_slot_buf(h, s, SB_BODY));
     }
+    *hs = (http_stream){0};
     if (!q)
         return; /* failed, recorded by eng_request */
-    if (q->nva) {
-        /* A template's header list (built for HTTP/2: the same fields). */
-        const nghttp2_nv *v = q->nva;
-
-        nvlen = q->nvlen < sizeof nv / sizeof nv[0] ? q->nvlen : sizeof nv / sizeof nv[0];
-        for (size_t i = 0; i < nvlen; i++)
-            nv[i] = (nghttp3_nv){.name = v[i].name, .value = v[i].value,
-                                 .namelen = v[i].namelen, .valuelen = v[i].valuelen,
-                                 .flags = NGHTTP3_NV_FLAG_NONE};
-        nva = nv;
-        s->req_body = q->body;
-        s->req_body_len = q->body_len;
-    } else if (!h3_from_text(c, h, s, q, nv, sizeof nv / sizeof nv[0], &nvlen)) {
+    hs->head = q->head;
+    if (!(f = http_request_fields(c, s, hs, h3_slot_buf(h, s, SB_REQ_BODY), q, &n, &copy)))
         return;
-    } else {
-        nva = nv;
+    if (n > h->nv_cap) {
+        nghttp3_nv *p = realloc(h->nv, n * sizeof *p);
+
+        if (!p) {
+            eng_failed(c, s, PC_ERR_WRITE, "out of memory", h->now);
+            return;
+        }
+        h->nv = p;
+        h->nv_cap = n;
     }
-    s->body_off = 0;
+    /* A template's fields last the run: nghttp3 keeps pointers to them. */
+    for (size_t i = 0; i < n; i++)
+        h->nv[i] = (nghttp3_nv){.name = (uint8_t *)f[i].name,
+                             .value = (uint8_t *)f[i].value,
+                             .namelen = f[i].nlen,
+                             .valuelen = f[i].vlen,
+                             .flags = copy ? NGHTTP3_NV_FLAG_NONE
+                                           : NGHTTP3_NV_FLAG_NO_COPY_NAME |
+                                                 NGHTTP3_NV_FLAG_NO_COPY_VALUE};
     rc = ngtcp2_conn_open_bidi_stream(h->q, &id, s);
     if (rc != 0) {
         eng_failed(c, s, PC_ERR_WRITE, ngtcp2_strerror(rc), h->now);
         return;
     }
-    rc = nghttp3_conn_submit_request(h->h3, id, nva, nvlen, s->req_body_len ? &dr : NULL, s);
+    rc = nghttp3_conn_submit_request(h->h3, id, h->nv, n, hs->req_body_len ? &dr : NULL, s);
     if (rc != 0) {
         ngtcp2_conn_shutdown_stream(h->q, id, NGHTTP3_H3_INTERNAL_ERROR);
         ngtcp2_conn_set_stream_user_data(h->q, id, NULL);
         eng_failed(c, s, PC_ERR_WRITE, nghttp3_strerror(rc), h->now);
         return;
     }
-    s->stream_id = (int32_t)id;
+    hs->id = id;
     h->unsent++;
 }
 
 /* Stream data of id went out: stamp its request's first byte. */
-static void stamp_sent(conn *c, h3state *h, int64_t id, uint64_t now)
+static void stamp_sent(http_conn *c, h3state *h, int64_t id, uint64_t now)
 {
     for (uint32_t i = 0; i < c->depth && h->unsent; i++) {
         slot *s = &c->slots[i];
 
-        if (s->used && !s->sent && s->stream_id == id) {
+        if (s->used && !s->sent && h3_stream(h, s)->id == id) {
             s->sent = now;
             h->unsent--;
             return;
@@ -334,13 +337,13 @@ static void stamp_sent(conn *c, h3state *h, int64_t id, uint64_t now)
 }
 
 /* One datagram out. 1 sent, 0 held for EPOLLOUT, -1 the connection failed. */
-static int send_pkt(conn *c, h3state *h, const uint8_t *p, size_t n, uint64_t now)
+static int send_pkt(http_conn *c, h3state *h, const uint8_t *p, size_t n, uint64_t now)
 {
     ssize_t w = c->net->write(&c->nc, p, n);
 
     if (w >= 0) {
         h->n_sent++;
-        eng_written(c, n);
+        c->env->st->bytes_written += n;
         return 1;
     }
     if (w == -EAGAIN) {
@@ -361,7 +364,7 @@ static int send_pkt(conn *c, h3state *h, const uint8_t *p, size_t n, uint64_t no
 /* ngtcp2 took ndata bytes of stream sid into the packet (ndata < 0 or
  * sid < 0: none): tell nghttp3, stamp a request whose first bytes they
  * are. false: the connection failed. */
-static bool took(conn *c, h3state *h, int64_t sid, ngtcp2_ssize ndata, uint64_t now)
+static bool took(http_conn *c, h3state *h, int64_t sid, ngtcp2_ssize ndata, uint64_t now)
 {
     if (ndata < 0 || sid < 0)
         return true;
@@ -377,7 +380,7 @@ static bool took(conn *c, h3state *h, int64_t sid, ngtcp2_ssize ndata, uint64_t 
 /* ngtcp2_conn_writev_stream said n < 0 for stream sid: true when writing
  * goes on (the stream is blocked or shut; the packet has room for more),
  * false when the connection failed. */
-static bool write_on(conn *c, h3state *h, ngtcp2_ssize n, int64_t sid, ngtcp2_ssize ndata,
+static bool write_on(http_conn *c, h3state *h, ngtcp2_ssize n, int64_t sid, ngtcp2_ssize ndata,
                      uint64_t now)
 {
     switch (n) {
@@ -403,7 +406,7 @@ static bool write_on(conn *c, h3state *h, ngtcp2_ssize n, int64_t sid, ngtcp2_ss
  * requests of a connection waited up to that RTT in pacer, a send lag of
  * milliseconds on loopback. The congestion window still bounds what is in
  * flight; a load generator sends when the schedule says. */
-void h3_flush(conn *c, uint64_t now)
+void h3_flush(http_conn *c, uint64_t now)
 {
     h3state *h = c->ps;
     uint32_t gen = c->gen;
@@ -459,7 +462,7 @@ void h3_flush(conn *c, uint64_t now)
     h3_arm(c, h);
 }
 
-void h3_arm(conn *c, h3state *h)
+void h3_arm(http_conn *c, h3state *h)
 {
     /* Time out of ngtcp2: on the clock h3_ts fed it (pc_now_ns, at most
      * a few ns ahead of it), so the worker compares it with pc_now_ns()
@@ -469,7 +472,7 @@ void h3_arm(conn *c, h3state *h)
     eng_timer(c, t == UINT64_MAX ? 0 : (uint64_t)t);
 }
 
-static size_t h3_input(conn *c, const char *buf, size_t len, uint64_t now)
+static size_t h3_input(http_conn *c, const char *buf, size_t len, uint64_t now)
 {
     h3state *h = c->ps;
     ngtcp2_path path;
@@ -500,7 +503,7 @@ static size_t h3_input(conn *c, const char *buf, size_t len, uint64_t now)
     return len;
 }
 
-static void h3_expire(conn *c, uint64_t now)
+static void h3_expire(http_conn *c, uint64_t now)
 {
     h3state *h = c->ps;
     int rc;
@@ -540,26 +543,26 @@ static void h3_expire(conn *c, uint64_t now)
     h3_flush(c, now);
 }
 
-static void h3_read_failed(conn *c, int err, uint64_t now)
+static void h3_read_failed(http_conn *c, int err, uint64_t now)
 {
     char why[STATS_WHY_LEN];
 
     eng_conn_fail(c, PC_ERR_READ, h3_socket_error(c->ps, err, why, sizeof why), now);
 }
 
-static void h3_eof(conn *c, uint64_t now)
+static void h3_eof(http_conn *c, uint64_t now)
 {
     /* UDP has no end of stream; the transport never reports one. */
     eng_conn_fail(c, PC_ERR_READ, "QUIC: the socket closed", now);
 }
 
 /* One stream out of time: cancel it both ways, keep the connection. */
-static void h3_timeout(conn *c, slot *s, uint64_t now)
+static void h3_timeout(http_conn *c, slot *s, uint64_t now)
 {
     h3state *h = c->ps;
 
-    if (h->q && s->stream_id >= 0 && (s->sent || s->stream_id > 0 || h->h3)) {
-        int64_t id = s->stream_id;
+    if (h->q && h3_stream(h, s)->id >= 0 && (s->sent || h3_stream(h, s)->id > 0 || h->h3)) {
+        int64_t id = h3_stream(h, s)->id;
 
         if (h->h3) {
             nghttp3_conn_set_stream_user_data(h->h3, id, NULL);
@@ -573,14 +576,14 @@ static void h3_timeout(conn *c, slot *s, uint64_t now)
     eng_failed(c, s, PC_ERR_TIMEOUT, "no response within --timeout (stream reset)", now);
 }
 
-static bool h3_connecting(const conn *c)
+static bool h3_connecting(const http_conn *c)
 {
     const h3state *h = c->ps;
 
     return h && h->q && !h->hs_done;
 }
 
-static void h3_reset(conn *c)
+static void h3_reset(http_conn *c)
 {
     h3state *h = c->ps;
 
@@ -609,6 +612,8 @@ static void h3_reset(conn *c)
 
 const proto_ops proto_h3 = {
     .name = "h3",
+    .transport = HTTP_OVER_QUIC,
+    .prior_knowledge = false, /* QUIC's TLS always runs ALPN */
     .multiplexed = true,
     .state_new = h3_state_new,
     .state_free = h3_state_free,

@@ -1,5 +1,5 @@
 /*
- * proto_h1.c - HTTP/1.1 over a connection: each request's bytes (built
+ * h1.c - HTTP/1.1 over a connection: each request's bytes (built
  * once per distinct request) are copied into the connection's output
  * buffer, so any number of pipelined requests goes out in one write;
  * responses are parsed by h1parse in the order the requests were sent.
@@ -9,11 +9,18 @@
 #include <string.h>
 #include <strings.h>
 
-#include "engine/conn.h"
+#include "http/http.h"
 #include "proto/h1parse.h"
 
-/* What HTTP/1.1 keeps per connection (conn.ps): the parser, the order the
- * requests went out in, and the output buffer. */
+/* What HTTP/1.1 keeps per request, by slot index. */
+typedef struct h1slot {
+    uint64_t obeg; /* offset of its first byte in the connection's output */
+    uint32_t olen; /* its bytes (0: sent as part of another's batch) */
+    bool head;     /* HEAD: no body in the response */
+} h1slot;
+
+/* What HTTP/1.1 keeps per connection (http_conn.ps): the parser, the order
+ * the requests went out in, and the output buffer. */
 typedef struct h1state {
     h1_parser p;
     uint32_t *fifo;     /* slot indexes in request order (c->depth entries) */
@@ -26,27 +33,26 @@ typedef struct h1state {
     size_t olen, ooff, ocap;
     uint64_t otot, owr; /* bytes ever appended / written on this connection */
     sbuf rh, rb;        /* response(): headers ("name\0value\0") and body so far */
+    h1slot *ss;         /* per slot (c->depth) */
 } h1state;
+
+static h1slot *h1s(const h1state *h, const http_conn *c, const slot *s)
+{
+    return &h->ss[http_slot_index(c, s)];
+}
 
 /* Headers: the Server header until one is known (ab reports it), and all
  * of them when the script has response(). */
 static int on_header(void *ud, const char *name, size_t nlen, const char *value, size_t vlen)
 {
-    conn *c = ud;
+    http_conn *c = ud;
     h1state *h = c->ps;
-    bool want_server = eng_want_server(c);
+    bool want_server = http_want_server(c);
 
     if (want_server && nlen == 6 && strncasecmp(name, "server", 6) == 0)
         eng_server(c, value, vlen);
-    if (eng_wants_response(c)) {
-        static const char nul = '\0';
-
-        if (memchr(name, 0, nlen) || memchr(value, 0, vlen))
-            return 0;
-        size_t max = conn_run(c)->resp_cap;
-
-        if (sbuf_add(&h->rh, name, nlen, max) < 0 || sbuf_add(&h->rh, &nul, 1, max) < 0 ||
-            sbuf_add(&h->rh, value, vlen, max) < 0 || sbuf_add(&h->rh, &nul, 1, max) < 0)
+    if (c->env->want_response) {
+        if (http_header_pair(c, &h->rh, name, nlen, value, vlen) < 0)
             return -100;
     } else if (!want_server) {
         h->p.on_header = NULL;
@@ -56,19 +62,19 @@ static int on_header(void *ud, const char *name, size_t nlen, const char *value,
 
 static int on_body(void *ud, const char *p, size_t len)
 {
-    conn *c = ud;
+    http_conn *c = ud;
     h1state *h = c->ps;
 
-    return sbuf_add(&h->rb, p, len, conn_run(c)->resp_cap);
+    return sbuf_add(&h->rb, p, len, c->env->set->resp_cap);
 }
 
-static slot *head_slot(conn *c, const h1state *h)
+static slot *head_slot(http_conn *c, const h1state *h)
 {
     return &c->slots[h->fifo[h->fifo_head]];
 }
 
 /* The oldest request is answered: take it off the line. */
-static slot *pop_head(conn *c, h1state *h)
+static slot *pop_head(http_conn *c, h1state *h)
 {
     slot *s = head_slot(c, h);
 
@@ -76,14 +82,17 @@ static slot *pop_head(conn *c, h1state *h)
     return s;
 }
 
-static void *h1_state_new(const conn *c)
+static void *h1_state_new(const http_conn *c)
 {
     h1state *h = calloc(1, sizeof *h);
 
     if (!h)
         return NULL;
     h->fifo = calloc(c->depth, sizeof *h->fifo);
-    if (!h->fifo) {
+    h->ss = calloc(c->depth, sizeof *h->ss);
+    if (!h->fifo || !h->ss) {
+        free(h->fifo);
+        free(h->ss);
         free(h);
         return NULL;
     }
@@ -98,13 +107,14 @@ static void h1_state_free(void *st)
     if (!h)
         return;
     free(h->fifo);
+    free(h->ss);
     free(h->obuf);
     free(h->rh.p);
     free(h->rb.p);
     free(h);
 }
 
-static int h1_start(conn *c, uint64_t now)
+static int h1_start(http_conn *c, uint64_t now)
 {
     h1state *h = c->ps;
 
@@ -116,36 +126,38 @@ static int h1_start(conn *c, uint64_t now)
     h->otot = h->owr = 0;
     h->rh.len = h->rb.len = 0, h->rh.cut = h->rb.cut = false;
     h->p.ud = c;
-    h->p.on_header = eng_want_server(c) || eng_wants_response(c) ? on_header : NULL;
-    h->p.on_body = eng_wants_response(c) ? on_body : NULL;
+    h->p.on_header = http_want_server(c) || c->env->want_response ? on_header : NULL;
+    h->p.on_body = c->env->want_response ? on_body : NULL;
+    eng_speaks(c, &c->env->st->h1_conns);
     return 0;
 }
 
-static uint32_t h1_capacity(const conn *c)
+static uint32_t h1_capacity(const http_conn *c)
 {
-    return conn_run(c)->h1_depth;
+    return c->env->set->h1_depth;
 }
 
 /* Queue the request's bytes: a copy of its template into the connection's
  * output buffer (allocated once, grown to the largest pipelined batch). */
-static void h1_submit(conn *c, slot *s)
+static void h1_submit(http_conn *c, slot *s)
 {
     h1state *h = c->ps;
+    h1slot *hs = h1s(h, c, s);
     const pc_request *r;
     size_t len;
 
     /* In line behind the requests in flight (s is counted already). */
-    h->fifo[(h->fifo_head + c->count - 1) % c->depth] = slot_index(c, s);
+    h->fifo[(h->fifo_head + c->count - 1) % c->depth] = http_slot_index(c, s);
     r = eng_request(c, s);
     if (!r)
         return; /* failed, recorded by eng_request */
     len = r->h1_len;
-    s->head = r->head;
-    s->olen = (uint32_t)len;
+    hs->head = r->head;
+    hs->olen = (uint32_t)len;
     if (!r->h1) {
         /* Part of the batch the first request's bytes carry. */
-        s->obeg = h->otot ? h->otot - 1 : 0;
-        s->olen = 1; /* written with the batch's last byte */
+        hs->obeg = h->otot ? h->otot - 1 : 0;
+        hs->olen = 1; /* written with the batch's last byte */
         h->unsent++;
         h->unwritten++;
         return;
@@ -166,13 +178,13 @@ static void h1_submit(conn *c, slot *s)
     }
     memcpy(h->obuf + h->olen, r->h1, len);
     h->olen += len;
-    s->obeg = h->otot;
+    hs->obeg = h->otot;
     h->otot += len;
     h->unsent++;
     h->unwritten++;
 }
 
-static void h1_flush(conn *c, uint64_t now)
+static void h1_flush(http_conn *c, uint64_t now)
 {
     h1state *h = c->ps;
 
@@ -186,7 +198,7 @@ static void h1_flush(conn *c, uint64_t now)
             while (h->unsent) {
                 slot *s = &c->slots[h->fifo[(h->fifo_head + c->count - h->unsent) % c->depth]];
 
-                if (s->obeg >= h->owr)
+                if (h1s(h, c, s)->obeg >= h->owr)
                     break;
                 s->sent = now;
                 if (!c->batch_sent)
@@ -197,12 +209,12 @@ static void h1_flush(conn *c, uint64_t now)
             while (h->unwritten) {
                 slot *s = &c->slots[h->fifo[(h->fifo_head + c->count - h->unwritten) % c->depth]];
 
-                if (s->obeg + s->olen > h->owr)
+                if (h1s(h, c, s)->obeg + h1s(h, c, s)->olen > h->owr)
                     break;
                 s->written = now;
                 h->unwritten--;
             }
-            eng_written(c, (size_t)n);
+            c->env->st->bytes_written += (uint64_t)n;
         } else if (n == -EAGAIN) {
             eng_want_write(c, c->nc.want != NET_WANT_READ);
             return;
@@ -219,7 +231,7 @@ static void h1_flush(conn *c, uint64_t now)
  * it were never processed and go back to the backlog. */
 static const char server_closed[] = "server closed the connection with requests unanswered";
 
-static void refuse_rest(conn *c, h1state *h, const char *why, uint64_t now)
+static void refuse_rest(http_conn *c, h1state *h, const char *why, uint64_t now)
 {
     while (c->count)
         eng_refused(c, pop_head(c, h), why, now);
@@ -230,30 +242,31 @@ static void refuse_rest(conn *c, h1state *h, const char *why, uint64_t now)
 /* The oldest request's response has ended: count it, hand it to the
  * script's response(), record it. !keep: the server closes after it
  * (why: ENG_CLOSE_*). */
-static void complete(conn *c, h1state *h, bool keep, int why, uint64_t now)
+static void complete(http_conn *c, h1state *h, bool keep, int why, uint64_t now)
 {
     slot *s = head_slot(c, h);
 
     h->served++;
     if (!keep)
         eng_close_after(c, s, h->served, why);
-    eng_headers(c, h->p.header_bytes, h->p.header_bytes);
-    eng_body(c, h->p.body_bytes);
-    if (eng_wants_response(c))
+    c->env->st->header_wire += h->p.header_bytes;
+    c->env->st->header_decoded += h->p.header_bytes;
+    c->env->st->body_bytes += h->p.body_bytes;
+    if (c->env->want_response)
         eng_script_response(c, h->p.status, &h->rh, &h->rb);
     eng_done(c, pop_head(c, h), h->p.status, h->p.body_bytes, now);
 }
 
 /* The response to s has ended (H1_DONE): complete it; false when the
  * connection cannot carry more (the others in flight are refused). */
-static bool answered(conn *c, h1state *h, const slot *s, uint64_t now)
+static bool answered(http_conn *c, h1state *h, const slot *s, uint64_t now)
 {
     bool keep = h->p.keep_alive;
     int why = h->p.chunked_with_length ? ENG_CLOSE_TE_CL
               : h->p.version_minor == 0  ? ENG_CLOSE_HTTP10
                                          : ENG_CLOSE_HEADER;
 
-    if (keep && h->ooff < h->olen && h->owr < s->obeg + s->olen) {
+    if (keep && h->ooff < h->olen && h->owr < h1s(h, c, s)->obeg + h1s(h, c, s)->olen) {
         /* Answered before it was fully written (an early error response):
          * the connection cannot carry more. */
         keep = false;
@@ -273,7 +286,7 @@ static bool answered(conn *c, h1state *h, const slot *s, uint64_t now)
     return true;
 }
 
-static size_t h1_input(conn *c, const char *buf, size_t len, uint64_t now)
+static size_t h1_input(http_conn *c, const char *buf, size_t len, uint64_t now)
 {
     h1state *h = c->ps;
     size_t off = 0, used;
@@ -288,7 +301,7 @@ static size_t h1_input(conn *c, const char *buf, size_t len, uint64_t now)
         }
         s = head_slot(c, h);
         if (h->need_begin) {
-            h1_begin(&h->p, s->head);
+            h1_begin(&h->p, h1s(h, c, s)->head);
             h->need_begin = false;
         }
         eng_first_byte(c, s, now);
@@ -312,14 +325,14 @@ static size_t h1_input(conn *c, const char *buf, size_t len, uint64_t now)
 
 /* The rest of a body nobody reads (no script response()) may be dropped
  * by the transport unread: h1_skippable says how much. */
-static uint64_t h1_skippable_cb(const conn *c)
+static uint64_t h1_skippable_cb(const http_conn *c)
 {
     const h1state *h = c->ps;
 
     return c->count && !h->need_begin ? h1_skippable(&h->p) : 0;
 }
 
-static void h1_skip_cb(conn *c, size_t n, uint64_t now)
+static void h1_skip_cb(http_conn *c, size_t n, uint64_t now)
 {
     h1state *h = c->ps;
 
@@ -327,7 +340,7 @@ static void h1_skip_cb(conn *c, size_t n, uint64_t now)
         answered(c, h, head_slot(c, h), now);
 }
 
-static void h1_eof_cb(conn *c, uint64_t now)
+static void h1_eof_cb(http_conn *c, uint64_t now)
 {
     h1state *h = c->ps;
     int rc;
@@ -354,11 +367,12 @@ static void h1_eof_cb(conn *c, uint64_t now)
 
 /* HTTP/1.1 cannot abandon one request and keep the connection: the
  * response would still come. Everything in flight ends as a timeout. */
-static void h1_timeout(conn *c, slot *s, uint64_t now)
+static void h1_timeout(http_conn *c, slot *s, uint64_t now)
 {
     const h1state *h = c->ps;
     /* A request whose bytes are not all out: the server stopped reading. */
-    bool unwritten = h->owr < s->obeg + s->olen;
+    const h1slot *hs = h1s(h, c, s);
+    bool unwritten = h->owr < hs->obeg + hs->olen;
 
     eng_conn_fail(c, PC_ERR_TIMEOUT,
                   unwritten ? "request not fully written within --timeout (the server stopped "
@@ -367,7 +381,7 @@ static void h1_timeout(conn *c, slot *s, uint64_t now)
                   now);
 }
 
-static void h1_reset(conn *c)
+static void h1_reset(http_conn *c)
 {
     h1state *h = c->ps;
 
@@ -381,6 +395,8 @@ static void h1_reset(conn *c)
 
 const proto_ops proto_h1 = {
     .name = "http/1.1",
+    .transport = HTTP_OVER_TCP,
+    .prior_knowledge = true,
     .multiplexed = false,
     .state_new = h1_state_new,
     .state_free = h1_state_free,

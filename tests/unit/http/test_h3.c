@@ -1,0 +1,145 @@
+/*
+ * test_h3.c - HTTP/3 driven alone (http/h3.c and h3_cb.c with a fake
+ * engine): the QUIC client's first flight as bytes out, its timers, and
+ * the outcomes when no server ever answers (the handshake's connect
+ * timeout, an ICMP port unreachable). A whole exchange needs a QUIC
+ * server: tests/integration/test_h3.sh runs one against Caddy.
+ *
+ * The UDP socket is a real one on loopback (HTTP/3 asks the kernel for
+ * its addresses), connected to a second one that never answers; what the
+ * protocol writes goes to the fake transport, never on the wire.
+ */
+#include "http/h3.c"
+#include "http/h3_cb.c"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include "fake_engine.h"
+#include "unit.h"
+#include "util/clock.h"
+
+static fake_engine E;
+static int fds[2] = {-1, -1};
+
+/* Two UDP sockets on 127.0.0.1 connected to each other; fds[0] is the client's. */
+static bool udp_pair(void)
+{
+    struct sockaddr_in a[2];
+    socklen_t len = sizeof a[0];
+
+    for (int i = 0; i < 2; i++) {
+        fds[i] = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+        memset(&a[i], 0, sizeof a[i]);
+        a[i].sin_family = AF_INET;
+        a[i].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (fds[i] < 0 || bind(fds[i], (struct sockaddr *)&a[i], sizeof a[i]) < 0 ||
+            getsockname(fds[i], (struct sockaddr *)&a[i], &len) < 0)
+            return false;
+    }
+    return connect(fds[0], (struct sockaddr *)&a[1], sizeof a[1]) == 0 &&
+           connect(fds[1], (struct sockaddr *)&a[0], sizeof a[0]) == 0;
+}
+
+static void close_pair(void)
+{
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0)
+            close(fds[i]), fds[i] = -1;
+}
+
+static net_quic_ctx *qctx;
+
+static bool start(uint64_t now)
+{
+    char err[256];
+
+    if (!qctx && !(qctx = net_quic_ctx_new(false, NULL, err, sizeof err)))
+        return false;
+    if (!udp_pair())
+        return false;
+    fe_init(&E, &proto_h3);
+    E.set.quic_ctx = qctx;
+    E.c.tls = true;
+    E.c.nc.fd = fds[0];
+    return proto_h3.start(&E.c, now) == 0;
+}
+
+static void stop(void)
+{
+    proto_h3.reset(&E.c);
+    fe_free(&E, &proto_h3);
+    close_pair();
+}
+
+/* The first flight: a padded Initial (RFC 9000 14.1: at least 1200 bytes),
+ * QUIC version 1, a timer armed, no stream until the handshake is done. */
+static void test_first_flight(void)
+{
+    uint64_t now = pc_now_ns();
+
+    CHECK(start(now));
+    CHECK(E.writes >= 1);
+    CHECK(E.out_len >= 1200);
+    CHECK((E.out[0] & 0xc0) == 0xc0); /* long header */
+    CHECK(E.out[1] == 0 && E.out[2] == 0 && E.out[3] == 0 && E.out[4] == 1);
+    CHECK(E.timer > now);
+    CHECK(proto_h3.connecting(&E.c));
+    CHECK_EQ_U64(proto_h3.capacity(&E.c), 0);
+    CHECK_EQ_I64(E.conn_fails, 0);
+    stop();
+}
+
+/* Nothing ever answers: the timers retransmit, then the handshake runs
+ * past --connect-timeout and says which port was silent. */
+static void test_silent_server_times_out(void)
+{
+    uint64_t now = pc_now_ns();
+    int i;
+
+    CHECK(start(now));
+    for (i = 0; i < 64 && !strstr(E.log, "connect_timeout"); i++) {
+        uint64_t t = E.timer;
+
+        CHECK(t != 0);
+        proto_h3.expire(&E.c, t > now ? t : now + 1);
+        now = t > now ? t : now + 1;
+    }
+    CHECK(strstr(E.log, "connect_timeout: connect timed out (QUIC handshake): no answer on UDP "
+                        "port ") != NULL);
+    CHECK(E.writes >= 2); /* a probe went out before the end */
+    CHECK(now - E.timer < 10ull * 1000000000ull);
+    stop();
+}
+
+/* An ICMP port unreachable (ECONNREFUSED on the socket) in the protocol's words. */
+static void test_port_unreachable(void)
+{
+    CHECK(start(pc_now_ns()));
+    proto_h3.read_error(&E.c, ECONNREFUSED, pc_now_ns());
+    CHECK(strstr(E.log, "conn_fail read: nothing listens on UDP port ") != NULL);
+    stop();
+}
+
+/* A datagram that is not QUIC for this connection changes nothing. */
+static void test_stray_datagram(void)
+{
+    static const char junk[] = "\x40garbage that is no QUIC packet of ours";
+
+    CHECK(start(pc_now_ns()));
+    proto_h3.input(&E.c, junk, sizeof junk - 1, pc_now_ns());
+    CHECK_EQ_I64(E.conn_fails, 0);
+    CHECK(proto_h3.connecting(&E.c));
+    stop();
+}
+
+int main(void)
+{
+    RUN(test_first_flight);
+    RUN(test_silent_server_times_out);
+    RUN(test_port_unreachable);
+    RUN(test_stray_datagram);
+    net_quic_ctx_free(qctx);
+    return unit_done();
+}
