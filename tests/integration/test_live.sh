@@ -272,33 +272,8 @@ wait_done ns
 ok live_never_sent_placed "$(json_get "$D/ns.json" "[(p['length_s'], p['errors']) for p in d['intervals']['series']], d['requests']['never_sent']")" \
     "\"\$PY\" -c \"import json,sys; d=json.load(open(sys.argv[1])); s=d['intervals']['series']; n=d['requests']['never_sent']; w=[p['errors'] for p in s if p['length_s'] > 0.9]; sys.exit(not (n > 3000 and sum(p['errors'] for p in s) == n and len(w) == 3 and min(w) > n / 6))\" '$D/ns.json'"
 
-# --- the knee while it happens: the last second against the run so far ----
-# 250/s for 2 s, then 900/s against a server that serves 300/s: in the
-# second stage the queue grows, and the responses of the last second wait
-# far longer than the run's median, which the fast first stage holds down.
-live knee 120 30 -t1 -c50 --timeout 5s --stages '2s:250!,1.5s:900!' "$SERVE_URL"
-sleep 0.3
-snap knee 14 0.25
-wait_done knee
-out=$("$PY" - "$D"/knee.[0-9]* <<'PY'
-import re, sys
-def ms(v):
-    n, u = re.match(r'([0-9.]+)(us|ms|s)', v).groups()
-    return float(n) * {'us': 1e-3, 'ms': 1, 's': 1e3}[u]
-best = None
-for path in sys.argv[1:]:
-    t = open(path).read()
-    e = re.search(r'^\[[#.]{20}\] ([0-9.]+)s/', t, re.M)
-    now = re.search(r'^latency now  p50 ([0-9.]+(?:us|ms|s))', t, re.M)
-    far = re.search(r'^latency so far  p50 ([0-9.]+(?:us|ms|s))', t, re.M)
-    if e and now and far and float(e.group(1)) >= 2.6:
-        r = ms(now.group(1)) / ms(far.group(1))
-        print('%ss: p50 now %s, so far %s' % (e.group(1), now.group(1), far.group(1)))
-        best = r if best is None or r > best else best
-sys.exit(not (best and best > 10))
-PY
-)
-ok live_knee_recent_latency "$out" [ $? -eq 0 ]
+# (The knee while it happens, the last second against the run so far:
+# test_live_timing.sh.)
 
 # --- not a terminal: stderr as today, no escape sequences ------------------
 "$PACER" -t1 -c2 -d1s -R100 --progress "$SERVE_URL" >"$D/pipe.out" 2>"$D/pipe.err"

@@ -4,7 +4,8 @@
 # themselves (the rest of test_live.sh holds on a loaded one): the live
 # view in a real terminal (tmux) redrawn several times a second at a
 # constant rate, req/s against -R, the last second's percentiles; -n's
-# done/total within 0.8 s of the start, a narrow, short terminal, a resize.
+# done/total within 0.8 s of the start, a narrow, short terminal, a resize;
+# the knee's last second against the run so far.
 . "$(dirname "$0")/lib.sh"
 
 D="$T_DIR/live"; mkdir -p "$D"
@@ -107,6 +108,35 @@ cap count >"$D/count.final"
 TM capture-pane -p -J -S - -t count >"$D/count.all"
 ok live_count_gone "$(cat "$D/count.final")" \
     "! grep -qE '^req/s |^latency  p50|^  <= ' '$D/count.final' && grep -q '5000 requests in' '$D/count.all'"
+
+start_serve --threads 1 --capacity 300 || { fail serve_start2 "pacer serve did not start"; finish; }
+# --- the knee while it happens: the last second against the run so far ----
+# 250/s for 2 s, then 900/s against a server that serves 300/s: in the
+# second stage the queue grows, and the responses of the last second wait
+# far longer than the run's median, which the fast first stage holds down.
+live knee 120 30 -t1 -c50 --timeout 5s --stages '2s:250!,1.5s:900!' "$SERVE_URL"
+sleep 0.3
+snap knee 14 0.25
+wait_done knee
+out=$("$PY" - "$D"/knee.[0-9]* <<'PY'
+import re, sys
+def ms(v):
+    n, u = re.match(r'([0-9.]+)(us|ms|s)', v).groups()
+    return float(n) * {'us': 1e-3, 'ms': 1, 's': 1e3}[u]
+best = None
+for path in sys.argv[1:]:
+    t = open(path).read()
+    e = re.search(r'^\[[#.]{20}\] ([0-9.]+)s/', t, re.M)
+    now = re.search(r'^latency now  p50 ([0-9.]+(?:us|ms|s))', t, re.M)
+    far = re.search(r'^latency so far  p50 ([0-9.]+(?:us|ms|s))', t, re.M)
+    if e and now and far and float(e.group(1)) >= 2.6:
+        r = ms(now.group(1)) / ms(far.group(1))
+        print('%ss: p50 now %s, so far %s' % (e.group(1), now.group(1), far.group(1)))
+        best = r if best is None or r > best else best
+sys.exit(not (best and best > 10))
+PY
+)
+ok live_knee_recent_latency "$out" [ $? -eq 0 ]
 
 # One capture for whoever reads the log.
 echo "--- a capture of the view (100x30, -R1000, mid-run) ---"

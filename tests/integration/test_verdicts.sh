@@ -85,14 +85,5 @@ for proto in h2 h1; do
     gone "nginx_${proto}_killed" KILL "$url"
 done
 
-# HTTP/3 to Caddy through the UDP relay (the relay killed 1 s in, before
-# which a loaded machine may not have finished a QUIC handshake:
-# test_verdicts_timing.sh). A path that goes silent, no ICMP: each flow's
-# first 200 datagrams only.
-if need_cmd caddy caddy && start_caddy; then
-    start_udprelay --to "$CADDY_PORT" --blackhole-after 200 &&
-        LAST_MAX=2400000 gone h3_relay_blackholed none "https://127.0.0.1:$RELAY_PORT/" --h3 -m4
-else
-    fail h3_relay_start "Caddy or the relay did not start"
-fi
+# (HTTP/3 through the UDP relay, killed or blackholed: test_verdicts_timing.sh.)
 finish

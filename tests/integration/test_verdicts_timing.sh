@@ -100,6 +100,9 @@ gone() {
 if need_cmd caddy caddy && start_caddy && start_udprelay --to "$CADDY_PORT"; then
     GONE_PID=$RELAY_PID
     gone h3_relay_killed KILL "https://127.0.0.1:$RELAY_PORT/" --h3 -m4
+    # A path that goes silent, no ICMP: each flow's first 200 datagrams only.
+    start_udprelay --to "$CADDY_PORT" --blackhole-after 200 &&
+        LAST_MAX=2400000 gone h3_relay_blackholed none "https://127.0.0.1:$RELAY_PORT/" --h3 -m4
 else
     fail h3_relay_start "Caddy or the relay did not start"
 fi

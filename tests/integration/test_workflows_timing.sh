@@ -2,8 +2,8 @@
 # serial: capacity searches whose steps pass or fail on p99 <= 50 ms
 # test_workflows.sh's checks that need the machine to themselves (the rest
 # of test_workflows.sh holds on a loaded one): the knee of `pacer serve
-# --capacity` found within 10% by a search on p99 <= 50 ms, and compare's
-# verdict on identical servers (they differ in nothing).
+# --capacity` found within 10% by a search on p99 <= 50 ms, compare's rates
+# at 400/s, and its verdict on identical servers (they differ in nothing).
 . "$(dirname "$0")/lib.sh"
 D=$T_DIR
 HC="$(dirname "$0")/../tools/html_check.sh"
@@ -77,6 +77,17 @@ if html_charts "$D/cap.html" capacity_html; then
          [ \"\$(series_of capacity_html 'Achieved against requested rate')\" = 2 ] &&
          [ \"\$(series_of capacity_html 'Latency by percentile, each step (corrected)')\" = $n ]"
 fi
+
+# --- compare: nginx vs pacer serve, at 400/s each -----------------------------
+start_nginx || { fail nginx_start "nginx did not start"; finish; }
+NGX="http://127.0.0.1:$NGX_PORT/"
+"$PACER" compare -t1 -c4 -d1s -R400 --rounds 2 "$NGX" "$PLAIN" >"$D/cmp.out" 2>"$D/cmp.err"
+reqA=$(awk '$1 == "Requests" { print $2 }' "$D/cmp.out")
+reqB=$(awk '$1 == "Requests" { print $3 }' "$D/cmp.out")
+ok compare_rounds_add_up "A $reqA B $reqB (2 rounds x 1 s x 400/s)" \
+    "[ '$reqA' -ge 780 ] && [ '$reqA' -le 820 ] && [ '$reqB' -ge 780 ] && [ '$reqB' -le 820 ]"
+ok compare_ratio_column "$(grep 'Requests/sec' "$D/cmp.out")" \
+    "grep -qE '^Requests/sec +[0-9.]+ +[0-9.]+ \((0\.9[5-9]|1\.0[0-5])x\)' '$D/cmp.out'"
 
 # --- compare's verdict (docs/methodology.md, "Compare's verdict") ---------
 # Two identical servers: no metric may differ. 7 rounds: under the rule
