@@ -39,7 +39,8 @@ bcomp() {
 
 # bcomp_lines FILE LINE...: bcomp for each LINE (its words split at
 # blanks; a trailing blank: the last word is empty) in one bash, each
-# line's matches after a line "== N" (N from 1), as zsh_complete.zsh does.
+# line's matches (not sorted: no fork a line) after a line "== N" (N from
+# 1), as zsh_complete.zsh does.
 bcomp_lines() {
     local file=$1
     shift
@@ -54,23 +55,46 @@ bcomp_lines() {
             COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=()
             _pacer pacer "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
             echo "== $n"
-            printf "%s\n" "${COMPREPLY[@]}" | sed "/^\$/d" | sort -u
+            for x in "${COMPREPLY[@]}"; do [ -n "$x" ] && printf "%s\n" "$x"; done
         done' bcomp "$file" "$@")
 }
-# nth OUT N: the N-th line's matches in bcomp_lines' (or zsh_complete.zsh's) OUT.
-nth() { awk -v n="$2" '/^== [0-9]+$/ {on = ($2 == n); next} on' <<<"$1"; }
 
 # zcomp DIR LINE: what zsh's completion (DIR first in fpath) offers at the
-# end of LINE. Run in $W.
-zcomp() { (cd "$W" && zsh -f "$ZCOMP" "$1" "$2"); }
+# end of LINE. Run in $W. Answered from zprefetch's when it asked that.
+declare -A ZC=()
+zcomp() {
+    local k="$1"$'\t'"$2"
+    if [ -n "${ZC[$k]+set}" ]; then printf '%s' "${ZC[$k]}"; return 0; fi
+    (cd "$W" && zsh -f "$ZCOMP" "$1" "$2")
+}
+# zprefetch DIR LINE...: one zsh answers every LINE (zsh_complete.zsh's
+# "== N" lines; a zsh's start and compinit are most of one zcomp's time);
+# if it fails, each zcomp asks a zsh of its own.
+zprefetch() {
+    local dir=$1 out l k=""
+    shift
+    local -a lines=("$@")
+    out=$(cd "$W" && zsh -f "$ZCOMP" "$dir" "$@" 2>/dev/null) || return 0
+    grep -qx "== $#" <<<"$out" || return 0
+    while IFS= read -r l; do
+        if [[ $l =~ ^==\ ([0-9]+)$ ]]; then
+            k="$dir"$'\t'"${lines[BASH_REMATCH[1] - 1]}"
+            ZC[$k]=""
+        elif [ -n "$k" ]; then
+            ZC[$k]+="$l"$'\n'
+        fi
+    done <<<"$out"
+}
 
 # same GOT WANT: the two newline-separated lists are equal.
 same() { [ "$1" = "$(printf '%s\n' $2 | sort -u)" ]; }
+# has LIST WORD: WORD is a line of LIST (grep -qxF, without a fork).
+has() { [[ $'\n'$1$'\n' == *$'\n'"$2"$'\n'* ]]; }
 # holds GOT WORD...: every WORD is a line of GOT.
 holds() {
     local got=$1 w
     shift
-    for w in "$@"; do grep -qxF -- "$w" <<<"$got" || return 1; done
+    for w in "$@"; do has "$got" "$w" || return 1; done
 }
 
 # --- bash -----------------------------------------------------------------------
@@ -117,6 +141,14 @@ ok bash_hey_method "got: $(echo $got)" same "$got" "PATCH POST PUT"
 # --- zsh ------------------------------------------------------------------------
 ok zsh_syntax "$(zsh -n "$ZSHC" 2>&1)" zsh -n "$ZSHC"
 ZD=$ROOT/contrib/completion
+# Every line this file asks of $ZD, one zsh for all (the persona lines need
+# persona_flags, below).
+PF=${TOOLS:-$ROOT/build/tools}/persona_flags
+[ -x "$PF" ] || PF=$ROOT/build/tools/persona_flags
+zl=("pacer ca" "pacer -t2 --for" "pacer --format " "pacer -s " "pacer hey -dis" "pacer h2load --al"
+    "pacer compare --" "pacer capacity --" "pacer serve --" "pacer report --" "pacer suite --" "pacer ")
+for p in $("$PF" -p 2>/dev/null); do zl+=("pacer $p -"); done
+zprefetch "$ZD" "${zl[@]}"
 got=$(zcomp "$ZD" "pacer ca")
 ok zsh_subcommand "got: $(echo $got)" same "$got" "capacity"
 got=$(zcomp "$ZD" "pacer -t2 --for")
@@ -145,10 +177,14 @@ ok help_lists_options "pacer --help gave $(echo "$run_opts" | wc -l) options" \
     "[ $(echo "$run_opts" | wc -l) -gt 40 ] && holds '$run_opts' --connections --slo --rounds --start-rate"
 
 # Named in each file, as a whole word.
+# (bash's =~ on the whole file: a newline is one of [^a-z0-9_-], so a word
+# at the start or end of a line is found as grep -E finds it.)
 missing=""
-for o in $all_opts; do
-    for f in "$BASHC" "$ZSHC"; do
-        grep -qE -- "(^|[^a-z0-9_-])$o([^a-z0-9_-]|\$)" "$f" || missing="$missing ${f##*/}:$o"
+for f in "$BASHC" "$ZSHC"; do
+    text=$(<"$f")
+    for o in $all_opts; do
+        re="(^|[^a-z0-9_-])$o([^a-z0-9_-]|\$)"
+        [[ $text =~ $re ]] || missing="$missing ${f##*/}:$o"
     done
 done
 ok completion_files_name_every_option "missing:$missing" "[ -z '$missing' ]"
@@ -158,7 +194,7 @@ ok completion_files_name_every_option "missing:$missing" "[ -z '$missing' ]"
 missing=""
 check_offered() { # SHELL WHAT WANT GOT
     local o
-    for o in $3; do grep -qxF -- "$o" <<<"$4" || missing="$missing $1:$2:$o"; done
+    for o in $3; do has "$4" "$o" || missing="$missing $1:$2:$o"; done
 }
 got=$( (bcomp "$BASHC" pacer --; bcomp "$BASHC" pacer compare --; bcomp "$BASHC" pacer capacity --) | sort -u)
 check_offered bash run "$run_opts" "$got"
@@ -180,8 +216,6 @@ ok completion_offers_every_option "not offered:$missing" "[ -z '$missing' ]"
 # word after a value flag as its value, and not after a switch; zsh too, for
 # the personas with tables of their own. The binary must refuse (exit 2)
 # what the table says is refused, and its --help name every shown flag.
-PF=${TOOLS:-$ROOT/build/tools}/persona_flags
-[ -x "$PF" ] || PF=$ROOT/build/tools/persona_flags
 table=$("$PF")
 pf_rc=$?
 personas=$("$PF" -p)
@@ -202,10 +236,10 @@ pf() { awk -v p="$1" -v s="$2" -v k="${3:-}" '$1 == p && $4 == s && (k == "" || 
 drift() {
     local f bad="" shown known refused
     shown=$(pf "$1" shown) known=$(pf "$1" shown; pf "$1" hidden) refused=$(pf "$1" refused)
-    for f in $shown; do grep -qxF -- "$f" <<<"$2" || bad="$bad missing:$f"; done
+    for f in $shown; do has "$2" "$f" || bad="$bad missing:$f"; done
     for f in $2; do
-        grep -qxF -- "$f" <<<"$known" ||
-            bad="$bad $(grep -qxF -- "$f" <<<"$refused" && echo refused || echo unknown):$f"
+        has "$known" "$f" ||
+            bad="$bad $(has "$refused" "$f" && echo refused || echo unknown):$f"
     done
     echo "$bad"
 }
@@ -216,13 +250,16 @@ for p in $personas; do
     ok "zsh_${p}_flags_match_table" "pacer $p:$bad" "[ -z '$bad' ]"
 done
 
-# vbad SHELL PERSONA FLAG KIND GOT: GOT (the offers for "FLAG -") is wrong
-# for KIND: a value flag's next word is its value (no flags offered), a
-# switch's is a flag.
+# vbad SHELL PERSONA FLAG KIND FLAGGED: adds to bad when the offers for
+# "FLAG -" (FLAGGED: non-empty when they held a flag) are wrong for KIND: a
+# value flag's next word is its value (no flags offered), a switch's is a flag.
 vbad() {
-    if [ "$4" = value ]; then grep -q -- '^-' <<<"$5" && echo " $1:$2:$3(a value flag)"; fi
-    if [ "$4" = switch ]; then grep -q -- '^-' <<<"$5" || echo " $1:$2:$3(a switch)"; fi
+    if [ "$4" = value ] && [ -n "$5" ]; then bad="$bad $1:$2:$3(a value flag)"; fi
+    if [ "$4" = switch ] && [ -z "$5" ]; then bad="$bad $1:$2:$3(a switch)"; fi
 }
+# flagged OUT: the N of each "== N" line of OUT whose matches hold a flag
+# (one awk for all the lines, not a fork a line).
+flagged() { awk '/^== [0-9]+$/ { n = $2; next } /^-/ { f[n] = 1 } END { for (i in f) print i }' <<<"$1"; }
 bad="" zlines=() zflags=() blines=() bflags=()
 for p in $personas; do
     for k in value switch; do
@@ -235,18 +272,22 @@ done
 # bash: all those lines in one shell too (a bash a line was most of this file's time)
 bout=$(bcomp_lines "$BASHC" "${blines[@]}" 2>&1)
 grep -qx "== ${#blines[@]}" <<<"$bout" || bad="$bad bash: $(tail -c 200 <<<"$bout")"
+declare -A has_flag=()
+for i in $(flagged "$bout"); do has_flag[$i]=1; done
 for i in "${!blines[@]}"; do
     read -r p f k <<<"${bflags[i]}"
-    bad="$bad$(vbad bash "$p" "$f" "$k" "$(nth "$bout" $((i + 1)))")"
+    vbad bash "$p" "$f" "$k" "${has_flag[$((i + 1))]:-}"
 done
 # zsh: all those lines in one shell (zsh_complete.zsh, each line's matches
 # after a line "== N").
 zout=$(cd "$W" && zsh -f "$ZCOMP" "$ZD" "${zlines[@]}" 2>&1)
 zrc=$?
 [ $zrc -eq 0 ] && grep -qx "== ${#zlines[@]}" <<<"$zout" || bad="$bad zsh:rc $zrc, $(tail -c 200 <<<"$zout")"
+has_flag=()
+for i in $(flagged "$zout"); do has_flag[$i]=1; done
 for i in "${!zlines[@]}"; do
     read -r p f k <<<"${zflags[i]}"
-    bad="$bad$(vbad zsh "$p" "$f" "$k" "$(nth "$zout" $((i + 1)))")"
+    vbad zsh "$p" "$f" "$k" "${has_flag[$((i + 1))]:-}"
 done
 ok persona_values_after_value_flags "${#blines[@]} bash and ${#zlines[@]} zsh lines; wrong:$bad" "[ -z '$bad' ] && [ ${#zlines[@]} -gt 50 ] && [ ${#blines[@]} -gt 50 ]"
 
@@ -267,7 +308,8 @@ for p in $personas; do
     done
     h=$("$PACER" "$p" --help 2>&1)
     for f in $(pf "$p" shown); do
-        grep -qE -- "(^|[^a-zA-Z0-9_-])$f([^a-zA-Z0-9_-]|\$)" <<<"$h" || bad="$bad $p:$f(not in --help)"
+        re="(^|[^a-zA-Z0-9_-])$f([^a-zA-Z0-9_-]|\$)" # (=~ as grep -E: see above)
+        [[ $h =~ $re ]] || bad="$bad $p:$f(not in --help)"
     done
 done
 ok binary_refuses_and_shows_as_table "$bad" "[ -z '$bad' ]"
