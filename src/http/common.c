@@ -80,6 +80,19 @@ int http_header_pair(http_conn *c, sbuf *b, const char *n, size_t nl, const char
     return 0;
 }
 
+bool http_scratch(void **p, size_t *cap, size_t n, size_t size)
+{
+    void *q;
+
+    if (n <= *cap)
+        return true;
+    if (!(q = realloc(*p, n * size)))
+        return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
 sbuf *http_slot_bufs_new(const http_conn *c, bool *ok)
 {
     sbuf *sb = NULL;

@@ -287,15 +287,9 @@ static void h3_submit(http_conn *c, slot *s)
     hs->head = q->head;
     if (!(f = http_request_fields(c, s, hs, h3_slot_buf(h, s, SB_REQ_BODY), q, &n, &copy)))
         return;
-    if (n > h->nv_cap) {
-        nghttp3_nv *p = realloc(h->nv, n * sizeof *p);
-
-        if (!p) {
-            eng_failed(c, s, PC_ERR_WRITE, "out of memory", h->now);
-            return;
-        }
-        h->nv = p;
-        h->nv_cap = n;
+    if (!http_scratch((void **)&h->nv, &h->nv_cap, n, sizeof *h->nv)) {
+        eng_failed(c, s, PC_ERR_WRITE, "out of memory", h->now);
+        return;
     }
     /* A template's fields last the run: nghttp3 keeps pointers to them. */
     for (size_t i = 0; i < n; i++)

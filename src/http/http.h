@@ -276,6 +276,10 @@ int http_body_data(http_conn *c, slot *s, http_stream *hs, sbuf *b, const char *
 /* Append one response header to b as "name\0value\0" for response(), up
  * to the response cap (b NULL, or a NUL in either: nothing). 0 or -ENOMEM. */
 int http_header_pair(http_conn *c, sbuf *b, const char *n, size_t nl, const char *v, size_t vl);
+/* Make the scratch array *p (of *cap entries of size bytes) hold at least
+ * n, keeping it when it does (HTTP/2's and HTTP/3's header list for submit).
+ * false: out of memory, *p and *cap unchanged. */
+bool http_scratch(void **p, size_t *cap, size_t n, size_t size);
 /* A protocol's three buffers per slot for a script (request body, response
  * headers, response body), made when the script needs them. */
 enum { SB_REQ_BODY, SB_HEADERS, SB_BODY, SB_PER_SLOT };
