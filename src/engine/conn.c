@@ -383,17 +383,6 @@ static bool more_work(const pc_worker *w)
     return left > w->opening;
 }
 
-void opening(conn *c, bool on)
-{
-    if (c->opening != on) {
-        c->opening = on;
-        if (on)
-            c->w->opening++;
-        else
-            c->w->opening--;
-    }
-}
-
 /* A connection the server ended with GOAWAY: reopened, and counted so the
  * report can say so, or, as h2load does (goaway_ends_conn), its client is
  * done: retired for the rest of the run. */

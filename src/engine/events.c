@@ -172,7 +172,7 @@ void eng_goaway(http_conn *hc)
     conn_of(hc)->goaway = true;
 }
 
-/* The counter (pc_stats h1_conns, h2_conns) is kept too: warmup_end counts
+/* The counter (pc_stats h1_conns, h2_conns) is kept too: rec_warmup_end counts
  * the connections still open in it again. */
 void eng_speaks(http_conn *hc, uint64_t *counter)
 {

@@ -1,6 +1,9 @@
 /*
  * recorder.c - every request's one outcome: responses, failures and
- * never-sent requests into the worker's statistics and current interval.
+ * never-sent requests into the worker's statistics and current interval,
+ * and the statistics' reset when the warm-up ends. It records what it is
+ * handed (queue.c decides what was never sent) and calls neither queue.c
+ * nor conn.c.
  */
 #include "engine/worker_int.h"
 
@@ -160,7 +163,8 @@ void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now)
 /* A never-sent request is known as such only when the run ends, long after
  * the interval it was due in was handed on: it is counted by that
  * interval's index, for the series to place (worker_never_sent_due; one
- * there was no room for is placed in the last interval). */
+ * there was no room for is placed in the last interval). The queue
+ * (queue.c) decides what was never sent; this files it. */
 static void never_sent_due(pc_worker *w, uint64_t intended, uint64_t count)
 {
     uint64_t i = (intended - w->measure_start) / w->run->interval_ns;
@@ -185,20 +189,6 @@ static void stage_never_sent(pc_worker *w, uint64_t intended, uint64_t lat, uint
         }
 }
 
-void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now)
-{
-    if (warm(w, intended)) {
-        w->warm_outcomes++;
-        return;
-    }
-    w->st.never_sent++;
-    w->st.lower_bound++;
-    if (w->run->interval_ns)
-        never_sent_due(w, intended, 1);
-    rec_latency(w, (int64_t)(now > intended ? now - intended : 0), -1);
-    stage_never_sent(w, intended, now > intended ? now - intended : 0, 1);
-}
-
 void record_interrupted(pc_worker *w, const slot *s)
 {
     pc_stage_stats *rows[2] = {stage_at(w, s->intended), step_at(w, s->intended)};
@@ -209,71 +199,56 @@ void record_interrupted(pc_worker *w, const slot *s)
             rows[r]->interrupted++;
 }
 
-/* The schedule's requests [k, end) were never sent: counted in bulk, one
- * latency slot and one interval at a time. All the requests of a chunk
- * fall in the same histogram slot (the first, earliest, is recorded alone
- * so the exact max and min stay right), so the result is the same as one
- * at a time, and a backlog of 10^9 requests costs thousands of steps, not
- * 10^9 (-R 1G against a slow server once took 13 s to end). */
-static void never_sent_range(pc_worker *w, uint64_t k, uint64_t end, uint64_t now)
+/* n never-sent requests of one stage, ramp row and interval (queue.c's
+ * chunks never straddle one): the first, intended at `intended`, at
+ * latency lat, the last at `last`, the others in lat's histogram slot
+ * (the exact max and min stay right). n == 1: one request, at lat. */
+void rec_never_sent(pc_worker *w, uint64_t intended, int64_t lat, int64_t last, uint64_t n)
 {
-    sched *sc = &w->sc;
-
-    while (k < end) {
-        uint64_t t = sched_time(sc, k), k2, n;
-        int64_t lat = now > t ? (int64_t)(now - t) : 0;
-
-        if (t < w->measure_start) {
-            k2 = w->k_meas;
-            k2 = k2 > end ? end : k2 > k ? k2 : k + 1;
-            w->warm_outcomes += k2 - k;
-            k = k2;
-            continue;
-        }
-        /* Later requests have smaller latencies: the chunk is those whose
-         * latency stays in lat's slot (intended <= now - lowest). */
-        k2 = lat == 0 ? end
-                      : sched_count_before(sc, now - (uint64_t)hdr_lowest_equivalent(
-                                                        &w->st.latency, lat) + 1);
-        if (w->run->interval_ns) {
-            uint64_t iv = (t - w->measure_start) / w->run->interval_ns;
-            uint64_t b = sched_count_before(sc, w->measure_start + (iv + 1) * w->run->interval_ns);
-
-            k2 = b < k2 ? b : k2;
-        }
-        if (w->st.stages) {
-            uint64_t e = w->st.steps ? sched_step_end(sc, t) : sched_stage_end(sc, sched_stage_of(sc, t));
-            uint64_t b = e == UINT64_MAX ? end : sched_count_before(sc, e);
-
-            k2 = b < k2 ? b : k2;
-        }
-        k2 = k2 > end ? end : k2 > k ? k2 : k + 1;
-        n = k2 - k;
-        w->st.never_sent += n;
-        w->st.lower_bound += n;
-        if (w->run->interval_ns)
-            never_sent_due(w, t, n);
-        rec_latency(w, lat, -1);
-        stage_never_sent(w, t, (uint64_t)lat, n);
-        if (n > 1) {
-            uint64_t tl = sched_time(sc, k2 - 1);
-            int64_t last = now > tl ? (int64_t)(now - tl) : 0;
-
-            hdr_record_n(&w->st.latency, lat, (int64_t)n - 2);
-            if (w->iv)
-                hdr_record_n(&w->iv->latency, lat, (int64_t)n - 2);
-            rec_latency(w, last, -1);
-        }
-        k = k2;
+    if (warm(w, intended)) {
+        w->warm_outcomes += n;
+        return;
+    }
+    w->st.never_sent += n;
+    w->st.lower_bound += n;
+    if (w->run->interval_ns)
+        never_sent_due(w, intended, n);
+    rec_latency(w, lat, -1);
+    stage_never_sent(w, intended, (uint64_t)lat, n);
+    if (n > 1) {
+        hdr_record_n(&w->st.latency, lat, (int64_t)n - 2);
+        if (w->iv)
+            hdr_record_n(&w->iv->latency, lat, (int64_t)n - 2);
+        rec_latency(w, last, -1);
     }
 }
 
-
-/* Everything still queued at the end was never sent: one outcome each. */
-void drain_backlog(pc_worker *w, uint64_t now)
+/* The smallest latency recorded in the same histogram slot as lat: the
+ * queue's never-sent chunks end where their latencies would leave it. */
+int64_t rec_latency_floor(const pc_worker *w, int64_t lat)
 {
-    while (w->oq_total)
-        record_never_sent(w, backlog_take(w).intended, now);
-    never_sent_range(w, w->k_disp, w->k_due, now);
-    w->k_disp = w->k_due;
+    return hdr_lowest_equivalent(&w->st.latency, lat);
+}
+
+/* What describes the server rather than counts what it did (its Server
+ * header, the TLS version and cipher) outlives the reset, and so do the
+ * connections still open, counted again by the protocol they spoke: the
+ * measured period's too. */
+void rec_warmup_end(pc_worker *w, uint64_t now)
+{
+    char server[sizeof w->st.server], version[sizeof w->st.tls_version],
+        cipher[sizeof w->st.tls_cipher];
+
+    memcpy(server, w->st.server, sizeof server);
+    memcpy(version, w->st.tls_version, sizeof version);
+    memcpy(cipher, w->st.tls_cipher, sizeof cipher);
+    stats_reset(&w->st);
+    memcpy(w->st.server, server, sizeof server);
+    memcpy(w->st.tls_version, version, sizeof version);
+    memcpy(w->st.tls_cipher, cipher, sizeof cipher);
+    for (uint32_t i = 0; i < w->nconns; i++)
+        if (w->conns[i].state == CS_READY && w->conns[i].spoke)
+            (*w->conns[i].spoke)++;
+    pace_begin(w, now);
+    w->warm_reset = true;
 }

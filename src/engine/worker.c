@@ -25,29 +25,6 @@
 #include "engine/worker_int.h"
 #include "dist/shard.h"
 
-/* What describes the server rather than counts what it did (its Server
- * header, the TLS version and cipher) outlives the reset, and so do the
- * connections still open, counted again by the protocol they spoke: the
- * measured period's too. */
-void warmup_end(pc_worker *w, uint64_t now)
-{
-    char server[sizeof w->st.server], version[sizeof w->st.tls_version],
-        cipher[sizeof w->st.tls_cipher];
-
-    memcpy(server, w->st.server, sizeof server);
-    memcpy(version, w->st.tls_version, sizeof version);
-    memcpy(cipher, w->st.tls_cipher, sizeof cipher);
-    stats_reset(&w->st);
-    memcpy(w->st.server, server, sizeof server);
-    memcpy(w->st.tls_version, version, sizeof version);
-    memcpy(w->st.tls_cipher, cipher, sizeof cipher);
-    for (uint32_t i = 0; i < w->nconns; i++)
-        if (w->conns[i].state == CS_READY && w->conns[i].spoke)
-            (*w->conns[i].spoke)++;
-    pace_begin(w, now);
-    w->warm_reset = true;
-}
-
 static void on_event(conn *c, uint32_t ev)
 {
     uint64_t now = pc_now_ns();
@@ -239,7 +216,7 @@ static void begin_drain(pc_worker *w, uint64_t now)
 
     w->phase = P_DRAIN;
     w->stopped_ns = stop;
-    drain_backlog(w, stop);
+    queue_drain(w, stop);
     w->drain_end = now + w->cfg->timeout_ns;
 }
 
@@ -288,7 +265,7 @@ static void finish(pc_worker *w, uint64_t now, bool interrupted)
         w->st.last_response_us = (w->last_done - w->measure_start) / 1000;
     /* Requests refused during the drain came back to the backlog, too late
      * to be sent again: they were never sent (their only outcome). */
-    drain_backlog(w, w->stopped_ns ? w->stopped_ns : now);
+    queue_drain(w, w->stopped_ns ? w->stopped_ns : now);
     /* The last interval ends with the run; one that began at the stop and
      * saw nothing (a drain with nothing in flight) is not worth a line. */
     if (w->iv && (w->iv->start_ns < w->stop || w->iv->completed || w->iv->errors))

@@ -147,7 +147,20 @@ void conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now);
 /* Close the connection (nothing in flight), and open a new one. */
 void conn_recycle(conn *c, uint64_t now);
 void on_tcp_connected(conn *c, uint64_t now);
-void opening(conn *c, bool on);
+
+/* c is counted among the worker's connections opening (no request yet),
+ * or no longer. Shared state kept in step, so inline: conn.c opens,
+ * queue.c hands the first request. */
+static inline void opening(conn *c, bool on)
+{
+    if (c->opening != on) {
+        c->opening = on;
+        if (on)
+            c->w->opening++;
+        else
+            c->w->opening--;
+    }
+}
 
 /* The thread's source has nothing more to send (thread:stop(), a script
  * error). */
@@ -165,11 +178,11 @@ void pace_begin(pc_worker *w, uint64_t now); /* the measured period begins: busy
  * loop's turn, a request created, bytes read), so nothing of the measured
  * period is lost; per-request outcomes of warm-up requests never reach the
  * statistics anyway (see warm()). */
-void warmup_end(pc_worker *w, uint64_t now); /* worker.c */
+void rec_warmup_end(pc_worker *w, uint64_t now); /* recorder.c */
 static inline void check_warmup(pc_worker *w, uint64_t now)
 {
     if (!w->warm_reset && w->phase == P_RUN && now >= w->measure_start)
-        warmup_end(w, now);
+        rec_warmup_end(w, now);
 }
 void pace_end(pc_worker *w, uint64_t now);
 void pace_tick(pc_worker *w, uint64_t now);
@@ -184,6 +197,8 @@ uint64_t pace_came_at(const pc_worker *w, const conn *c, uint64_t now);
 resend backlog_take(pc_worker *w);
 bool backlog_take_for(pc_worker *w, uint32_t origin, resend *r, uint64_t now);
 void closed_fill(conn *c, uint64_t now);
+/* The run ends: what still waits was never sent (recorded through rec_never_sent). */
+void queue_drain(pc_worker *w, uint64_t now);
 void dispatch(pc_worker *w); /* each send stamped with the time it is written */
 bool has_room(const conn *c);
 int oq_push(pc_worker *w, resend r, bool front);
@@ -194,11 +209,12 @@ void slot_release(conn *c, slot *s);
 pc_reqsrc tmpl_source(const pc_run *run);
 
 /* recorder.c */
-void drain_backlog(pc_worker *w, uint64_t now);
 void rec_latency(pc_worker *w, int64_t corrected, int64_t uncorrected);
 void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t body);
 void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now);
-void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now);
+/* n never-sent requests of one stage, row and interval, as queue.c hands them. */
+void rec_never_sent(pc_worker *w, uint64_t intended, int64_t lat, int64_t last, uint64_t n);
+int64_t rec_latency_floor(const pc_worker *w, int64_t lat);
 void record_interrupted(pc_worker *w, const slot *s);
 
 #endif
