@@ -35,13 +35,13 @@ static void on_event(conn *c, uint32_t ev)
         int rc = net_connect_result(&c->h.nc);
 
         if (rc < 0)
-            connect_failed(c, strerror(-rc), now);
+            conn_connect_failed(c, strerror(-rc), now);
         else
-            on_tcp_connected(c, now);
+            conn_tcp_connected(c, now);
         break;
     }
     case CS_HANDSHAKE:
-        do_handshake(c, now);
+        conn_handshake(c, now);
         break;
     case CS_READY:
         if (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))
@@ -74,7 +74,7 @@ static void tick(pc_worker *w, uint64_t now)
                 w->st.connect_timeouts++;
                 w->st.handshake_timeouts += tls;
                 c->last_try = true; /* no quick retry: back off */
-                connect_failed(c, tls ? "TLS handshake timed out (the TCP connection was up)"
+                conn_connect_failed(c, tls ? "TLS handshake timed out (the TCP connection was up)"
                                       : "connect timed out",
                                now);
             }
@@ -98,7 +98,7 @@ static void tick(pc_worker *w, uint64_t now)
                     c->proto->timeout(&c->h, s, now);
             }
             if (c->h.gen == gen) {
-                after_io(c, now);
+                conn_after_io(c, now);
                 if (c->h.gen == gen && c->state == CS_READY)
                     c->proto->flush(&c->h, now);
             }
@@ -252,12 +252,12 @@ static void finish(pc_worker *w, uint64_t now, bool interrupted)
             if (warm(w, s->intended))
                 w->warm_outcomes++;
             else if (interrupted)
-                record_interrupted(w, s);
+                rec_interrupted(w, s);
             else
-                record_failed(w, s, PC_ERR_TIMEOUT, now);
+                rec_failed(w, s, PC_ERR_TIMEOUT, now);
             if (!interrupted && !warm(w, s->intended))
                 stats_why(&w->st, PC_ERR_TIMEOUT, "no response within --timeout");
-            slot_release(c, s);
+            queue_slot_release(c, s);
         }
         conn_close(c);
     }
@@ -314,7 +314,7 @@ static void wake(pc_worker *w, uint64_t now)
                 c->proto->expire(&c->h, now);
         }
         if (c->wake_at && now >= c->wake_at && w->phase == P_RUN)
-            closed_fill(c, now);
+            queue_closed_fill(c, now);
         if (c->wake_at && now < c->wake_at && (!w->next_wake || c->wake_at < w->next_wake))
             w->next_wake = c->wake_at;
         if (c->timer_at && (!w->next_wake || c->timer_at < w->next_wake))
@@ -355,7 +355,7 @@ static void run_loop(pc_worker *w)
                 iv_publish(w, w->iv_end);
             if (w->open_loop) {
                 advance_schedule(w, now < w->stop ? now : w->stop - 1);
-                dispatch(w);
+                queue_dispatch(w);
             }
             /* thread:stop(), or a script error: this thread is done. */
             if (w->stop > now && src_stopped(w)) {
@@ -363,7 +363,7 @@ static void run_loop(pc_worker *w)
                 w->script_stop = true;
             }
             /* -n: every request created and answered: the run is over. */
-            if (w->quota && w->inflight == 0 && backlog_len(w) == 0 &&
+            if (w->quota && w->inflight == 0 && queue_backlog_len(w) == 0 &&
                 (w->open_loop ? w->k_due >= w->k_end : w->created >= w->quota))
                 w->stop = now;
             /* -n, every connection retired after GOAWAY (h2load): nothing
@@ -497,7 +497,7 @@ void *worker_main(void *arg)
     if (w->warm_reset)
         pace_begin(w, pc_now_ns());
     for (uint32_t i = 0; !atomic_load(&run->stop_ns) && i < w->nconns; i++)
-        after_io(&w->conns[i], pc_now_ns());
+        conn_after_io(&w->conns[i], pc_now_ns());
     run_loop(w);
     pace_end(w, pc_now_ns());
     atomic_store(&w->done, true);
@@ -584,7 +584,7 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
         w->tick_ns = 1000000;
     w->addrs = run->addrs;
     w->naddrs = run->naddrs;
-    w->src = tmpl_source(run);
+    w->src = queue_tmpl_source(run);
     set_env(w);
     w->epfd = -1;
     w->tfd = -1;
@@ -742,7 +742,7 @@ int worker_set_source(pc_worker *w, const pc_reqsrc *src)
 {
     w->src = *src;
     set_env(w);
-    return src->addr ? worker_connect_to(w, src->addr) : 0;
+    return src->addr ? conn_connect_to(w, src->addr) : 0;
 }
 
 const char *worker_error(const pc_worker *w)
