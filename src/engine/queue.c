@@ -5,6 +5,50 @@
  */
 #include "engine/worker_int.h"
 
+/* ---- the queues' memory ------------------------------------------------ */
+
+/* The ready queue holds every connection at most once; each origin's queue
+ * has room for every slot's re-send at once: they grow only when due
+ * requests wait for another origin's connections. */
+int queue_init(pc_worker *w)
+{
+    const pc_run *run = w->run;
+    pc_queue *q = &w->q;
+    uint32_t no = run->norigins;
+
+    q->rq = calloc(w->nconns, sizeof *q->rq);
+    q->oq = calloc(no, sizeof *q->oq);
+    q->oq_head = calloc(no, sizeof *q->oq_head);
+    q->oq_len = calloc(no, sizeof *q->oq_len);
+    q->oq_cap = calloc(no, sizeof *q->oq_cap);
+    q->first_tmpl = calloc(no, sizeof *q->first_tmpl);
+    if (!q->rq || !q->oq || !q->oq_head || !q->oq_len || !q->oq_cap || !q->first_tmpl)
+        return -ENOMEM;
+    for (uint32_t t = run->ntmpl; t-- > 0;)
+        q->first_tmpl[run->tmpls[t].origin] = (uint32_t)t;
+    for (uint32_t o = 0; o < no; o++) {
+        q->oq_cap[o] = w->nconns * w->depth + 1;
+        if (!(q->oq[o] = malloc(q->oq_cap[o] * sizeof **q->oq)))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+/* Also of a queue_init that failed half way (w->q zeroed before). */
+void queue_free(pc_worker *w)
+{
+    pc_queue *q = &w->q;
+
+    free(q->rq);
+    for (uint32_t o = 0; q->oq && o < w->run->norigins; o++)
+        free(q->oq[o]);
+    free(q->oq);
+    free(q->oq_head);
+    free(q->oq_len);
+    free(q->oq_cap);
+    free(q->first_tmpl);
+}
+
 /* ---- slots ------------------------------------------------------------- */
 
 static slot *queue_slot_alloc(conn *c)
@@ -65,7 +109,7 @@ uint32_t queue_pick_tmpl_for(pc_worker *w, uint32_t o)
     uint32_t t = queue_pick_tmpl(w);
 
     for (int tries = 0; w->run->tmpls[t].origin != o; tries++)
-        t = tries < 64 ? queue_pick_tmpl(w) : w->first_tmpl[o];
+        t = tries < 64 ? queue_pick_tmpl(w) : w->q.first_tmpl[o];
     return t;
 }
 
@@ -89,37 +133,37 @@ int queue_push(pc_worker *w, resend r, bool front)
 {
     uint32_t o = w->run->tmpls[r.tmpl].origin;
 
-    if (w->oq_len[o] == w->oq_cap[o]) {
-        uint32_t cap = w->oq_cap[o] ? w->oq_cap[o] * 2 : 64;
+    if (w->q.oq_len[o] == w->q.oq_cap[o]) {
+        uint32_t cap = w->q.oq_cap[o] ? w->q.oq_cap[o] * 2 : 64;
         resend *q = malloc(cap * sizeof *q);
 
         if (!q)
             return -ENOMEM;
-        for (uint32_t i = 0; i < w->oq_len[o]; i++)
-            q[i] = w->oq[o][(w->oq_head[o] + i) % w->oq_cap[o]];
-        free(w->oq[o]);
-        w->oq[o] = q;
-        w->oq_head[o] = 0;
-        w->oq_cap[o] = cap;
+        for (uint32_t i = 0; i < w->q.oq_len[o]; i++)
+            q[i] = w->q.oq[o][(w->q.oq_head[o] + i) % w->q.oq_cap[o]];
+        free(w->q.oq[o]);
+        w->q.oq[o] = q;
+        w->q.oq_head[o] = 0;
+        w->q.oq_cap[o] = cap;
     }
     if (front) {
-        w->oq_head[o] = (w->oq_head[o] + w->oq_cap[o] - 1) % w->oq_cap[o];
-        w->oq[o][w->oq_head[o]] = r;
+        w->q.oq_head[o] = (w->q.oq_head[o] + w->q.oq_cap[o] - 1) % w->q.oq_cap[o];
+        w->q.oq[o][w->q.oq_head[o]] = r;
     } else {
-        w->oq[o][(w->oq_head[o] + w->oq_len[o]) % w->oq_cap[o]] = r;
+        w->q.oq[o][(w->q.oq_head[o] + w->q.oq_len[o]) % w->q.oq_cap[o]] = r;
     }
-    w->oq_len[o]++;
-    w->oq_total++;
+    w->q.oq_len[o]++;
+    w->q.oq_total++;
     return 0;
 }
 
 static resend queue_pop(pc_worker *w, uint32_t o)
 {
-    resend r = w->oq[o][w->oq_head[o]];
+    resend r = w->q.oq[o][w->q.oq_head[o]];
 
-    w->oq_head[o] = (w->oq_head[o] + 1) % w->oq_cap[o];
-    w->oq_len[o]--;
-    w->oq_total--;
+    w->q.oq_head[o] = (w->q.oq_head[o] + 1) % w->q.oq_cap[o];
+    w->q.oq_len[o]--;
+    w->q.oq_total--;
     return r;
 }
 
@@ -144,7 +188,7 @@ static void queue_never_sent(pc_worker *w, uint64_t intended, uint64_t now)
  * other origins join their origins' queues on the way. */
 bool queue_take_for(pc_worker *w, uint32_t o, resend *r, uint64_t now)
 {
-    if (w->oq_len[o]) {
+    if (w->q.oq_len[o]) {
         *r = queue_pop(w, o);
         return true;
     }
@@ -166,8 +210,8 @@ bool queue_take_for(pc_worker *w, uint32_t o, resend *r, uint64_t now)
  * that failed under -n). */
 resend queue_take(pc_worker *w)
 {
-    for (uint32_t o = 0; w->oq_total && o < w->run->norigins; o++)
-        if (w->oq_len[o])
+    for (uint32_t o = 0; w->q.oq_total && o < w->run->norigins; o++)
+        if (w->q.oq_len[o])
             return queue_pop(w, o);
     return queue_next_due(w);
 }
@@ -178,8 +222,8 @@ void queue_ready_push(conn *c)
 
     if (c->in_ready || !w->open_loop)
         return;
-    w->rq[(w->rq_head + w->rq_len) % w->nconns] = (uint32_t)(c - w->conns);
-    w->rq_len++;
+    w->q.rq[(w->q.rq_head + w->q.rq_len) % w->nconns] = (uint32_t)(c - w->conns);
+    w->q.rq_len++;
     c->in_ready = true;
 }
 
@@ -219,10 +263,10 @@ static void queue_enqueue(conn *c, resend r)
 /* Take the next connection off the ready queue. */
 static conn *queue_ready_pop(pc_worker *w)
 {
-    conn *c = &w->conns[w->rq[w->rq_head]];
+    conn *c = &w->conns[w->q.rq[w->q.rq_head]];
 
-    w->rq_head = (w->rq_head + 1) % w->nconns;
-    w->rq_len--;
+    w->q.rq_head = (w->q.rq_head + 1) % w->nconns;
+    w->q.rq_len--;
     c->in_ready = false;
     return c;
 }
@@ -236,8 +280,8 @@ void queue_dispatch(pc_worker *w)
     uint64_t now = pc_now_ns(); /* for a request that cannot be queued (no memory) */
     bool progress = true;
 
-    while (progress && queue_backlog_len(w) > 0 && w->rq_len > 0) {
-        uint32_t n = w->rq_len;
+    while (progress && queue_backlog_len(w) > 0 && w->q.rq_len > 0) {
+        uint32_t n = w->q.rq_len;
 
         progress = false;
         while (n-- > 0 && queue_backlog_len(w) > 0) {
@@ -292,7 +336,7 @@ void queue_closed_fill(conn *c, uint64_t now)
     while (queue_has_room(c)) {
         uint32_t before = c->h.count, gen = c->h.gen;
 
-        if (w->oq_len[c->origin]) {
+        if (w->q.oq_len[c->origin]) {
             queue_enqueue(c, queue_pop(w, c->origin)); /* a re-send first */
         } else {
             uint32_t t;
@@ -377,7 +421,7 @@ static void queue_never_sent_range(pc_worker *w, uint64_t k, uint64_t end, uint6
  * the queues' first, then the schedule's due requests in bulk. */
 void queue_drain(pc_worker *w, uint64_t now)
 {
-    while (w->oq_total)
+    while (w->q.oq_total)
         queue_never_sent(w, queue_take(w).intended, now);
     queue_never_sent_range(w, w->k_disp, w->k_due, now);
     w->k_disp = w->k_due;

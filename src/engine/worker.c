@@ -86,7 +86,7 @@ static void tick(pc_worker *w, uint64_t now)
         case CS_CLOSED:
             /* Closed for lack of work; work came back (a re-send in its
              * origin's queue, or due requests not yet taken). */
-            if (w->phase == P_RUN && (w->oq_len[c->origin] || w->k_disp < w->k_due))
+            if (w->phase == P_RUN && (w->q.oq_len[c->origin] || w->k_disp < w->k_due))
                 conn_start(c, now);
             break;
         case CS_READY:
@@ -387,7 +387,7 @@ static void run_loop(pc_worker *w)
             if (w->iv)
                 deadline = min_u64(deadline, w->iv_end);
             /* The next send, at most the slack late (pace.c). */
-            if (w->open_loop && w->k_due < w->k_end && w->rq_len)
+            if (w->open_loop && w->k_due < w->k_end && w->q.rq_len)
                 deadline = min_u64(deadline, sched_time(&w->sc, w->k_due) + w->slack);
         } else {
             deadline = min_u64(deadline, w->drain_end);
@@ -598,8 +598,7 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
     w->slot_mem = calloc((size_t)nconns * w->depth, sizeof *w->slot_mem);
     w->idx_mem = calloc((size_t)nconns * w->depth, sizeof *w->idx_mem);
     w->rbuf = malloc(RBUF_SIZE);
-    w->rq = calloc(nconns, sizeof *w->rq);
-    if (!w->conns || !w->slot_mem || !w->idx_mem || !w->rbuf || !w->rq)
+    if (!w->conns || !w->slot_mem || !w->idx_mem || !w->rbuf || queue_init(w) < 0)
         goto fail;
     w->epfd = epoll_create1(EPOLL_CLOEXEC);
     w->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -612,26 +611,6 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
         w->iv_free = interval_new();
         if (!w->iv || !w->iv_free)
             goto fail;
-    }
-    {
-        uint32_t no = run->norigins;
-
-        w->oq = calloc(no, sizeof *w->oq);
-        w->oq_head = calloc(no, sizeof *w->oq_head);
-        w->oq_len = calloc(no, sizeof *w->oq_len);
-        w->oq_cap = calloc(no, sizeof *w->oq_cap);
-        w->first_tmpl = calloc(no, sizeof *w->first_tmpl);
-        if (!w->oq || !w->oq_head || !w->oq_len || !w->oq_cap || !w->first_tmpl)
-            goto fail;
-        for (uint32_t t = run->ntmpl; t-- > 0;)
-            w->first_tmpl[run->tmpls[t].origin] = (uint32_t)t;
-        /* Room for every slot's re-send at once: the queues grow only
-         * when due requests wait for another origin's connections. */
-        for (uint32_t o = 0; o < no; o++) {
-            w->oq_cap[o] = nconns * w->depth + 1;
-            if (!(w->oq[o] = malloc(w->oq_cap[o] * sizeof **w->oq)))
-                goto fail;
-        }
     }
     for (uint32_t i = 0; i < nconns; i++) {
         conn *c = &w->conns[i];
@@ -690,14 +669,7 @@ void worker_free(pc_worker *w)
     free(w->slot_mem);
     free(w->idx_mem);
     free(w->rbuf);
-    free(w->rq);
-    for (uint32_t o = 0; w->oq && o < w->run->norigins; o++)
-        free(w->oq[o]);
-    free(w->oq);
-    free(w->oq_head);
-    free(w->oq_len);
-    free(w->oq_cap);
-    free(w->first_tmpl);
+    queue_free(w);
     free(w->ns_due);
     free(w);
 }

@@ -46,6 +46,20 @@ typedef struct resend {
     uint8_t retries;
 } resend;
 
+/* What queue.c keeps (queue_init, queue_free); the others only read a
+ * length. */
+typedef struct pc_queue {
+    uint32_t *rq; /* ready queue of connection indexes (open loop) */
+    uint32_t rq_head, rq_len;
+    /* Due requests waiting for a connection, one queue per origin (one
+     * origin: one queue): re-sends at the front, then the schedule's
+     * requests as they are taken out of k_disp..k_due. */
+    resend **oq;
+    uint32_t *oq_head, *oq_len, *oq_cap;
+    uint64_t oq_total;
+    uint32_t *first_tmpl; /* per origin: one of its templates */
+} pc_queue;
+
 struct pc_worker {
     pc_run *run;
     const pc_config *cfg;
@@ -58,8 +72,6 @@ struct pc_worker {
     slot *slot_mem;
     uint32_t *idx_mem;
     char *rbuf;
-    uint32_t *rq; /* ready queue of connection indexes (open loop) */
-    uint32_t rq_head, rq_len;
     uint32_t pref_addr;
 
     bool open_loop;
@@ -84,13 +96,7 @@ struct pc_worker {
     pc_reqsrc src;    /* where requests come from: the templates, or a script */
     const char *text_ok; /* the source's lasting request text, checked (eng_request) */
     uint64_t next_wake; /* earliest delay() wake-up, 0 = none */
-    /* Due requests waiting for a connection, one queue per origin (one
-     * origin: one queue): re-sends at the front, then the schedule's
-     * requests as they are taken out of k_disp..k_due (queue.c). */
-    resend **oq;
-    uint32_t *oq_head, *oq_len, *oq_cap;
-    uint64_t oq_total;
-    uint32_t *first_tmpl; /* per origin: one of its templates */
+    pc_queue q;       /* queue.c's: connections with room, requests waiting */
     pc_addr *addrs;   /* where to connect (the run's, or setup()'s thread.addr) */
     uint32_t naddrs;
     pc_addr own_addr;
@@ -128,7 +134,7 @@ static inline bool warm(const pc_worker *w, uint64_t intended)
 /* Requests due and not yet on a connection. */
 static inline uint64_t queue_backlog_len(const pc_worker *w)
 {
-    return (w->k_due - w->k_disp) + w->oq_total;
+    return (w->k_due - w->k_disp) + w->q.oq_total;
 }
 
 /* conn.c */
@@ -194,6 +200,8 @@ int pace_wait(pc_worker *w, struct epoll_event *ev, uint64_t deadline, uint64_t 
 uint64_t pace_came_at(const pc_worker *w, const conn *c, uint64_t now);
 
 /* queue.c */
+int queue_init(pc_worker *w); /* after w->run, nconns and depth: < 0, no memory */
+void queue_free(pc_worker *w);
 resend queue_take(pc_worker *w);
 bool queue_take_for(pc_worker *w, uint32_t origin, resend *r, uint64_t now);
 void queue_closed_fill(conn *c, uint64_t now);
