@@ -55,7 +55,7 @@ struct conn {
     uint32_t nfree;
     bool fresh;         /* no request sent on this connection yet */
     uint64_t *spoke;    /* the protocol counter (pc_stats h1_conns, h2_conns) it was counted
-                         * in when it opened: warmup_end counts it again (NULL: none yet) */
+                         * in when it opened: rec_warmup_end counts it again (NULL: none yet) */
     bool opening;       /* counted in the worker's `opening` (no request yet) */
     uint64_t conn_time; /* how long connecting (TCP + TLS) took */
     uint64_t wake_at;   /* delay(): no request before this time (0: none) */

@@ -1,6 +1,9 @@
 /*
  * recorder.c - every request's one outcome: responses, failures and
- * never-sent requests into the worker's statistics and current interval.
+ * never-sent requests into the worker's statistics and current interval,
+ * and the statistics' reset when the warm-up ends. It records what it is
+ * handed (queue.c decides what was never sent) and calls neither queue.c
+ * nor conn.c.
  */
 #include "engine/worker_int.h"
 
@@ -9,14 +12,14 @@
 /* The stage of --stages whose time the request was intended in (NULL:
  * no stages). A request belongs to the load it was part of, whenever it
  * was answered. */
-static pc_stage_stats *stage_at(pc_worker *w, uint64_t intended)
+static pc_stage_stats *rec_stage_at(pc_worker *w, uint64_t intended)
 {
     return w->st.stages ? &w->st.stages[sched_stage_of(&w->sc, intended)] : NULL;
 }
 
 /* The ramp row it was intended in, the same way (NULL: its stage holds
  * its rate, or no stages). */
-static pc_stage_stats *step_at(pc_worker *w, uint64_t intended)
+static pc_stage_stats *rec_step_at(pc_worker *w, uint64_t intended)
 {
     int64_t i = w->st.steps ? sched_step_of(&w->sc, intended) : -1;
 
@@ -26,7 +29,7 @@ static pc_stage_stats *step_at(pc_worker *w, uint64_t intended)
 /* A stage's or row's share of a request that ended: its corrected latency
  * (corr < 0: none) and, when it was sent, its uncorrected latency and send
  * lag. */
-static void row_latency(pc_stage_stats *g, const slot *s, uint64_t now, int64_t corr)
+static void rec_row_latency(pc_stage_stats *g, const slot *s, uint64_t now, int64_t corr)
 {
     if (!g)
         return;
@@ -64,7 +67,7 @@ static void rec_send_lag(pc_worker *w, const slot *s)
     w->st.sent_early += s->sent < s->intended;
 }
 
-void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t body)
+void rec_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t body)
 {
     uint64_t sent = s->sent ? s->sent : s->intended;
     bool ok = status >= 200 && status < 400;
@@ -115,10 +118,10 @@ void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t
     if (!w->cfg->batch_latency || w->depth < 2)
         rec_latency(w, (int64_t)(now - s->intended), (int64_t)(now - sent));
     for (int r = 0; r < 2; r++)
-        if ((sg = r ? step_at(w, s->intended) : stage_at(w, s->intended))) {
+        if ((sg = r ? rec_step_at(w, s->intended) : rec_stage_at(w, s->intended))) {
             sg->completed++;
             sg->non2xx += !ok;
-            row_latency(sg, s, now, (int64_t)(now - s->intended));
+            rec_row_latency(sg, s, now, (int64_t)(now - s->intended));
         }
     if (s->first_byte >= sent)
         hdr_record(&w->st.ttfb, (int64_t)(s->first_byte - sent));
@@ -127,9 +130,9 @@ void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t
 /* A request that got no response. Timeouts and never-sent requests are
  * recorded in the latency histograms at the latency they had reached,
  * a lower bound of the truth: leaving them out is how tools hide stalls. */
-void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now)
+void rec_failed(pc_worker *w, const slot *s, int kind, uint64_t now)
 {
-    pc_stage_stats *rows[2] = {stage_at(w, s->intended), step_at(w, s->intended)};
+    pc_stage_stats *rows[2] = {rec_stage_at(w, s->intended), rec_step_at(w, s->intended)};
 
     if (warm(w, s->intended)) {
         w->warm_outcomes++;
@@ -138,7 +141,7 @@ void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now)
     for (int r = 0; r < 2; r++)
         if (rows[r]) {
             rows[r]->errors++;
-            row_latency(rows[r], s, now, kind == PC_ERR_TIMEOUT ? (int64_t)(now - s->intended) : -1);
+            rec_row_latency(rows[r], s, now, kind == PC_ERR_TIMEOUT ? (int64_t)(now - s->intended) : -1);
         }
     rec_send_lag(w, s);
     if (kind == PC_ERR_TIMEOUT) {
@@ -160,8 +163,9 @@ void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now)
 /* A never-sent request is known as such only when the run ends, long after
  * the interval it was due in was handed on: it is counted by that
  * interval's index, for the series to place (worker_never_sent_due; one
- * there was no room for is placed in the last interval). */
-static void never_sent_due(pc_worker *w, uint64_t intended, uint64_t count)
+ * there was no room for is placed in the last interval). The queue
+ * (queue.c) decides what was never sent; this files it. */
+static void rec_never_sent_due(pc_worker *w, uint64_t intended, uint64_t count)
 {
     uint64_t i = (intended - w->measure_start) / w->run->interval_ns;
 
@@ -174,9 +178,9 @@ static void never_sent_due(pc_worker *w, uint64_t intended, uint64_t count)
 
 /* n never-sent requests of one stage and ramp row, at latency lat (the
  * bulk path's chunks never straddle either). */
-static void stage_never_sent(pc_worker *w, uint64_t intended, uint64_t lat, uint64_t n)
+static void rec_stage_never_sent(pc_worker *w, uint64_t intended, uint64_t lat, uint64_t n)
 {
-    pc_stage_stats *rows[2] = {stage_at(w, intended), step_at(w, intended)};
+    pc_stage_stats *rows[2] = {rec_stage_at(w, intended), rec_step_at(w, intended)};
 
     for (int r = 0; r < 2; r++)
         if (rows[r]) {
@@ -185,23 +189,9 @@ static void stage_never_sent(pc_worker *w, uint64_t intended, uint64_t lat, uint
         }
 }
 
-void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now)
+void rec_interrupted(pc_worker *w, const slot *s)
 {
-    if (warm(w, intended)) {
-        w->warm_outcomes++;
-        return;
-    }
-    w->st.never_sent++;
-    w->st.lower_bound++;
-    if (w->run->interval_ns)
-        never_sent_due(w, intended, 1);
-    rec_latency(w, (int64_t)(now > intended ? now - intended : 0), -1);
-    stage_never_sent(w, intended, now > intended ? now - intended : 0, 1);
-}
-
-void record_interrupted(pc_worker *w, const slot *s)
-{
-    pc_stage_stats *rows[2] = {stage_at(w, s->intended), step_at(w, s->intended)};
+    pc_stage_stats *rows[2] = {rec_stage_at(w, s->intended), rec_step_at(w, s->intended)};
 
     w->st.interrupted++;
     for (int r = 0; r < 2; r++)
@@ -209,71 +199,56 @@ void record_interrupted(pc_worker *w, const slot *s)
             rows[r]->interrupted++;
 }
 
-/* The schedule's requests [k, end) were never sent: counted in bulk, one
- * latency slot and one interval at a time. All the requests of a chunk
- * fall in the same histogram slot (the first, earliest, is recorded alone
- * so the exact max and min stay right), so the result is the same as one
- * at a time, and a backlog of 10^9 requests costs thousands of steps, not
- * 10^9 (-R 1G against a slow server once took 13 s to end). */
-static void never_sent_range(pc_worker *w, uint64_t k, uint64_t end, uint64_t now)
+/* n never-sent requests of one stage, ramp row and interval (queue.c's
+ * chunks never straddle one): the first, intended at `intended`, at
+ * latency lat, the last at `last`, the others in lat's histogram slot
+ * (the exact max and min stay right). n == 1: one request, at lat. */
+void rec_never_sent(pc_worker *w, uint64_t intended, int64_t lat, int64_t last, uint64_t n)
 {
-    sched *sc = &w->sc;
-
-    while (k < end) {
-        uint64_t t = sched_time(sc, k), k2, n;
-        int64_t lat = now > t ? (int64_t)(now - t) : 0;
-
-        if (t < w->measure_start) {
-            k2 = w->k_meas;
-            k2 = k2 > end ? end : k2 > k ? k2 : k + 1;
-            w->warm_outcomes += k2 - k;
-            k = k2;
-            continue;
-        }
-        /* Later requests have smaller latencies: the chunk is those whose
-         * latency stays in lat's slot (intended <= now - lowest). */
-        k2 = lat == 0 ? end
-                      : sched_count_before(sc, now - (uint64_t)hdr_lowest_equivalent(
-                                                        &w->st.latency, lat) + 1);
-        if (w->run->interval_ns) {
-            uint64_t iv = (t - w->measure_start) / w->run->interval_ns;
-            uint64_t b = sched_count_before(sc, w->measure_start + (iv + 1) * w->run->interval_ns);
-
-            k2 = b < k2 ? b : k2;
-        }
-        if (w->st.stages) {
-            uint64_t e = w->st.steps ? sched_step_end(sc, t) : sched_stage_end(sc, sched_stage_of(sc, t));
-            uint64_t b = e == UINT64_MAX ? end : sched_count_before(sc, e);
-
-            k2 = b < k2 ? b : k2;
-        }
-        k2 = k2 > end ? end : k2 > k ? k2 : k + 1;
-        n = k2 - k;
-        w->st.never_sent += n;
-        w->st.lower_bound += n;
-        if (w->run->interval_ns)
-            never_sent_due(w, t, n);
-        rec_latency(w, lat, -1);
-        stage_never_sent(w, t, (uint64_t)lat, n);
-        if (n > 1) {
-            uint64_t tl = sched_time(sc, k2 - 1);
-            int64_t last = now > tl ? (int64_t)(now - tl) : 0;
-
-            hdr_record_n(&w->st.latency, lat, (int64_t)n - 2);
-            if (w->iv)
-                hdr_record_n(&w->iv->latency, lat, (int64_t)n - 2);
-            rec_latency(w, last, -1);
-        }
-        k = k2;
+    if (warm(w, intended)) {
+        w->warm_outcomes += n;
+        return;
+    }
+    w->st.never_sent += n;
+    w->st.lower_bound += n;
+    if (w->run->interval_ns)
+        rec_never_sent_due(w, intended, n);
+    rec_latency(w, lat, -1);
+    rec_stage_never_sent(w, intended, (uint64_t)lat, n);
+    if (n > 1) {
+        hdr_record_n(&w->st.latency, lat, (int64_t)n - 2);
+        if (w->iv)
+            hdr_record_n(&w->iv->latency, lat, (int64_t)n - 2);
+        rec_latency(w, last, -1);
     }
 }
 
-
-/* Everything still queued at the end was never sent: one outcome each. */
-void drain_backlog(pc_worker *w, uint64_t now)
+/* The smallest latency recorded in the same histogram slot as lat: the
+ * queue's never-sent chunks end where their latencies would leave it. */
+int64_t rec_latency_floor(const pc_worker *w, int64_t lat)
 {
-    while (w->oq_total)
-        record_never_sent(w, backlog_take(w).intended, now);
-    never_sent_range(w, w->k_disp, w->k_due, now);
-    w->k_disp = w->k_due;
+    return hdr_lowest_equivalent(&w->st.latency, lat);
+}
+
+/* What describes the server rather than counts what it did (its Server
+ * header, the TLS version and cipher) outlives the reset, and so do the
+ * connections still open, counted again by the protocol they spoke: the
+ * measured period's too. */
+void rec_warmup_end(pc_worker *w, uint64_t now)
+{
+    char server[sizeof w->st.server], version[sizeof w->st.tls_version],
+        cipher[sizeof w->st.tls_cipher];
+
+    memcpy(server, w->st.server, sizeof server);
+    memcpy(version, w->st.tls_version, sizeof version);
+    memcpy(cipher, w->st.tls_cipher, sizeof cipher);
+    stats_reset(&w->st);
+    memcpy(w->st.server, server, sizeof server);
+    memcpy(w->st.tls_version, version, sizeof version);
+    memcpy(w->st.tls_cipher, cipher, sizeof cipher);
+    for (uint32_t i = 0; i < w->nconns; i++)
+        if (w->conns[i].state == CS_READY && w->conns[i].spoke)
+            (*w->conns[i].spoke)++;
+    pace_begin(w, now);
+    w->warm_reset = true;
 }

@@ -46,6 +46,20 @@ typedef struct resend {
     uint8_t retries;
 } resend;
 
+/* What queue.c keeps (queue_init, queue_free); the others only read a
+ * length. */
+typedef struct pc_queue {
+    uint32_t *rq; /* ready queue of connection indexes (open loop) */
+    uint32_t rq_head, rq_len;
+    /* Due requests waiting for a connection, one queue per origin (one
+     * origin: one queue): re-sends at the front, then the schedule's
+     * requests as they are taken out of k_disp..k_due. */
+    resend **oq;
+    uint32_t *oq_head, *oq_len, *oq_cap;
+    uint64_t oq_total;
+    uint32_t *first_tmpl; /* per origin: one of its templates */
+} pc_queue;
+
 struct pc_worker {
     pc_run *run;
     const pc_config *cfg;
@@ -58,8 +72,6 @@ struct pc_worker {
     slot *slot_mem;
     uint32_t *idx_mem;
     char *rbuf;
-    uint32_t *rq; /* ready queue of connection indexes (open loop) */
-    uint32_t rq_head, rq_len;
     uint32_t pref_addr;
 
     bool open_loop;
@@ -84,13 +96,7 @@ struct pc_worker {
     pc_reqsrc src;    /* where requests come from: the templates, or a script */
     const char *text_ok; /* the source's lasting request text, checked (eng_request) */
     uint64_t next_wake; /* earliest delay() wake-up, 0 = none */
-    /* Due requests waiting for a connection, one queue per origin (one
-     * origin: one queue): re-sends at the front, then the schedule's
-     * requests as they are taken out of k_disp..k_due (queue.c). */
-    resend **oq;
-    uint32_t *oq_head, *oq_len, *oq_cap;
-    uint64_t oq_total;
-    uint32_t *first_tmpl; /* per origin: one of its templates */
+    pc_queue q;       /* queue.c's: connections with room, requests waiting */
     pc_addr *addrs;   /* where to connect (the run's, or setup()'s thread.addr) */
     uint32_t naddrs;
     pc_addr own_addr;
@@ -126,28 +132,41 @@ static inline bool warm(const pc_worker *w, uint64_t intended)
 }
 
 /* Requests due and not yet on a connection. */
-static inline uint64_t backlog_len(const pc_worker *w)
+static inline uint64_t queue_backlog_len(const pc_worker *w)
 {
-    return (w->k_due - w->k_disp) + w->oq_total;
+    return (w->k_due - w->k_disp) + w->q.oq_total;
 }
 
 /* conn.c */
-int worker_connect_to(pc_worker *w, const char *addr); /* "ip:port": its connections go there */
-void after_io(conn *c, uint64_t now);
+int conn_connect_to(pc_worker *w, const char *addr); /* "ip:port": its connections go there */
+void conn_after_io(conn *c, uint64_t now);
 /* conn.c: c is readable: read (or drop, a body nobody reads) and hand the
  * bytes to its protocol, then refill. */
 void conn_readable(conn *c);
 void conn_close(conn *c);
 void conn_start(conn *c, uint64_t now);
-void connect_failed(conn *c, const char *why, uint64_t now);
-void do_handshake(conn *c, uint64_t now);
+void conn_connect_failed(conn *c, const char *why, uint64_t now);
+void conn_handshake(conn *c, uint64_t now);
 /* The connection failed: every request in flight gets `kind`; reconnect
  * (eng_conn_fail, for the engine's own callers). */
 void conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now);
 /* Close the connection (nothing in flight), and open a new one. */
 void conn_recycle(conn *c, uint64_t now);
-void on_tcp_connected(conn *c, uint64_t now);
-void opening(conn *c, bool on);
+void conn_tcp_connected(conn *c, uint64_t now);
+
+/* c is counted among the worker's connections opening (no request yet),
+ * or no longer. Shared state kept in step, so inline: conn.c opens,
+ * queue.c hands the first request. */
+static inline void conn_opening(conn *c, bool on)
+{
+    if (c->opening != on) {
+        c->opening = on;
+        if (on)
+            c->w->opening++;
+        else
+            c->w->opening--;
+    }
+}
 
 /* The thread's source has nothing more to send (thread:stop(), a script
  * error). */
@@ -165,11 +184,11 @@ void pace_begin(pc_worker *w, uint64_t now); /* the measured period begins: busy
  * loop's turn, a request created, bytes read), so nothing of the measured
  * period is lost; per-request outcomes of warm-up requests never reach the
  * statistics anyway (see warm()). */
-void warmup_end(pc_worker *w, uint64_t now); /* worker.c */
+void rec_warmup_end(pc_worker *w, uint64_t now); /* recorder.c */
 static inline void check_warmup(pc_worker *w, uint64_t now)
 {
     if (!w->warm_reset && w->phase == P_RUN && now >= w->measure_start)
-        warmup_end(w, now);
+        rec_warmup_end(w, now);
 }
 void pace_end(pc_worker *w, uint64_t now);
 void pace_tick(pc_worker *w, uint64_t now);
@@ -181,24 +200,29 @@ int pace_wait(pc_worker *w, struct epoll_event *ev, uint64_t deadline, uint64_t 
 uint64_t pace_came_at(const pc_worker *w, const conn *c, uint64_t now);
 
 /* queue.c */
-resend backlog_take(pc_worker *w);
-bool backlog_take_for(pc_worker *w, uint32_t origin, resend *r, uint64_t now);
-void closed_fill(conn *c, uint64_t now);
-void dispatch(pc_worker *w); /* each send stamped with the time it is written */
-bool has_room(const conn *c);
-int oq_push(pc_worker *w, resend r, bool front);
-uint32_t pick_tmpl(pc_worker *w);
-uint32_t pick_tmpl_for(pc_worker *w, uint32_t origin);
-void ready_push(conn *c);
-void slot_release(conn *c, slot *s);
-pc_reqsrc tmpl_source(const pc_run *run);
+int queue_init(pc_worker *w); /* after w->run, nconns and depth: < 0, no memory */
+void queue_free(pc_worker *w);
+resend queue_take(pc_worker *w);
+bool queue_take_for(pc_worker *w, uint32_t origin, resend *r, uint64_t now);
+void queue_closed_fill(conn *c, uint64_t now);
+/* The run ends: what still waits was never sent (recorded through rec_never_sent). */
+void queue_drain(pc_worker *w, uint64_t now);
+void queue_dispatch(pc_worker *w); /* each send stamped with the time it is written */
+bool queue_has_room(const conn *c);
+int queue_push(pc_worker *w, resend r, bool front);
+uint32_t queue_pick_tmpl(pc_worker *w);
+uint32_t queue_pick_tmpl_for(pc_worker *w, uint32_t origin);
+void queue_ready_push(conn *c);
+void queue_slot_release(conn *c, slot *s);
+pc_reqsrc queue_tmpl_source(const pc_run *run);
 
 /* recorder.c */
-void drain_backlog(pc_worker *w, uint64_t now);
 void rec_latency(pc_worker *w, int64_t corrected, int64_t uncorrected);
-void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t body);
-void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now);
-void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now);
-void record_interrupted(pc_worker *w, const slot *s);
+void rec_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t body);
+void rec_failed(pc_worker *w, const slot *s, int kind, uint64_t now);
+/* n never-sent requests of one stage, row and interval, as queue.c hands them. */
+void rec_never_sent(pc_worker *w, uint64_t intended, int64_t lat, int64_t last, uint64_t n);
+int64_t rec_latency_floor(const pc_worker *w, int64_t lat);
+void rec_interrupted(pc_worker *w, const slot *s);
 
 #endif

@@ -91,6 +91,27 @@ out=$(sh "$ROOT/scripts/layers.sh" "$L" 2>&1)
 rc=$?
 ok layers_clean_passes "exit $rc: $out" "[ $rc -eq 0 ]"
 
+# --- calls: no two engine files call each other in a loop ----------------
+# scripts/calls.sh on the objects built of src/engine (nm: who calls whom),
+# and on two tiny objects made to call each other.
+EOBJ=${BUILD_DIR:-$ROOT/build}/obj/engine
+objs=$(cd "$ROOT/src/engine" && for f in *.c; do echo "$EOBJ/${f%.c}.o"; done)
+out=$(sh "$ROOT/scripts/calls.sh" $objs 2>&1)
+rc=$?
+ok engine_no_call_cycles "exit $rc: $out" "[ $rc -eq 0 ] && echo '$out' | grep -q '^worker -> .*queue'"
+C="$T_DIR/calls"
+mkdir -p "$C"
+printf '%s\n' 'int b(int);' 'int a(int x) { return x ? b(x - 1) : 0; }' >"$C/a.c"
+printf '%s\n' 'int a(int);' 'int b(int x) { return x ? a(x - 1) : 1; }' >"$C/b.c"
+printf '%s\n' 'int a(int);' 'int c(int x) { return a(x); }' >"$C/c.c"
+cc -c -o "$C/a.o" "$C/a.c" && cc -c -o "$C/b.o" "$C/b.c" && cc -c -o "$C/c.o" "$C/c.c"
+out=$(sh "$ROOT/scripts/calls.sh" "$C" 2>&1)
+rc=$?
+ok calls_cycle_fails "exit $rc: $out" "[ $rc -eq 1 ] && echo '$out' | grep -q '^call cycle: a -> b -> a\$' && echo '$out' | grep -q '^c -> a\$'"
+out=$(sh "$ROOT/scripts/calls.sh" "$C/a.o" "$C/c.o" 2>&1)
+rc=$?
+ok calls_one_way_passes "exit $rc: $out" "[ $rc -eq 0 ] && echo '$out' | grep -q '^c -> a\$'"
+
 # the compile line of one object
 cc_line() { mk -n -B "$@" | grep -E -- '-c -o [^ ]*/obj/cli/url\.o src/cli/url\.c'; }
 line=$(cc_line build/obj/cli/url.o CFLAGS=-O3)
