@@ -13,7 +13,10 @@
 #                   (-j2: two targets at once)
 #   make ci         what CI runs: test, SAN=1 test, fuzz-smoke
 #
-# CFLAGS (default -O2 -g; -O1 -g with SAN=1), LDFLAGS and LDLIBS are yours:
+#   make deb        build the Debian packages pacer and pacer-personas into deb/
+#                   (dpkg-buildpackage from debian/; needs debhelper)
+#
+# CFLAGS (default -O2 -g; -O1 -g with SAN=1), CPPFLAGS, LDFLAGS and LDLIBS are yours:
 # `make CFLAGS=-O3` replaces them, and the project's own flags (C11, the
 # warnings, -Isrc, pkg-config's, the sanitizers) are added all the same.
 
@@ -51,13 +54,14 @@ endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo $(PACER_LIBS_ANY))
 
-# The user's flags (CFLAGS, LDFLAGS, LDLIBS), kept apart from what the build
+# The user's flags (CFLAGS, CPPFLAGS, LDFLAGS, LDLIBS), kept apart from what the build
 # always adds (FINAL_*); the user's come last, so their -O or -Wno-... wins.
 CFLAGS  ?= $(OPT) -g
+CPPFLAGS ?=
 LDFLAGS ?=
 LDLIBS  ?=
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
-FINAL_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) -Isrc $(PKG_CFLAGS) $(SANFLAGS) -MMD -MP $(CFLAGS)
+FINAL_CFLAGS  = -std=c11 -D_GNU_SOURCE $(WARN) -Isrc $(PKG_CFLAGS) $(SANFLAGS) -MMD -MP $(CPPFLAGS) $(CFLAGS)
 FINAL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 FINAL_LIBS    = $(LDLIBS) $(PKG_LIBS) -lpthread -lm
 
@@ -199,13 +203,26 @@ uninstall: uninstall-personas
 clean:
 	rm -rf build build-san build-fuzz pacer
 
+# The Debian packages (debian/): dpkg-buildpackage writes them next to the
+# source tree; they are moved into deb/. DEB_BUILD_OPTIONS=nocheck skips
+# the unit tests that debian/rules runs.
+deb:
+	@command -v dpkg-buildpackage >/dev/null && [ -e /usr/share/perl5/Debian/Debhelper/Dh_Lib.pm ] || \
+	    { echo "make deb: needs dpkg-dev and debhelper (apt-get install dpkg-dev debhelper)" >&2; exit 1; }
+	dpkg-buildpackage -b -us -uc
+	@v=$$(dpkg-parsechangelog -S Version); mkdir -p deb; \
+	for f in ../pacer_$${v}_*.deb ../pacer-personas_$${v}_*.deb ../pacer_$${v}_*.buildinfo ../pacer_$${v}_*.changes \
+	         ../pacer-dbgsym_$${v}_*.deb; do \
+	    [ -e "$$f" ] && mv "$$f" deb/; \
+	done; ls deb/*.deb
+
 # Everything CI checks, with one closing "N passed, N failed" line.
 ci:
 	@tests/ci.sh
 
 # FORCE: always considered changed (the MPI flags file compares itself).
 .PHONY: FORCE all deps deps-build unit tools test demo install uninstall install-personas \
-        uninstall-personas clean ci
+        uninstall-personas clean ci deb
 
 # Fuzz targets (clang libFuzzer): make fuzz, make fuzz-smoke [FUZZ_SECONDS=20]
 include tests/fuzz/fuzz.mk

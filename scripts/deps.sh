@@ -50,6 +50,9 @@ libhdrhistogram-java  # ... HdrHistogram's HistogramLogProcessor on --hlog files
 valgrind              # test_valgrind.sh
 chromium              # renders --html pages headless (tests/tools/html_check.sh)
 zsh                   # the zsh completion, loaded by compinit (test_completion.sh)
+dpkg-dev debhelper    # make deb (test_deb.sh)
+lintian               # the packages checked (test_deb.sh)
+git binutils          # the tree copied for make deb, readelf (test_deb.sh)
 EOF
 )
 # bench/run.sh compares pacer with wrk, ab and h2load and measures with

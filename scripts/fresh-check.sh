@@ -14,12 +14,15 @@
 # --refresh builds it again, --prepare stops once it is there. Every run
 # unpacks a new copy of that tarball, clones REPO into it (/root/pacer),
 # mounts /proc, /sys, /dev, /dev/pts and /dev/shm, and runs `make demo` then
-# `make test` there with CI=true and no standard input. Logs (demo.log, test.log, summary.txt) go to DIR outside the
+# `make test` there with CI=true and no standard input; then `make deb`,
+# installs the package with `apt-get install ./deb/pacer_*.deb` and runs
+# `pacer --version` and the demo against the installed /usr/bin/pacer.
+# Logs (demo.log, test.log, deb.log, summary.txt) go to DIR outside the
 # chroot (default FRESH_DIR/logs/<date>-<commit>). Everything it mounted is
 # unmounted on the way out, and the copy is removed unless --keep.
 #
 # Prints the test suite's closing "N passed, N failed, N skipped" line; exits
-# 0 only when demo and test both succeeded. Needs root and a Debian mirror
+# 0 only when demo, test and the package all succeeded. Needs root and a Debian mirror
 # (MIRROR, default http://deb.debian.org/debian), reached from the host for
 # debootstrap and from the chroot for scripts/deps.sh.
 set -euo pipefail
@@ -198,24 +201,30 @@ say "checking $repo at $short in $root; logs in $logs"
 mount_system
 
 status=0
-# step TARGET LIMIT WHAT: run `make TARGET` in the chroot, log to TARGET.log;
-# sets $TARGET to ok or "failed (exit N)".
+# step NAME LIMIT WHAT [COMMAND]: run COMMAND (default `make NAME`) in the
+# chroot's clone, log to NAME.log; sets $NAME to ok or "failed (exit N)".
 step() {
-    local target=$1 limit=$2 what=$3 start=$SECONDS result=ok
-    say "make $target ($what)"
-    in_chroot "$limit" "cd /root/pacer && make $target" >"$logs/$target.log" 2>&1 ||
+    local name=$1 limit=$2 what=$3 cmd=${4:-make $1} start=$SECONDS result=ok
+    say "$name ($what)"
+    in_chroot "$limit" "cd /root/pacer && $cmd" >"$logs/$name.log" 2>&1 ||
         { result="failed (exit $?)"; status=1; }
-    printf -v "$target" '%s' "$result"
-    say "make $target: $result after $((SECONDS - start)) s"
+    printf -v "$name" '%s' "$result"
+    say "$name: $result after $((SECONDS - start)) s"
 }
 step demo "$DEMO_LIMIT" "installs the dependencies first"
 step test "$TEST_LIMIT" "about ten minutes"
+# The Debian package, installed as a user would, and the demo against the
+# installed /usr/bin/pacer.
+step deb "$DEMO_LIMIT" "make deb, apt-get install ./deb/pacer_*.deb, the demo with /usr/bin/pacer" \
+    'make deb && DEBIAN_FRONTEND=noninteractive apt-get install -y ./deb/pacer_*_$(dpkg --print-architecture).deb &&
+     /usr/bin/pacer --version && scripts/demo.sh /usr/bin/pacer'
 
 line=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$logs/test.log" | tail -n 1 || true)
 {
     echo "commit $rev of $repo"
     echo "make demo: $demo"
     echo "make test: $test"
+    echo "deb: $deb"
     grep -E '^  \[.*\] (FAIL|SKIP)' "$logs/test.log" || true
     echo "${line:-no closing line from tests/run.sh}"
 } >"$logs/summary.txt"
