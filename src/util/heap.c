@@ -79,7 +79,7 @@ int pc_heap_set(pc_heap *h, pc_heap_node *n, uint64_t key)
 {
     uint64_t old = n->key;
 
-    if (!pc_heap_has(n)) {
+    if (!pc_heap_has(h, n)) {
         if (h->len == h->cap && pc_heap_reserve(h, h->len + 1) < 0)
             return -ENOMEM;
         n->key = key;
@@ -100,7 +100,7 @@ void pc_heap_remove(pc_heap *h, pc_heap_node *n)
     uint32_t i = n->idx;
     pc_heap_node *last;
 
-    if (i == PC_HEAP_NONE)
+    if (!pc_heap_has(h, n))
         return;
     n->idx = PC_HEAP_NONE;
     last = h->v[--h->len];

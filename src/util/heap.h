@@ -21,7 +21,7 @@ typedef struct pc_heap_node {
     uint32_t idx; /* its place in the heap, PC_HEAP_NONE: not in one */
 } pc_heap_node;
 
-typedef struct pc_heap {
+typedef struct pc_heap { /* zero-filled: empty */
     pc_heap_node **v;
     uint32_t len, cap;
 } pc_heap;
@@ -29,16 +29,11 @@ typedef struct pc_heap {
 /* The struct of type T whose member M is the node n. */
 #define PC_HEAP_ENTRY(n, T, M) ((T *)(void *)((char *)(n) - offsetof(T, M)))
 
-/* A node in no heap yet (a zero-filled node is not: its idx is 0). */
-static inline void pc_heap_node_init(pc_heap_node *n)
+/* Whether n is in h. A node needs no set-up: a zero-filled one is in no
+ * heap (its idx names a place that holds another node, or none). */
+static inline bool pc_heap_has(const pc_heap *h, const pc_heap_node *n)
 {
-    n->key = 0;
-    n->idx = PC_HEAP_NONE;
-}
-
-static inline bool pc_heap_has(const pc_heap_node *n)
-{
-    return n->idx != PC_HEAP_NONE;
+    return n->idx < h->len && h->v[n->idx] == n;
 }
 
 static inline void pc_heap_init(pc_heap *h)
@@ -58,7 +53,7 @@ int pc_heap_reserve(pc_heap *h, uint32_t n);
  * -ENOMEM when h had to grow and could not (n left out). */
 int pc_heap_set(pc_heap *h, pc_heap_node *n, uint64_t key);
 
-/* Take n out of h (nothing if it is in no heap). */
+/* Take n out of h (nothing if it is not in h). */
 void pc_heap_remove(pc_heap *h, pc_heap_node *n);
 
 /* The earliest entry (of equal keys, any one), NULL when h is empty. */

@@ -44,43 +44,51 @@ static uint64_t rnd(void)
 }
 
 /* The earliest key among the items in the heap, UINT64_MAX if none. */
-static uint64_t ref_min(const item *it, int n)
+static uint64_t ref_min(const pc_heap *h, const item *it, int n)
 {
     uint64_t m = UINT64_MAX;
 
     for (int i = 0; i < n; i++)
-        if (pc_heap_has(&it[i].hn) && it[i].hn.key < m)
+        if (pc_heap_has(h, &it[i].hn) && it[i].hn.key < m)
             m = it[i].hn.key;
     return m;
 }
 
-static int ref_count(const item *it, int n)
+static int ref_count(const pc_heap *h, const item *it, int n)
 {
     int k = 0;
 
     for (int i = 0; i < n; i++)
-        k += pc_heap_has(&it[i].hn);
+        k += pc_heap_has(h, &it[i].hn);
     return k;
 }
 
 static void test_empty(void)
 {
     pc_heap h;
-    item a = {.tag = 1};
+    item a = {.tag = 1}, b = {.tag = 2}, z = {0}; /* zero-filled nodes: in no heap */
 
     pc_heap_init(&h);
-    pc_heap_node_init(&a.hn);
     CHECK(pc_heap_top(&h) == NULL);
     CHECK(pc_heap_pop(&h) == NULL);
     pc_heap_remove(&h, &a.hn); /* in no heap: nothing */
-    CHECK(!pc_heap_has(&a.hn));
+    CHECK(!pc_heap_has(&h, &a.hn));
     CHECK_EQ_I64(h.len, 0);
     CHECK_EQ_I64(pc_heap_set(&h, &a.hn, 5), 0);
     CHECK(pc_heap_top(&h) == &a.hn);
     CHECK(PC_HEAP_ENTRY(pc_heap_top(&h), item, hn)->tag == 1);
     CHECK(pc_heap_pop(&h) == &a.hn);
-    CHECK(!pc_heap_has(&a.hn));
+    CHECK(!pc_heap_has(&h, &a.hn));
     CHECK(pc_heap_pop(&h) == NULL);
+    /* A zero-filled node whose idx 0 names another's place is not in h. */
+    CHECK_EQ_I64(pc_heap_set(&h, &b.hn, 9), 0);
+    CHECK(!pc_heap_has(&h, &z.hn));
+    pc_heap_remove(&h, &z.hn);
+    CHECK(pc_heap_top(&h) == &b.hn && h.len == 1);
+    CHECK_EQ_I64(pc_heap_set(&h, &z.hn, 3), 0); /* pushed, not taken for b */
+    CHECK_EQ_I64(h.len, 2);
+    CHECK(pc_heap_pop(&h) == &z.hn);
+    CHECK(pc_heap_pop(&h) == &b.hn);
     pc_heap_free(&h);
     pc_heap_free(&h); /* twice is fine: it was reset */
 }
@@ -102,7 +110,6 @@ static void test_pop_order_matches_sort(void)
 
     pc_heap_init(&h);
     for (int i = 0; i < N; i++) {
-        pc_heap_node_init(&it[i].hn);
         want[i] = rnd() % 500; /* many equal keys */
         CHECK_EQ_I64(pc_heap_set(&h, &it[i].hn, want[i]), 0);
     }
@@ -114,7 +121,7 @@ static void test_pop_order_matches_sort(void)
 
         CHECK(n != NULL);
         CHECK_EQ_U64(n->key, want[i]);
-        CHECK(!pc_heap_has(n));
+        CHECK(!pc_heap_has(&h, n));
         if (i % 97 == 0)
             CHECK(heap_ok(&h));
     }
@@ -124,13 +131,12 @@ static void test_pop_order_matches_sort(void)
 
 static void test_update_earlier_and_later(void)
 {
-    item it[8];
+    item it[8] = {{0}};
     pc_heap h;
 
     pc_heap_init(&h);
     for (int i = 0; i < 8; i++) {
         it[i].tag = i;
-        pc_heap_node_init(&it[i].hn);
         CHECK_EQ_I64(pc_heap_set(&h, &it[i].hn, 100 + 10 * (uint64_t)i), 0);
     }
     CHECK(pc_heap_top(&h) == &it[0].hn);
@@ -162,18 +168,17 @@ static void test_update_earlier_and_later(void)
 static void test_remove_from_middle(void)
 {
     enum { N = 31 };
-    item it[N];
+    item it[N] = {{0}};
     pc_heap h;
 
     pc_heap_init(&h);
     for (int i = 0; i < N; i++) {
-        pc_heap_node_init(&it[i].hn);
         CHECK_EQ_I64(pc_heap_set(&h, &it[i].hn, (uint64_t)(N - i)), 0);
     }
     /* Every third one, wherever it sits (leaves, inner nodes, the root). */
     for (int i = 0; i < N; i += 3) {
         pc_heap_remove(&h, &it[i].hn);
-        CHECK(!pc_heap_has(&it[i].hn));
+        CHECK(!pc_heap_has(&h, &it[i].hn));
         CHECK(heap_ok(&h));
     }
     pc_heap_remove(&h, &it[0].hn); /* again: nothing */
@@ -192,13 +197,12 @@ static void test_remove_from_middle(void)
 static void test_equal_keys(void)
 {
     enum { N = 50 };
-    item it[N];
+    item it[N] = {{0}};
     bool seen[N] = {false};
     pc_heap h;
 
     pc_heap_init(&h);
     for (int i = 0; i < N; i++) {
-        pc_heap_node_init(&it[i].hn);
         CHECK_EQ_I64(pc_heap_set(&h, &it[i].hn, 7), 0);
     }
     pc_heap_remove(&h, &it[N / 2].hn);
@@ -226,7 +230,6 @@ static void test_random_against_reference(void)
 
     pc_heap_init(&h);
     for (int i = 0; i < N; i++)
-        pc_heap_node_init(&it[i].hn);
     for (int s = 0; s < STEPS; s++) {
         item *x = &it[rnd() % N];
         uint64_t r = rnd() % 10;
@@ -236,7 +239,7 @@ static void test_random_against_reference(void)
         } else if (r < 7) {
             pc_heap_remove(&h, &x->hn);
         } else {
-            uint64_t m = ref_min(it, N);
+            uint64_t m = ref_min(&h, it, N);
             pc_heap_node *n = pc_heap_pop(&h);
 
             if (m == UINT64_MAX) {
@@ -246,15 +249,15 @@ static void test_random_against_reference(void)
                 CHECK_EQ_U64(n->key, m);
             }
         }
-        CHECK_EQ_I64(h.len, ref_count(it, N));
+        CHECK_EQ_I64(h.len, ref_count(&h, it, N));
         if (h.len)
-            CHECK_EQ_U64(pc_heap_top(&h)->key, ref_min(it, N));
+            CHECK_EQ_U64(pc_heap_top(&h)->key, ref_min(&h, it, N));
         if (s % 101 == 0)
             CHECK(heap_ok(&h));
     }
     pc_heap_free(&h);
     for (int i = 0; i < N; i++)
-        CHECK(!pc_heap_has(&it[i].hn)); /* free let go of them */
+        CHECK_EQ_U64(it[i].hn.idx, PC_HEAP_NONE); /* free let go of them */
 }
 
 /* Reserved room is there; growth keeps every entry. */
@@ -272,7 +275,6 @@ static void test_reserve_and_growth(void)
     CHECK(pc_heap_reserve(&h, PC_HEAP_NONE) < 0); /* no such index */
     CHECK(h.cap >= 100 && h.len == 0);
     for (int i = 0; i < N; i++) {
-        pc_heap_node_init(&it[i].hn);
         CHECK_EQ_I64(pc_heap_set(&h, &it[i].hn, (uint64_t)(i * 7919 % N)), 0);
     }
     CHECK_EQ_I64(h.len, N);
