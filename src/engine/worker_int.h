@@ -83,7 +83,9 @@ struct pc_worker {
     uint32_t starting; /* inside conn_start (a connect that fails there is retried later) */
     pc_reqsrc src;    /* where requests come from: the templates, or a script */
     const char *text_ok; /* the source's lasting request text, checked (eng_request) */
-    uint64_t next_wake; /* earliest delay() wake-up, 0 = none */
+    uint64_t next_wake; /* earliest entry of due (a timer or delay()), 0 = none */
+    pc_heap due;        /* the connections' deadlines (wake.c) */
+    uint32_t wake_pass; /* wake_due calls so far */
     /* Due requests waiting for a connection, one queue per origin (one
      * origin: one queue): re-sends at the front, then the schedule's
      * requests as they are taken out of k_disp..k_due (queue.c). */
@@ -192,6 +194,13 @@ uint32_t pick_tmpl_for(pc_worker *w, uint32_t origin);
 void ready_push(conn *c);
 void slot_release(conn *c, slot *s);
 pc_reqsrc tmpl_source(const pc_run *run);
+
+/* wake.c: every connection's protocol timer and delay() wake-up, in w->due.
+ * wake_timer and wake_delay set c's (0: none); wake_due handles those due. */
+int wake_init(pc_worker *w); /* 0 or -ENOMEM */
+void wake_timer(conn *c, uint64_t when);
+void wake_delay(conn *c, uint64_t when);
+void wake_due(pc_worker *w, uint64_t now);
 
 /* recorder.c */
 void drain_backlog(pc_worker *w, uint64_t now);

@@ -1,0 +1,80 @@
+/*
+ * wake.c - a worker's connection deadlines: each connection's protocol
+ * timer (eng_timer: a QUIC connection's loss, ACK and idle timers) and its
+ * delay() wake-up, in one min-heap per worker (util/heap.h). A wake-up
+ * takes out only the entries that are due, so its cost does not grow with
+ * the connections a worker holds; w->next_wake is the earliest entry.
+ */
+#include "engine/worker_int.h"
+
+int wake_init(pc_worker *w)
+{
+    /* Room for both of every connection's entries: wake_timer and
+     * wake_delay never need memory once the run has begun. */
+    return pc_heap_reserve(&w->due, 2 * w->nconns);
+}
+
+static void wake_set(pc_worker *w, pc_heap_node *n, uint64_t at)
+{
+    if (at)
+        (void)pc_heap_set(&w->due, n, at); /* cannot fail: see wake_init */
+    else
+        pc_heap_remove(&w->due, n);
+    w->next_wake = w->due.len ? pc_heap_top(&w->due)->key : 0;
+}
+
+void wake_timer(conn *c, uint64_t when)
+{
+    c->timer_at = when;
+    wake_set(c->w, &c->timer_hn, when);
+}
+
+void wake_delay(conn *c, uint64_t when)
+{
+    c->wake_at = when;
+    wake_set(c->w, &c->wake_hn, when);
+}
+
+/* The connection whose entry n is (each lies in one of w->conns). */
+static conn *due_conn(pc_worker *w, const pc_heap_node *n)
+{
+    return &w->conns[((const char *)n - (const char *)w->conns) / sizeof *w->conns];
+}
+
+/* c's protocol timer is due: hand it over (once per wake_due: one that
+ * its expire sets again at or before now waits for the next turn). */
+static void wake_expire(conn *c, uint64_t now)
+{
+    c->timer_pass = c->w->wake_pass;
+    wake_timer(c, 0);
+    if (c->state == CS_READY)
+        c->proto->expire(&c->h, now);
+}
+
+void wake_due(pc_worker *w, uint64_t now)
+{
+    pc_heap_node *n;
+
+    w->wake_pass++;
+    while ((n = pc_heap_top(&w->due)) && n->key <= now) {
+        conn *c = due_conn(w, n);
+
+        if (n == &c->timer_hn) {
+            if (c->timer_pass == w->wake_pass)
+                break;
+            wake_expire(c, now);
+            continue;
+        }
+        /* Its delay() is over. Its protocol's timer first when that is due
+         * too, so a request goes to a connection brought up to date. A
+         * wake-up left over once the run has ended is dropped (closed_fill
+         * would send nothing). */
+        pc_heap_remove(&w->due, n);
+        w->next_wake = w->due.len ? pc_heap_top(&w->due)->key : 0;
+        if (pc_heap_has(&w->due, &c->timer_hn) && c->timer_hn.key <= now &&
+            c->timer_pass != w->wake_pass)
+            wake_expire(c, now);
+        if (w->phase == P_RUN)
+            closed_fill(c, now);
+    }
+}
