@@ -49,9 +49,7 @@ static void heap_down(pc_heap *h, uint32_t i)
 
 void pc_heap_free(pc_heap *h)
 {
-    for (uint32_t i = 0; i < h->len; i++)
-        h->v[i]->idx = PC_HEAP_NONE;
-    free(h->v);
+    free(h->v); /* the nodes are not touched: they may be freed already */
     pc_heap_init(h);
 }
 

@@ -42,7 +42,8 @@ static inline void pc_heap_init(pc_heap *h)
     h->len = h->cap = 0;
 }
 
-/* Its memory; the nodes are the caller's. */
+/* Its memory, leaving h empty; the nodes are the caller's (not touched,
+ * so they may be freed first, and none is in h after). */
 void pc_heap_free(pc_heap *h);
 
 /* Room for n entries, so that pc_heap_set cannot fail below that. 0 or

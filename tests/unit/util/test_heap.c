@@ -257,7 +257,10 @@ static void test_random_against_reference(void)
     }
     pc_heap_free(&h);
     for (int i = 0; i < N; i++)
-        CHECK_EQ_U64(it[i].hn.idx, PC_HEAP_NONE); /* free let go of them */
+        CHECK(!pc_heap_has(&h, &it[i].hn)); /* free let go of them */
+    CHECK_EQ_I64(pc_heap_set(&h, &it[5].hn, 1), 0); /* and h is as new */
+    CHECK(pc_heap_pop(&h) == &it[5].hn && pc_heap_top(&h) == NULL);
+    pc_heap_free(&h);
 }
 
 /* Reserved room is there; growth keeps every entry. */
