@@ -3,7 +3,8 @@
  * timer (eng_timer: a QUIC connection's loss, ACK and idle timers) and its
  * delay() wake-up, in one min-heap per worker (util/heap.h). A wake-up
  * takes out only the entries that are due, so its cost does not grow with
- * the connections a worker holds; w->next_wake is the earliest entry.
+ * the connections a worker holds; w->next_wake is the earliest entry (a
+ * timer's entry may be earlier than its timer_at: see wake_timer).
  */
 #include "engine/worker_int.h"
 
@@ -23,10 +24,18 @@ static void wake_set(pc_worker *w, pc_heap_node *n, uint64_t at)
     w->next_wake = w->due.len ? pc_heap_top(&w->due)->key : 0;
 }
 
+/* A protocol moves its timer on nearly every packet (QUIC's loss and ACK
+ * timers), mostly later. Only an earlier time, or a first one, moves the
+ * entry now; a later one leaves it where it is until it comes up, when
+ * wake_due moves it to timer_at: one step through the heap per expiry,
+ * not one per packet. */
 void wake_timer(conn *c, uint64_t when)
 {
+    pc_worker *w = c->w;
+
     c->timer_at = when;
-    wake_set(c->w, &c->timer_hn, when);
+    if (!when || !pc_heap_has(&w->due, &c->timer_hn) || when < c->timer_hn.key)
+        wake_set(w, &c->timer_hn, when);
 }
 
 void wake_delay(conn *c, uint64_t when)
@@ -42,13 +51,16 @@ static conn *due_conn(pc_worker *w, const pc_heap_node *n)
 }
 
 /* c's protocol timer is due: hand it over (once per wake_due: one that
- * its expire sets again at or before now waits for the next turn). */
+ * its expire sets again at or before now waits for the next turn). Its
+ * entry stays in place meanwhile, and moves once, to the timer expire
+ * sets (eng_timer), or goes if there is none: not out and back in. */
 static void wake_expire(conn *c, uint64_t now)
 {
     c->timer_pass = c->w->wake_pass;
-    wake_timer(c, 0);
+    c->timer_at = 0;
     if (c->state == CS_READY)
         c->proto->expire(&c->h, now);
+    wake_set(c->w, &c->timer_hn, c->timer_at);
 }
 
 void wake_due(pc_worker *w, uint64_t now)
@@ -60,9 +72,12 @@ void wake_due(pc_worker *w, uint64_t now)
         conn *c = due_conn(w, n);
 
         if (n == &c->timer_hn) {
-            if (c->timer_pass == w->wake_pass)
+            if (c->timer_at > now)
+                wake_set(w, n, c->timer_at); /* moved later meanwhile */
+            else if (c->timer_pass == w->wake_pass)
                 break;
-            wake_expire(c, now);
+            else
+                wake_expire(c, now);
             continue;
         }
         /* Its delay() is over. Its protocol's timer first when that is due
@@ -71,8 +86,7 @@ void wake_due(pc_worker *w, uint64_t now)
          * would send nothing). */
         pc_heap_remove(&w->due, n);
         w->next_wake = w->due.len ? pc_heap_top(&w->due)->key : 0;
-        if (pc_heap_has(&w->due, &c->timer_hn) && c->timer_hn.key <= now &&
-            c->timer_pass != w->wake_pass)
+        if (c->timer_at && c->timer_at <= now && c->timer_pass != w->wake_pass)
             wake_expire(c, now);
         if (w->phase == P_RUN)
             closed_fill(c, now);
