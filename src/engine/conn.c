@@ -7,7 +7,7 @@
 
 /* ---- events ---------------------------------------------------------- */
 
-static void set_events(conn *c, uint32_t ev)
+static void conn_set_events(conn *c, uint32_t ev)
 {
     struct epoll_event e = {.events = ev, .data.ptr = c};
 
@@ -22,7 +22,7 @@ void eng_want_write(http_conn *hc, bool on)
     conn *c = conn_of(hc);
 
     if (c->state == CS_READY)
-        set_events(c, on ? (EPOLLIN | EPOLLOUT) : EPOLLIN);
+        conn_set_events(c, on ? (EPOLLIN | EPOLLOUT) : EPOLLIN);
 }
 
 /* ---- connection lifecycle -------------------------------------------- */
@@ -34,7 +34,7 @@ void conn_close(conn *c)
     if (c->h.nc.fd >= 0)
         c->h.net->close(&c->h.nc);
     c->h.gen++;
-    opening(c, false);
+    conn_opening(c, false);
     c->state = CS_CLOSED;
     c->carry_len = 0;
     c->events = 0;
@@ -45,7 +45,7 @@ void conn_close(conn *c)
     c->h.nc.want = 0;
 }
 
-static void settle(conn *c)
+static void conn_settle(conn *c)
 {
     if (!c->settled) {
         c->settled = true;
@@ -55,7 +55,7 @@ static void settle(conn *c)
 
 /* A TLS handshake is done (OpenSSL's over TCP, or QUIC's inside HTTP/3):
  * timed from the TCP connect (QUIC: the socket's), and described once. */
-static void tls_done(conn *c, uint64_t now, bool resumed, const char *version, const char *cipher)
+static void conn_tls_done(conn *c, uint64_t now, bool resumed, const char *version, const char *cipher)
 {
     pc_stats *st = &c->w->st;
 
@@ -70,7 +70,7 @@ static void tls_done(conn *c, uint64_t now, bool resumed, const char *version, c
 
 /* Which protocol c speaks now that its transport is up: the table's
  * choice (http_choose) from the run's wish, and over TLS the server's ALPN. */
-static const proto_ops *pick_proto(conn *c, char *why, size_t whylen)
+static const proto_ops *conn_pick_proto(conn *c, char *why, size_t whylen)
 {
     const pc_run *run = c->w->run;
     net_tls_info ti = {0};
@@ -81,16 +81,16 @@ static const proto_ops *pick_proto(conn *c, char *why, size_t whylen)
                        run->alpn_h1_ok, why, whylen);
 }
 
-static void on_ready(conn *c, uint64_t now)
+static void conn_on_ready(conn *c, uint64_t now)
 {
     pc_worker *w = c->w;
     char why[STATS_WHY_LEN] = "";
     int rc;
 
-    c->proto = pick_proto(c, why, sizeof why);
+    c->proto = conn_pick_proto(c, why, sizeof why);
     if (!c->proto) {
         c->last_try = true; /* another address would say the same */
-        connect_failed(c, why, now);
+        conn_connect_failed(c, why, now);
         return;
     }
     if (c->ps_of != c->proto) {
@@ -103,7 +103,7 @@ static void on_ready(conn *c, uint64_t now)
     if (!c->h.ps) {
         c->ps_of = NULL;
         c->proto = NULL;
-        connect_failed(c, "out of memory", now);
+        conn_connect_failed(c, "out of memory", now);
         return;
     }
     c->state = CS_READY;
@@ -118,15 +118,15 @@ static void on_ready(conn *c, uint64_t now)
     if (!c->proto->connecting) {
         w->st.connects++;
         c->ended = CONN_END_CLIENT;
-        settle(c);
+        conn_settle(c);
     }
-    set_events(c, EPOLLIN);
+    conn_set_events(c, EPOLLIN);
     rc = c->proto->start(&c->h, now);
     if (rc < 0) {
-        connect_failed(c, strerror(-rc), now);
+        conn_connect_failed(c, strerror(-rc), now);
         return;
     }
-    after_io(c, now);
+    conn_after_io(c, now);
 }
 
 /* The addresses c connects to: its origin's, or the worker's. */
@@ -149,7 +149,7 @@ static const pc_addr *conn_addrs(const conn *c, uint32_t *n)
  * So a run against a server that refuses every connection ends after N
  * attempts instead of retrying for the day -n alone allows. Returns
  * whether a request was charged. */
-static bool charge_attempt(conn *c, uint64_t now)
+static bool conn_charge_attempt(conn *c, uint64_t now)
 {
     pc_worker *w = c->w;
     slot s = {0};
@@ -157,7 +157,7 @@ static bool charge_attempt(conn *c, uint64_t now)
 
     if (!w->quota || w->phase != P_RUN)
         return false;
-    if (backlog_take_for(w, c->origin, &r, now)) {
+    if (queue_take_for(w, c->origin, &r, now)) {
         s.intended = r.intended;
         s.tmpl = r.tmpl;
     } else if (!w->open_loop && w->created < w->quota) {
@@ -167,15 +167,15 @@ static bool charge_attempt(conn *c, uint64_t now)
             w->st.scheduled++;
         }
         s.intended = now;
-        s.tmpl = pick_tmpl_for(w, c->origin);
+        s.tmpl = queue_pick_tmpl_for(w, c->origin);
     } else {
         return false;
     }
-    record_failed(w, &s, PC_ERR_CONNECT, now);
+    rec_failed(w, &s, PC_ERR_CONNECT, now);
     return true;
 }
 
-void connect_failed(conn *c, const char *why, uint64_t now)
+void conn_connect_failed(conn *c, const char *why, uint64_t now)
 {
     pc_worker *w = c->w;
     char buf[STATS_WHY_LEN];
@@ -201,11 +201,11 @@ void connect_failed(conn *c, const char *why, uint64_t now)
     if (w->iv)
         w->iv->connect_errors++;
     stats_why(&w->st, PC_ERR_CONNECT, buf);
-    settle(c);
+    conn_settle(c);
     c->tries = 0;
     c->last_try = false;
     c->state = CS_BACKOFF;
-    if (charge_attempt(c, now)) {
+    if (conn_charge_attempt(c, now)) {
         /* The count bounds the attempts: the next goes at once (the request
          * it costs is the next of the N), and the backoff does not grow:
          * it is for the attempts that have no request to cost. A connect
@@ -222,7 +222,7 @@ void connect_failed(conn *c, const char *why, uint64_t now)
         w->st.reconnect_backoffs++;
 }
 
-void do_handshake(conn *c, uint64_t now)
+void conn_handshake(conn *c, uint64_t now)
 {
     pc_worker *w = c->w;
     char why[STATS_WHY_LEN] = "";
@@ -237,11 +237,11 @@ void do_handshake(conn *c, uint64_t now)
             net_tls_info ti;
 
             c->h.net->tls_info(&c->h.nc, &ti);
-            tls_done(c, now, ti.resumed, ti.version, ti.cipher);
+            conn_tls_done(c, now, ti.resumed, ti.version, ti.cipher);
         }
-        on_ready(c, now);
+        conn_on_ready(c, now);
     } else if (rc == -EAGAIN) {
-        set_events(c, c->h.nc.want == NET_WANT_WRITE ? EPOLLOUT : EPOLLIN);
+        conn_set_events(c, c->h.nc.want == NET_WANT_WRITE ? EPOLLOUT : EPOLLIN);
     } else {
         if (w->run->proto->multiplexed && rc == -ENOPROTOOPT) {
             /* A server that does not speak h2 may refuse the handshake
@@ -250,14 +250,14 @@ void do_handshake(conn *c, uint64_t now)
                      w->run->proto->name);
             c->last_try = true;
         }
-        connect_failed(c, why[0] ? why : strerror(-rc), now);
+        conn_connect_failed(c, why[0] ? why : strerror(-rc), now);
     }
 }
 
 /* Whether the kernel had to retransmit our SYN (or the handshake's ACK)
  * before this connection was established: on loopback, the sign of a full
  * accept backlog. Unix-domain sockets have no TCP_INFO: false. */
-static bool syn_retransmitted(int fd)
+static bool conn_syn_retransmitted(int fd)
 {
     struct tcp_info ti;
     socklen_t len = sizeof ti;
@@ -266,25 +266,25 @@ static bool syn_retransmitted(int fd)
     return getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 && ti.tcpi_total_retrans > 0;
 }
 
-void on_tcp_connected(conn *c, uint64_t now)
+void conn_tcp_connected(conn *c, uint64_t now)
 {
     pc_worker *w = c->w;
 
     c->t_tcp = now;
     hdr_record(&w->st.connect, (int64_t)(now - c->t_start));
-    if (syn_retransmitted(c->h.nc.fd))
+    if (conn_syn_retransmitted(c->h.nc.fd))
         w->st.connect_retrans++;
     if (c->h.net->tls_attach) {
         bool resume = w->run->http.tls_resume;
 
         if (c->h.net->tls_attach(&c->h.nc, w->run->ssl_ctx, c->h.peer,
                                  resume ? c->session : NULL, resume ? &c->session : NULL) < 0) {
-            connect_failed(c, "TLS: out of memory", now);
+            conn_connect_failed(c, "TLS: out of memory", now);
             return;
         }
         c->state = CS_HANDSHAKE;
     }
-    do_handshake(c, now);
+    conn_handshake(c, now);
 }
 
 void conn_ended(conn *c, int why)
@@ -296,7 +296,7 @@ void conn_ended(conn *c, int why)
 /* A connection that had opened is opened again: counted by why the last
  * one ended, so a report can say why more connections were opened than -c
  * (the server's own count of them is higher still by the attempts that failed). */
-static void count_reopen(conn *c)
+static void conn_count_reopen(conn *c)
 {
     pc_stats *st = &c->w->st;
 
@@ -330,7 +330,7 @@ void conn_start(conn *c, uint64_t now)
 
     if (c->tries == 0)
         c->addr_idx = w->run->norigins > 1 ? 0 : w->pref_addr;
-    count_reopen(c);
+    conn_count_reopen(c);
     {
         uint32_t n;
 
@@ -339,7 +339,7 @@ void conn_start(conn *c, uint64_t now)
     c->t_start = now;
     c->events = 0;
     c->proto = NULL;
-    opening(c, true);
+    conn_opening(c, true);
     w->starting++;
     rc = c->h.net->connect(&c->h.nc, (const struct sockaddr *)&a->sa, a->len);
     if (rc == 0 || rc == -EINPROGRESS)
@@ -354,15 +354,15 @@ void conn_start(conn *c, uint64_t now)
     }
     if (rc == 0) {
         c->state = CS_CONNECTING;
-        set_events(c, EPOLLIN);
-        on_tcp_connected(c, now);
+        conn_set_events(c, EPOLLIN);
+        conn_tcp_connected(c, now);
     } else if (rc == -EINPROGRESS) {
         c->state = CS_CONNECTING;
-        set_events(c, EPOLLOUT);
+        conn_set_events(c, EPOLLOUT);
     } else {
         if (rc == -EMFILE || rc == -ENFILE)
             snprintf(w->err, sizeof w->err, "out of file descriptors");
-        connect_failed(c, rc == -EADDRNOTAVAIL ? "no free local port (port exhaustion)"
+        conn_connect_failed(c, rc == -EADDRNOTAVAIL ? "no free local port (port exhaustion)"
                                                : strerror(-rc),
                        now);
     }
@@ -373,17 +373,17 @@ void conn_start(conn *c, uint64_t now)
  * outnumber the connections already opening, or the extra connection
  * would only be opened and closed (wrong with --no-keepalive, where each
  * request's connection is counted). */
-static bool more_work(const pc_worker *w)
+static bool conn_more_work(const pc_worker *w)
 {
     uint64_t left;
 
     if (!w->quota)
         return true;
-    left = backlog_len(w) + (w->open_loop ? w->k_end - w->k_due : w->quota - w->created);
+    left = queue_backlog_len(w) + (w->open_loop ? w->k_end - w->k_due : w->quota - w->created);
     return left > w->opening;
 }
 
-void opening(conn *c, bool on)
+void conn_opening(conn *c, bool on)
 {
     if (c->opening != on) {
         c->opening = on;
@@ -410,7 +410,7 @@ void conn_recycle(conn *c, uint64_t now)
         w->retired++;
         return;
     }
-    if (w->phase == P_RUN && more_work(w)) {
+    if (w->phase == P_RUN && conn_more_work(w)) {
         if (goaway)
             w->st.goaway_reopens++;
         conn_start(c, now);
@@ -420,7 +420,7 @@ void conn_recycle(conn *c, uint64_t now)
 void conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now)
 {
     if (c->proto && c->proto->connecting && c->proto->connecting(&c->h) && c->h.count == 0) {
-        connect_failed(c, why ? why : "connect failed", now);
+        conn_connect_failed(c, why ? why : "connect failed", now);
         return;
     }
     conn_ended(c, kind == PC_ERR_TIMEOUT ? CONN_END_TIMEOUT : CONN_END_ERROR);
@@ -437,13 +437,13 @@ void conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now)
     stats_why(&c->w->st, kind, why);
     for (uint32_t i = 0; i < c->h.depth && c->h.count; i++)
         if (c->h.slots[i].used) {
-            record_failed(c->w, &c->h.slots[i], kind, now);
-            slot_release(c, &c->h.slots[i]);
+            rec_failed(c->w, &c->h.slots[i], kind, now);
+            queue_slot_release(c, &c->h.slots[i]);
         }
     /* A server that fails every connection before answering anything is
      * not hit thousands of times a second: the second failure in a row
      * waits 10 ms before reopening, doubling up to 1 s. */
-    if (++c->fails >= 2 && c->w->phase == P_RUN && more_work(c->w)) {
+    if (++c->fails >= 2 && c->w->phase == P_RUN && conn_more_work(c->w)) {
         uint32_t sh = c->fails - 2 < 7 ? c->fails - 2 : 7;
         uint64_t wait = RECONNECT_BACKOFF_NS << sh;
 
@@ -468,7 +468,7 @@ void eng_conn_fail(http_conn *hc, enum pc_err_kind kind, const char *why, uint64
 
 /* After a protocol has had its say: reopen a drained connection, or give
  * a connection with room its next requests. */
-void after_io(conn *c, uint64_t now)
+void conn_after_io(conn *c, uint64_t now)
 {
     if (c->state != CS_READY)
         return;
@@ -480,20 +480,20 @@ void after_io(conn *c, uint64_t now)
     if (c->w->phase != P_RUN)
         return;
     if (c->w->open_loop) {
-        if (has_room(c)) {
+        if (queue_has_room(c)) {
             /* Room since the events were returned, at the latest: the
              * ones handled before were the client's own delay. */
             if (!c->in_ready)
                 c->room_at = c->w->woke && c->w->woke < now ? c->w->woke : now;
-            ready_push(c);
+            queue_ready_push(c);
         }
     } else {
-        closed_fill(c, now);
+        queue_closed_fill(c, now);
     }
 }
 
 /* A worker's own address (a script's thread.addr): "ip:port" or "[ip6]:port". */
-int worker_connect_to(pc_worker *w, const char *addr)
+int conn_connect_to(pc_worker *w, const char *addr)
 {
     char host[80], port[16];
     const char *colon = strrchr(addr, ':');
@@ -537,11 +537,11 @@ void eng_tls_done(http_conn *hc, uint64_t now, bool resumed, const char *version
     conn *c = conn_of(hc);
     pc_worker *w = c->w;
 
-    tls_done(c, now, resumed, version, cipher);
+    conn_tls_done(c, now, resumed, version, cipher);
     c->conn_time = now - c->t_start;
     w->st.connects++;
     c->ended = CONN_END_CLIENT;
-    settle(c);
+    conn_settle(c);
 }
 
 void eng_connect_timeout(http_conn *hc, const char *why, uint64_t now)
@@ -550,7 +550,7 @@ void eng_connect_timeout(http_conn *hc, const char *why, uint64_t now)
 
     c->w->st.connect_timeouts++;
     c->last_try = true; /* no quick retry: back off */
-    connect_failed(c, why ? why : "connect timed out (QUIC handshake)", now);
+    conn_connect_failed(c, why ? why : "connect timed out (QUIC handshake)", now);
 }
 
 /* ---- reading --------------------------------------------------------- */
@@ -558,7 +558,7 @@ void eng_connect_timeout(http_conn *hc, const char *why, uint64_t now)
 /* What the protocol left unconsumed (an unfinished header line, bounded by
  * the protocol) waits for the rest in a per-connection buffer, grown on
  * demand, and goes in front of the next read. */
-static int carry_rest(conn *c, const char *p, size_t rest, uint64_t now)
+static int conn_carry_rest(conn *c, const char *p, size_t rest, uint64_t now)
 {
     if (rest > c->carry_cap) {
         char *q = realloc(c->carry, rest);
@@ -576,7 +576,7 @@ static int carry_rest(conn *c, const char *p, size_t rest, uint64_t now)
 }
 
 /* Bytes read off the wire: counted, outside the warm-up. */
-static void count_read(pc_worker *w, ssize_t n, uint64_t now)
+static void conn_count_read(pc_worker *w, ssize_t n, uint64_t now)
 {
     check_warmup(w, now);
     if (!warm(w, now)) {
@@ -607,7 +607,7 @@ void conn_readable(conn *c)
             n = c->h.net->discard(&c->h.nc, skip < SKIP_MAX ? (size_t)skip : SKIP_MAX);
         if (n > 0) {
             now = pace_came_at(w, c, pc_now_ns());
-            count_read(w, n, now);
+            conn_count_read(w, n, now);
             c->proto->skip(&c->h, (size_t)n, now);
             if (c->h.gen != gen)
                 return;
@@ -625,11 +625,11 @@ void conn_readable(conn *c)
             if (keep)
                 memcpy(w->rbuf, c->carry, keep);
             c->carry_len = 0;
-            count_read(w, n, now);
+            conn_count_read(w, n, now);
             used = c->proto->input(&c->h, w->rbuf, have, now);
             if (c->h.gen != gen)
                 return;
-            if (used < have && carry_rest(c, w->rbuf + used, have - used, now) < 0)
+            if (used < have && conn_carry_rest(c, w->rbuf + used, have - used, now) < 0)
                 return;
             if ((size_t)n < room && c->h.net->pending(&c->h.nc) == 0)
                 break;
@@ -651,7 +651,7 @@ void conn_readable(conn *c)
     if (c->state == CS_READY) {
         uint64_t now = pc_now_ns();
 
-        after_io(c, now);
+        conn_after_io(c, now);
         if (c->h.gen == gen && c->state == CS_READY)
             c->proto->flush(&c->h, now);
     }

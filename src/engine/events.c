@@ -25,8 +25,8 @@ void eng_done(http_conn *hc, slot *s, int status, uint64_t body_len, uint64_t no
         if (!c->draining)
             w->st.keepalive_responses++;
     }
-    record_done(w, s, now, status, body_len);
-    slot_release(c, s);
+    rec_done(w, s, now, status, body_len);
+    queue_slot_release(c, s);
     if (c->h.count == 0 && w->cfg->batch_latency && w->depth > 1 && !warm(w, c->batch_intended)) {
         rec_latency(w, (int64_t)(now - c->batch_intended),
                     (int64_t)(now - (c->h.batch_sent ? c->h.batch_sent : now)));
@@ -39,8 +39,8 @@ void eng_failed(http_conn *hc, slot *s, enum pc_err_kind kind, const char *why, 
     conn *c = conn_of(hc);
 
     stats_why(&c->w->st, kind, why);
-    record_failed(c->w, s, kind, now);
-    slot_release(c, s);
+    rec_failed(c->w, s, kind, now);
+    queue_slot_release(c, s);
 }
 
 void eng_refused(http_conn *hc, slot *s, const char *why, uint64_t now)
@@ -57,7 +57,7 @@ void eng_refused(http_conn *hc, slot *s, const char *why, uint64_t now)
     }
     /* Back to the front of its origin's line: it was due before anything
      * queued. */
-    if (oq_push(w, (resend){.intended = s->intended, .retries = (uint8_t)(s->retries + 1),
+    if (queue_push(w, (resend){.intended = s->intended, .retries = (uint8_t)(s->retries + 1),
                             .tmpl = s->tmpl},
                 true) < 0) {
         eng_failed(&c->h, s, PC_ERR_PROTOCOL, "out of memory to re-send it", now);
@@ -65,7 +65,7 @@ void eng_refused(http_conn *hc, slot *s, const char *why, uint64_t now)
     }
     if (!warm(w, s->intended))
         w->st.resent++;
-    slot_release(c, s);
+    queue_slot_release(c, s);
 }
 
 void eng_drain(http_conn *hc)

@@ -224,8 +224,8 @@ uint64_t pace_came_at(const pc_worker *w, const conn *c, uint64_t now)
  * connection events are not held back long). */
 static bool defer_reads(const pc_worker *w, uint64_t deadline, uint64_t now)
 {
-    return w->open_loop && !w->rx_untimed && w->phase == P_RUN && w->rq_len &&
-           backlog_len(w) == 0 && deadline > now && deadline - now <= DEFER_MAX_NS;
+    return w->open_loop && !w->rx_untimed && w->phase == P_RUN && w->q.rq_len &&
+           queue_backlog_len(w) == 0 && deadline > now && deadline - now <= DEFER_MAX_NS;
 }
 
 /* Sleep until `until` (absolute), whatever the sockets do. */

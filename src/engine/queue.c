@@ -6,7 +6,7 @@
 
 /* ---- slots ------------------------------------------------------------- */
 
-static slot *slot_alloc(conn *c)
+static slot *queue_slot_alloc(conn *c)
 {
     uint32_t idx = c->free_idx[--c->nfree];
     slot *s = &c->h.slots[idx];
@@ -18,7 +18,7 @@ static slot *slot_alloc(conn *c)
     return s;
 }
 
-void slot_release(conn *c, slot *s)
+void queue_slot_release(conn *c, slot *s)
 {
     s->used = false;
     c->free_idx[c->nfree++] = slot_index(c, s);
@@ -30,7 +30,7 @@ void slot_release(conn *c, slot *s)
 
 /* Which request next: round robin over the templates, or weighted
  * random (--mix random) from a per-thread xorshift generator. */
-uint32_t pick_tmpl(pc_worker *w)
+uint32_t queue_pick_tmpl(pc_worker *w)
 {
     const pc_run *run = w->run;
     double x;
@@ -59,122 +59,122 @@ uint32_t pick_tmpl(pc_worker *w)
 /* The next template of origin o's (with one origin, simply the next): the
  * order or the mix over all of them, skipping other origins' (after 64
  * tries of --mix random, the origin's first). */
-uint32_t pick_tmpl_for(pc_worker *w, uint32_t o)
+uint32_t queue_pick_tmpl_for(pc_worker *w, uint32_t o)
 {
-    uint32_t t = pick_tmpl(w);
+    uint32_t t = queue_pick_tmpl(w);
 
     for (int tries = 0; w->run->tmpls[t].origin != o; tries++)
-        t = tries < 64 ? pick_tmpl(w) : w->first_tmpl[o];
+        t = tries < 64 ? queue_pick_tmpl(w) : w->q.first_tmpl[o];
     return t;
 }
 
 
 /* The run's templates as a request source: each distinct request built
  * once, handed out as it is. */
-static const pc_request *tmpl_next(void *self, uint32_t t)
+static const pc_request *queue_tmpl_next(void *self, uint32_t t)
 {
     return &((const pc_tmpl *)self)[t].req;
 }
 
-static const pc_reqsrc_ops tmpl_ops = {.next = tmpl_next};
+static const pc_reqsrc_ops tmpl_ops = {.next = queue_tmpl_next};
 
-pc_reqsrc tmpl_source(const pc_run *run)
+pc_reqsrc queue_tmpl_source(const pc_run *run)
 {
     return (pc_reqsrc){.ops = &tmpl_ops, .self = run->tmpls, .batch = 1};
 }
 
 /* Queue r for its origin, at the back (due now) or the front (re-sent). */
-int oq_push(pc_worker *w, resend r, bool front)
+int queue_push(pc_worker *w, resend r, bool front)
 {
     uint32_t o = w->run->tmpls[r.tmpl].origin;
 
-    if (w->oq_len[o] == w->oq_cap[o]) {
-        uint32_t cap = w->oq_cap[o] ? w->oq_cap[o] * 2 : 64;
+    if (w->q.oq_len[o] == w->q.oq_cap[o]) {
+        uint32_t cap = w->q.oq_cap[o] ? w->q.oq_cap[o] * 2 : 64;
         resend *q = malloc(cap * sizeof *q);
 
         if (!q)
             return -ENOMEM;
-        for (uint32_t i = 0; i < w->oq_len[o]; i++)
-            q[i] = w->oq[o][(w->oq_head[o] + i) % w->oq_cap[o]];
-        free(w->oq[o]);
-        w->oq[o] = q;
-        w->oq_head[o] = 0;
-        w->oq_cap[o] = cap;
+        for (uint32_t i = 0; i < w->q.oq_len[o]; i++)
+            q[i] = w->q.oq[o][(w->q.oq_head[o] + i) % w->q.oq_cap[o]];
+        free(w->q.oq[o]);
+        w->q.oq[o] = q;
+        w->q.oq_head[o] = 0;
+        w->q.oq_cap[o] = cap;
     }
     if (front) {
-        w->oq_head[o] = (w->oq_head[o] + w->oq_cap[o] - 1) % w->oq_cap[o];
-        w->oq[o][w->oq_head[o]] = r;
+        w->q.oq_head[o] = (w->q.oq_head[o] + w->q.oq_cap[o] - 1) % w->q.oq_cap[o];
+        w->q.oq[o][w->q.oq_head[o]] = r;
     } else {
-        w->oq[o][(w->oq_head[o] + w->oq_len[o]) % w->oq_cap[o]] = r;
+        w->q.oq[o][(w->q.oq_head[o] + w->q.oq_len[o]) % w->q.oq_cap[o]] = r;
     }
-    w->oq_len[o]++;
-    w->oq_total++;
+    w->q.oq_len[o]++;
+    w->q.oq_total++;
     return 0;
 }
 
-static resend oq_pop(pc_worker *w, uint32_t o)
+static resend queue_pop(pc_worker *w, uint32_t o)
 {
-    resend r = w->oq[o][w->oq_head[o]];
+    resend r = w->q.oq[o][w->q.oq_head[o]];
 
-    w->oq_head[o] = (w->oq_head[o] + 1) % w->oq_cap[o];
-    w->oq_len[o]--;
-    w->oq_total--;
+    w->q.oq_head[o] = (w->q.oq_head[o] + 1) % w->q.oq_cap[o];
+    w->q.oq_len[o]--;
+    w->q.oq_total--;
     return r;
 }
 
 /* The schedule's next due request (k_disp < k_due), made now: due
  * requests stay a count until a connection takes one, so a backlog of 10^9
- * costs nothing until the run ends (never_sent_range counts them in bulk). */
-static resend next_due(pc_worker *w)
+ * costs nothing until the run ends (queue_never_sent_range counts them in bulk). */
+static resend queue_next_due(pc_worker *w)
 {
-    return (resend){.intended = sched_time(&w->sc, w->k_disp++), .tmpl = pick_tmpl(w)};
+    return (resend){.intended = sched_time(&w->sc, w->k_disp++), .tmpl = queue_pick_tmpl(w)};
 }
 
 /* The oldest request waiting for origin o, in *r: its queue first (re-sends
  * at its front), then the schedule's due requests in order; those for
  * other origins join their origins' queues on the way. */
-bool backlog_take_for(pc_worker *w, uint32_t o, resend *r, uint64_t now)
+bool queue_take_for(pc_worker *w, uint32_t o, resend *r, uint64_t now)
 {
-    if (w->oq_len[o]) {
-        *r = oq_pop(w, o);
+    if (w->q.oq_len[o]) {
+        *r = queue_pop(w, o);
         return true;
     }
     while (w->k_disp < w->k_due) {
-        resend d = next_due(w);
+        resend d = queue_next_due(w);
 
         if (w->run->tmpls[d.tmpl].origin == o) {
             *r = d;
             return true;
         }
-        if (oq_push(w, d, false) < 0)
+        if (queue_push(w, d, false) < 0)
             record_never_sent(w, d.intended, now); /* no memory to hold it for its origin */
     }
     return false;
 }
 
-/* Any waiting request (backlog_len() > 0): the queues' first, else the
+/* Any waiting request (queue_backlog_len() > 0): the queues' first, else the
  * next due. For outcomes that need no connection (never sent, a connect
  * that failed under -n). */
-resend backlog_take(pc_worker *w)
+resend queue_take(pc_worker *w)
 {
-    for (uint32_t o = 0; w->oq_total && o < w->run->norigins; o++)
-        if (w->oq_len[o])
-            return oq_pop(w, o);
-    return next_due(w);
+    for (uint32_t o = 0; w->q.oq_total && o < w->run->norigins; o++)
+        if (w->q.oq_len[o])
+            return queue_pop(w, o);
+    return queue_next_due(w);
 }
 
-void ready_push(conn *c)
+void queue_ready_push(conn *c)
 {
     pc_worker *w = c->w;
 
     if (c->in_ready || !w->open_loop)
         return;
-    w->rq[(w->rq_head + w->rq_len) % w->nconns] = (uint32_t)(c - w->conns);
-    w->rq_len++;
+    w->q.rq[(w->q.rq_head + w->q.rq_len) % w->nconns] = (uint32_t)(c - w->conns);
+    w->q.rq_len++;
     c->in_ready = true;
 }
 
-bool has_room(const conn *c)
+bool queue_has_room(const conn *c)
 {
     /* thread:stop() or a script error: this thread sends nothing more. */
     if (src_stopped(c->w))
@@ -182,9 +182,9 @@ bool has_room(const conn *c)
     return c->state == CS_READY && !c->draining && c->h.count < c->proto->capacity(&c->h);
 }
 
-static void enqueue(conn *c, resend r)
+static void queue_enqueue(conn *c, resend r)
 {
-    slot *s = slot_alloc(c);
+    slot *s = queue_slot_alloc(c);
 
     if (c->h.count == 1) {
         c->batch_intended = r.intended;
@@ -199,7 +199,7 @@ static void enqueue(conn *c, resend r)
     if (c->fresh) {
         s->ctime = c->conn_time;
         c->fresh = false;
-        opening(c, false);
+        conn_opening(c, false);
     }
     /* --no-keepalive: one request per connection. */
     if (c->w->cfg->no_keepalive)
@@ -208,12 +208,12 @@ static void enqueue(conn *c, resend r)
 }
 
 /* Take the next connection off the ready queue. */
-static conn *ready_pop(pc_worker *w)
+static conn *queue_ready_pop(pc_worker *w)
 {
-    conn *c = &w->conns[w->rq[w->rq_head]];
+    conn *c = &w->conns[w->q.rq[w->q.rq_head]];
 
-    w->rq_head = (w->rq_head + 1) % w->nconns;
-    w->rq_len--;
+    w->q.rq_head = (w->q.rq_head + 1) % w->nconns;
+    w->q.rq_len--;
     c->in_ready = false;
     return c;
 }
@@ -222,24 +222,24 @@ static conn *ready_pop(pc_worker *w)
  * connection taking its own origin's. A pass over the ready connections
  * that hands nothing on ends it (what waits is for origins whose
  * connections are full or not open). */
-void dispatch(pc_worker *w)
+void queue_dispatch(pc_worker *w)
 {
     uint64_t now = pc_now_ns(); /* for a request that cannot be queued (no memory) */
     bool progress = true;
 
-    while (progress && backlog_len(w) > 0 && w->rq_len > 0) {
-        uint32_t n = w->rq_len;
+    while (progress && queue_backlog_len(w) > 0 && w->q.rq_len > 0) {
+        uint32_t n = w->q.rq_len;
 
         progress = false;
-        while (n-- > 0 && backlog_len(w) > 0) {
-            conn *c = ready_pop(w);
+        while (n-- > 0 && queue_backlog_len(w) > 0) {
+            conn *c = queue_ready_pop(w);
             uint32_t gen = c->h.gen;
             resend r;
 
-            if (!has_room(c))
+            if (!queue_has_room(c))
                 continue;
-            if (backlog_take_for(w, c->origin, &r, now)) {
-                enqueue(c, r);
+            if (queue_take_for(w, c->origin, &r, now)) {
+                queue_enqueue(c, r);
                 /* The time now, not the pass's: the sends before this one
                  * (and a script's request()) took time, and the first
                  * byte's time is the send lag's end and the uncorrected
@@ -247,15 +247,15 @@ void dispatch(pc_worker *w)
                 c->proto->flush(&c->h, pc_now_ns());
                 progress = true;
             }
-            if (c->h.gen == gen && has_room(c))
-                ready_push(c);
+            if (c->h.gen == gen && queue_has_room(c))
+                queue_ready_push(c);
         }
     }
 }
 
 /* Closed loop: a connection with room sends at once. HTTP/1.1 pipelining
  * refills only an idle connection (a batch at a time, as wrk). */
-void closed_fill(conn *c, uint64_t now)
+void queue_closed_fill(conn *c, uint64_t now)
 {
     pc_worker *w = c->w;
     bool any = false;
@@ -278,17 +278,17 @@ void closed_fill(conn *c, uint64_t now)
         }
         wake_delay(c, 0);
     }
-    while (has_room(c)) {
+    while (queue_has_room(c)) {
         uint32_t before = c->h.count, gen = c->h.gen;
 
-        if (w->oq_len[c->origin]) {
-            enqueue(c, oq_pop(w, c->origin)); /* a re-send first */
+        if (w->q.oq_len[c->origin]) {
+            queue_enqueue(c, queue_pop(w, c->origin)); /* a re-send first */
         } else {
             uint32_t t;
 
             if (w->quota && w->created >= w->quota)
                 break;
-            t = pick_tmpl_for(w, c->origin);
+            t = queue_pick_tmpl_for(w, c->origin);
             /* Counted before it is handed on: the script's request() runs
              * inside, and a worker seized there still owes it an outcome.
              * -n counts the measured requests: the warm-up's are extra. */
@@ -297,7 +297,7 @@ void closed_fill(conn *c, uint64_t now)
                 w->created++;
                 w->st.scheduled++;
             }
-            enqueue(c, (resend){.intended = now, .tmpl = t});
+            queue_enqueue(c, (resend){.intended = now, .tmpl = t});
         }
         any = true;
         /* It failed before a byte went out (a script's text refused):

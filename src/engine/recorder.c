@@ -9,14 +9,14 @@
 /* The stage of --stages whose time the request was intended in (NULL:
  * no stages). A request belongs to the load it was part of, whenever it
  * was answered. */
-static pc_stage_stats *stage_at(pc_worker *w, uint64_t intended)
+static pc_stage_stats *rec_stage_at(pc_worker *w, uint64_t intended)
 {
     return w->st.stages ? &w->st.stages[sched_stage_of(&w->sc, intended)] : NULL;
 }
 
 /* The ramp row it was intended in, the same way (NULL: its stage holds
  * its rate, or no stages). */
-static pc_stage_stats *step_at(pc_worker *w, uint64_t intended)
+static pc_stage_stats *rec_step_at(pc_worker *w, uint64_t intended)
 {
     int64_t i = w->st.steps ? sched_step_of(&w->sc, intended) : -1;
 
@@ -26,7 +26,7 @@ static pc_stage_stats *step_at(pc_worker *w, uint64_t intended)
 /* A stage's or row's share of a request that ended: its corrected latency
  * (corr < 0: none) and, when it was sent, its uncorrected latency and send
  * lag. */
-static void row_latency(pc_stage_stats *g, const slot *s, uint64_t now, int64_t corr)
+static void rec_row_latency(pc_stage_stats *g, const slot *s, uint64_t now, int64_t corr)
 {
     if (!g)
         return;
@@ -64,7 +64,7 @@ static void rec_send_lag(pc_worker *w, const slot *s)
     w->st.sent_early += s->sent < s->intended;
 }
 
-void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t body)
+void rec_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t body)
 {
     uint64_t sent = s->sent ? s->sent : s->intended;
     bool ok = status >= 200 && status < 400;
@@ -115,10 +115,10 @@ void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t
     if (!w->cfg->batch_latency || w->depth < 2)
         rec_latency(w, (int64_t)(now - s->intended), (int64_t)(now - sent));
     for (int r = 0; r < 2; r++)
-        if ((sg = r ? step_at(w, s->intended) : stage_at(w, s->intended))) {
+        if ((sg = r ? rec_step_at(w, s->intended) : rec_stage_at(w, s->intended))) {
             sg->completed++;
             sg->non2xx += !ok;
-            row_latency(sg, s, now, (int64_t)(now - s->intended));
+            rec_row_latency(sg, s, now, (int64_t)(now - s->intended));
         }
     if (s->first_byte >= sent)
         hdr_record(&w->st.ttfb, (int64_t)(s->first_byte - sent));
@@ -127,9 +127,9 @@ void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t
 /* A request that got no response. Timeouts and never-sent requests are
  * recorded in the latency histograms at the latency they had reached,
  * a lower bound of the truth: leaving them out is how tools hide stalls. */
-void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now)
+void rec_failed(pc_worker *w, const slot *s, int kind, uint64_t now)
 {
-    pc_stage_stats *rows[2] = {stage_at(w, s->intended), step_at(w, s->intended)};
+    pc_stage_stats *rows[2] = {rec_stage_at(w, s->intended), rec_step_at(w, s->intended)};
 
     if (warm(w, s->intended)) {
         w->warm_outcomes++;
@@ -138,7 +138,7 @@ void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now)
     for (int r = 0; r < 2; r++)
         if (rows[r]) {
             rows[r]->errors++;
-            row_latency(rows[r], s, now, kind == PC_ERR_TIMEOUT ? (int64_t)(now - s->intended) : -1);
+            rec_row_latency(rows[r], s, now, kind == PC_ERR_TIMEOUT ? (int64_t)(now - s->intended) : -1);
         }
     rec_send_lag(w, s);
     if (kind == PC_ERR_TIMEOUT) {
@@ -161,7 +161,7 @@ void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now)
  * the interval it was due in was handed on: it is counted by that
  * interval's index, for the series to place (worker_never_sent_due; one
  * there was no room for is placed in the last interval). */
-static void never_sent_due(pc_worker *w, uint64_t intended, uint64_t count)
+static void rec_never_sent_due(pc_worker *w, uint64_t intended, uint64_t count)
 {
     uint64_t i = (intended - w->measure_start) / w->run->interval_ns;
 
@@ -174,9 +174,9 @@ static void never_sent_due(pc_worker *w, uint64_t intended, uint64_t count)
 
 /* n never-sent requests of one stage and ramp row, at latency lat (the
  * bulk path's chunks never straddle either). */
-static void stage_never_sent(pc_worker *w, uint64_t intended, uint64_t lat, uint64_t n)
+static void rec_stage_never_sent(pc_worker *w, uint64_t intended, uint64_t lat, uint64_t n)
 {
-    pc_stage_stats *rows[2] = {stage_at(w, intended), step_at(w, intended)};
+    pc_stage_stats *rows[2] = {rec_stage_at(w, intended), rec_step_at(w, intended)};
 
     for (int r = 0; r < 2; r++)
         if (rows[r]) {
@@ -194,14 +194,14 @@ void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now)
     w->st.never_sent++;
     w->st.lower_bound++;
     if (w->run->interval_ns)
-        never_sent_due(w, intended, 1);
+        rec_never_sent_due(w, intended, 1);
     rec_latency(w, (int64_t)(now > intended ? now - intended : 0), -1);
-    stage_never_sent(w, intended, now > intended ? now - intended : 0, 1);
+    rec_stage_never_sent(w, intended, now > intended ? now - intended : 0, 1);
 }
 
-void record_interrupted(pc_worker *w, const slot *s)
+void rec_interrupted(pc_worker *w, const slot *s)
 {
-    pc_stage_stats *rows[2] = {stage_at(w, s->intended), step_at(w, s->intended)};
+    pc_stage_stats *rows[2] = {rec_stage_at(w, s->intended), rec_step_at(w, s->intended)};
 
     w->st.interrupted++;
     for (int r = 0; r < 2; r++)
@@ -215,7 +215,7 @@ void record_interrupted(pc_worker *w, const slot *s)
  * so the exact max and min stay right), so the result is the same as one
  * at a time, and a backlog of 10^9 requests costs thousands of steps, not
  * 10^9 (-R 1G against a slow server once took 13 s to end). */
-static void never_sent_range(pc_worker *w, uint64_t k, uint64_t end, uint64_t now)
+static void queue_never_sent_range(pc_worker *w, uint64_t k, uint64_t end, uint64_t now)
 {
     sched *sc = &w->sc;
 
@@ -252,9 +252,9 @@ static void never_sent_range(pc_worker *w, uint64_t k, uint64_t end, uint64_t no
         w->st.never_sent += n;
         w->st.lower_bound += n;
         if (w->run->interval_ns)
-            never_sent_due(w, t, n);
+            rec_never_sent_due(w, t, n);
         rec_latency(w, lat, -1);
-        stage_never_sent(w, t, (uint64_t)lat, n);
+        rec_stage_never_sent(w, t, (uint64_t)lat, n);
         if (n > 1) {
             uint64_t tl = sched_time(sc, k2 - 1);
             int64_t last = now > tl ? (int64_t)(now - tl) : 0;
@@ -272,8 +272,8 @@ static void never_sent_range(pc_worker *w, uint64_t k, uint64_t end, uint64_t no
 /* Everything still queued at the end was never sent: one outcome each. */
 void drain_backlog(pc_worker *w, uint64_t now)
 {
-    while (w->oq_total)
-        record_never_sent(w, backlog_take(w).intended, now);
-    never_sent_range(w, w->k_disp, w->k_due, now);
+    while (w->q.oq_total)
+        record_never_sent(w, queue_take(w).intended, now);
+    queue_never_sent_range(w, w->k_disp, w->k_due, now);
     w->k_disp = w->k_due;
 }

@@ -82,13 +82,13 @@ void wake_due(pc_worker *w, uint64_t now)
         }
         /* Its delay() is over. Its protocol's timer first when that is due
          * too, so a request goes to a connection brought up to date. A
-         * wake-up left over once the run has ended is dropped (closed_fill
+         * wake-up left over once the run has ended is dropped (queue_closed_fill
          * would send nothing). */
         pc_heap_remove(&w->due, n);
         w->next_wake = w->due.len ? pc_heap_top(&w->due)->key : 0;
         if (c->timer_at && c->timer_at <= now && c->timer_pass != w->wake_pass)
             wake_expire(c, now);
         if (w->phase == P_RUN)
-            closed_fill(c, now);
+            queue_closed_fill(c, now);
     }
 }

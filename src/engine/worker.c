@@ -58,13 +58,13 @@ static void on_event(conn *c, uint32_t ev)
         int rc = net_connect_result(&c->h.nc);
 
         if (rc < 0)
-            connect_failed(c, strerror(-rc), now);
+            conn_connect_failed(c, strerror(-rc), now);
         else
-            on_tcp_connected(c, now);
+            conn_tcp_connected(c, now);
         break;
     }
     case CS_HANDSHAKE:
-        do_handshake(c, now);
+        conn_handshake(c, now);
         break;
     case CS_READY:
         if (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))
@@ -97,7 +97,7 @@ static void tick(pc_worker *w, uint64_t now)
                 w->st.connect_timeouts++;
                 w->st.handshake_timeouts += tls;
                 c->last_try = true; /* no quick retry: back off */
-                connect_failed(c, tls ? "TLS handshake timed out (the TCP connection was up)"
+                conn_connect_failed(c, tls ? "TLS handshake timed out (the TCP connection was up)"
                                       : "connect timed out",
                                now);
             }
@@ -109,7 +109,7 @@ static void tick(pc_worker *w, uint64_t now)
         case CS_CLOSED:
             /* Closed for lack of work; work came back (a re-send in its
              * origin's queue, or due requests not yet taken). */
-            if (w->phase == P_RUN && (w->oq_len[c->origin] || w->k_disp < w->k_due))
+            if (w->phase == P_RUN && (w->q.oq_len[c->origin] || w->k_disp < w->k_due))
                 conn_start(c, now);
             break;
         case CS_READY:
@@ -121,7 +121,7 @@ static void tick(pc_worker *w, uint64_t now)
                     c->proto->timeout(&c->h, s, now);
             }
             if (c->h.gen == gen) {
-                after_io(c, now);
+                conn_after_io(c, now);
                 if (c->h.gen == gen && c->state == CS_READY)
                     c->proto->flush(&c->h, now);
             }
@@ -275,12 +275,12 @@ static void finish(pc_worker *w, uint64_t now, bool interrupted)
             if (warm(w, s->intended))
                 w->warm_outcomes++;
             else if (interrupted)
-                record_interrupted(w, s);
+                rec_interrupted(w, s);
             else
-                record_failed(w, s, PC_ERR_TIMEOUT, now);
+                rec_failed(w, s, PC_ERR_TIMEOUT, now);
             if (!interrupted && !warm(w, s->intended))
                 stats_why(&w->st, PC_ERR_TIMEOUT, "no response within --timeout");
-            slot_release(c, s);
+            queue_slot_release(c, s);
         }
         conn_close(c);
     }
@@ -356,7 +356,7 @@ static void run_loop(pc_worker *w)
                 iv_publish(w, w->iv_end);
             if (w->open_loop) {
                 advance_schedule(w, now < w->stop ? now : w->stop - 1);
-                dispatch(w);
+                queue_dispatch(w);
             }
             /* thread:stop(), or a script error: this thread is done. */
             if (w->stop > now && src_stopped(w)) {
@@ -364,7 +364,7 @@ static void run_loop(pc_worker *w)
                 w->script_stop = true;
             }
             /* -n: every request created and answered: the run is over. */
-            if (w->quota && w->inflight == 0 && backlog_len(w) == 0 &&
+            if (w->quota && w->inflight == 0 && queue_backlog_len(w) == 0 &&
                 (w->open_loop ? w->k_due >= w->k_end : w->created >= w->quota))
                 w->stop = now;
             /* -n, every connection retired after GOAWAY (h2load): nothing
@@ -388,7 +388,7 @@ static void run_loop(pc_worker *w)
             if (w->iv)
                 deadline = min_u64(deadline, w->iv_end);
             /* The next send, at most the slack late (pace.c). */
-            if (w->open_loop && w->k_due < w->k_end && w->rq_len)
+            if (w->open_loop && w->k_due < w->k_end && w->q.rq_len)
                 deadline = min_u64(deadline, sched_time(&w->sc, w->k_due) + w->slack);
         } else {
             deadline = min_u64(deadline, w->drain_end);
@@ -498,7 +498,7 @@ void *worker_main(void *arg)
     if (w->warm_reset)
         pace_begin(w, pc_now_ns());
     for (uint32_t i = 0; !atomic_load(&run->stop_ns) && i < w->nconns; i++)
-        after_io(&w->conns[i], pc_now_ns());
+        conn_after_io(&w->conns[i], pc_now_ns());
     run_loop(w);
     pace_end(w, pc_now_ns());
     atomic_store(&w->done, true);
@@ -585,7 +585,7 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
         w->tick_ns = 1000000;
     w->addrs = run->addrs;
     w->naddrs = run->naddrs;
-    w->src = tmpl_source(run);
+    w->src = queue_tmpl_source(run);
     set_env(w);
     w->epfd = -1;
     w->tfd = -1;
@@ -599,8 +599,8 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
     w->slot_mem = calloc((size_t)nconns * w->depth, sizeof *w->slot_mem);
     w->idx_mem = calloc((size_t)nconns * w->depth, sizeof *w->idx_mem);
     w->rbuf = malloc(RBUF_SIZE);
-    w->rq = calloc(nconns, sizeof *w->rq);
-    if (!w->conns || !w->slot_mem || !w->idx_mem || !w->rbuf || !w->rq || wake_init(w) < 0)
+    w->q.rq = calloc(nconns, sizeof *w->q.rq);
+    if (!w->conns || !w->slot_mem || !w->idx_mem || !w->rbuf || !w->q.rq || wake_init(w) < 0)
         goto fail;
     w->epfd = epoll_create1(EPOLL_CLOEXEC);
     w->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -617,20 +617,20 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
     {
         uint32_t no = run->norigins;
 
-        w->oq = calloc(no, sizeof *w->oq);
-        w->oq_head = calloc(no, sizeof *w->oq_head);
-        w->oq_len = calloc(no, sizeof *w->oq_len);
-        w->oq_cap = calloc(no, sizeof *w->oq_cap);
-        w->first_tmpl = calloc(no, sizeof *w->first_tmpl);
-        if (!w->oq || !w->oq_head || !w->oq_len || !w->oq_cap || !w->first_tmpl)
+        w->q.oq = calloc(no, sizeof *w->q.oq);
+        w->q.oq_head = calloc(no, sizeof *w->q.oq_head);
+        w->q.oq_len = calloc(no, sizeof *w->q.oq_len);
+        w->q.oq_cap = calloc(no, sizeof *w->q.oq_cap);
+        w->q.first_tmpl = calloc(no, sizeof *w->q.first_tmpl);
+        if (!w->q.oq || !w->q.oq_head || !w->q.oq_len || !w->q.oq_cap || !w->q.first_tmpl)
             goto fail;
         for (uint32_t t = run->ntmpl; t-- > 0;)
-            w->first_tmpl[run->tmpls[t].origin] = (uint32_t)t;
+            w->q.first_tmpl[run->tmpls[t].origin] = (uint32_t)t;
         /* Room for every slot's re-send at once: the queues grow only
          * when due requests wait for another origin's connections. */
         for (uint32_t o = 0; o < no; o++) {
-            w->oq_cap[o] = nconns * w->depth + 1;
-            if (!(w->oq[o] = malloc(w->oq_cap[o] * sizeof **w->oq)))
+            w->q.oq_cap[o] = nconns * w->depth + 1;
+            if (!(w->q.oq[o] = malloc(w->q.oq_cap[o] * sizeof **w->q.oq)))
                 goto fail;
         }
     }
@@ -691,14 +691,14 @@ void worker_free(pc_worker *w)
     free(w->slot_mem);
     free(w->idx_mem);
     free(w->rbuf);
-    free(w->rq);
-    for (uint32_t o = 0; w->oq && o < w->run->norigins; o++)
-        free(w->oq[o]);
-    free(w->oq);
-    free(w->oq_head);
-    free(w->oq_len);
-    free(w->oq_cap);
-    free(w->first_tmpl);
+    free(w->q.rq);
+    for (uint32_t o = 0; w->q.oq && o < w->run->norigins; o++)
+        free(w->q.oq[o]);
+    free(w->q.oq);
+    free(w->q.oq_head);
+    free(w->q.oq_len);
+    free(w->q.oq_cap);
+    free(w->q.first_tmpl);
     free(w->ns_due);
     pc_heap_free(&w->due);
     free(w);
@@ -744,7 +744,7 @@ int worker_set_source(pc_worker *w, const pc_reqsrc *src)
 {
     w->src = *src;
     set_env(w);
-    return src->addr ? worker_connect_to(w, src->addr) : 0;
+    return src->addr ? conn_connect_to(w, src->addr) : 0;
 }
 
 const char *worker_error(const pc_worker *w)

@@ -128,28 +128,28 @@ static inline bool warm(const pc_worker *w, uint64_t intended)
 }
 
 /* Requests due and not yet on a connection. */
-static inline uint64_t backlog_len(const pc_worker *w)
+static inline uint64_t queue_backlog_len(const pc_worker *w)
 {
-    return (w->k_due - w->k_disp) + w->oq_total;
+    return (w->k_due - w->k_disp) + w->q.oq_total;
 }
 
 /* conn.c */
-int worker_connect_to(pc_worker *w, const char *addr); /* "ip:port": its connections go there */
-void after_io(conn *c, uint64_t now);
+int conn_connect_to(pc_worker *w, const char *addr); /* "ip:port": its connections go there */
+void conn_after_io(conn *c, uint64_t now);
 /* conn.c: c is readable: read (or drop, a body nobody reads) and hand the
  * bytes to its protocol, then refill. */
 void conn_readable(conn *c);
 void conn_close(conn *c);
 void conn_start(conn *c, uint64_t now);
-void connect_failed(conn *c, const char *why, uint64_t now);
-void do_handshake(conn *c, uint64_t now);
+void conn_connect_failed(conn *c, const char *why, uint64_t now);
+void conn_handshake(conn *c, uint64_t now);
 /* The connection failed: every request in flight gets `kind`; reconnect
  * (eng_conn_fail, for the engine's own callers). */
 void conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now);
 /* Close the connection (nothing in flight), and open a new one. */
 void conn_recycle(conn *c, uint64_t now);
-void on_tcp_connected(conn *c, uint64_t now);
-void opening(conn *c, bool on);
+void conn_tcp_connected(conn *c, uint64_t now);
+void conn_opening(conn *c, bool on);
 
 /* The thread's source has nothing more to send (thread:stop(), a script
  * error). */
@@ -183,17 +183,17 @@ int pace_wait(pc_worker *w, struct epoll_event *ev, uint64_t deadline, uint64_t 
 uint64_t pace_came_at(const pc_worker *w, const conn *c, uint64_t now);
 
 /* queue.c */
-resend backlog_take(pc_worker *w);
-bool backlog_take_for(pc_worker *w, uint32_t origin, resend *r, uint64_t now);
-void closed_fill(conn *c, uint64_t now);
-void dispatch(pc_worker *w); /* each send stamped with the time it is written */
-bool has_room(const conn *c);
-int oq_push(pc_worker *w, resend r, bool front);
-uint32_t pick_tmpl(pc_worker *w);
-uint32_t pick_tmpl_for(pc_worker *w, uint32_t origin);
-void ready_push(conn *c);
-void slot_release(conn *c, slot *s);
-pc_reqsrc tmpl_source(const pc_run *run);
+resend queue_take(pc_worker *w);
+bool queue_take_for(pc_worker *w, uint32_t origin, resend *r, uint64_t now);
+void queue_closed_fill(conn *c, uint64_t now);
+void queue_dispatch(pc_worker *w); /* each send stamped with the time it is written */
+bool queue_has_room(const conn *c);
+int queue_push(pc_worker *w, resend r, bool front);
+uint32_t queue_pick_tmpl(pc_worker *w);
+uint32_t queue_pick_tmpl_for(pc_worker *w, uint32_t origin);
+void queue_ready_push(conn *c);
+void queue_slot_release(conn *c, slot *s);
+pc_reqsrc queue_tmpl_source(const pc_run *run);
 
 /* wake.c: every connection's protocol timer and delay() wake-up, in w->due.
  * wake_timer and wake_delay set c's (0: none); wake_due handles those due. */
@@ -205,9 +205,9 @@ void wake_due(pc_worker *w, uint64_t now);
 /* recorder.c */
 void drain_backlog(pc_worker *w, uint64_t now);
 void rec_latency(pc_worker *w, int64_t corrected, int64_t uncorrected);
-void record_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t body);
-void record_failed(pc_worker *w, const slot *s, int kind, uint64_t now);
+void rec_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t body);
+void rec_failed(pc_worker *w, const slot *s, int kind, uint64_t now);
 void record_never_sent(pc_worker *w, uint64_t intended, uint64_t now);
-void record_interrupted(pc_worker *w, const slot *s);
+void rec_interrupted(pc_worker *w, const slot *s);
 
 #endif
