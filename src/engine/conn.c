@@ -38,7 +38,7 @@ void conn_close(conn *c)
     c->state = CS_CLOSED;
     c->carry_len = 0;
     c->events = 0;
-    c->timer_at = 0;
+    wake_timer(c, 0);
     c->reused = false;
     c->draining = false;
     c->goaway = false;
@@ -112,7 +112,7 @@ static void conn_on_ready(conn *c, uint64_t now)
     c->conn_time = now - c->t_start;
     w->pref_addr = c->addr_idx;
     c->spoke = NULL; /* until the protocol says it speaks (eng_speaks) */
-    c->timer_at = 0;
+    wake_timer(c, 0);
     /* A protocol with a handshake of its own is open, and settles, once
      * that is done (eng_tls_done). */
     if (!c->proto->connecting) {
@@ -517,12 +517,7 @@ int conn_connect_to(pc_worker *w, const char *addr)
 
 void eng_timer(http_conn *hc, uint64_t when)
 {
-    conn *c = conn_of(hc);
-    pc_worker *w = c->w;
-
-    c->timer_at = when;
-    if (when && (!w->next_wake || when < w->next_wake))
-        w->next_wake = when;
+    wake_timer(conn_of(hc), when);
 }
 
 void eng_tls_done(http_conn *hc, uint64_t now, bool resumed, const char *version,

@@ -15,6 +15,7 @@
 #include "engine/worker.h"
 #include "http/http.h"
 #include "proto/h1req.h"
+#include "util/heap.h"
 
 typedef struct conn conn;
 
@@ -60,6 +61,8 @@ struct conn {
     uint64_t conn_time; /* how long connecting (TCP + TLS) took */
     uint64_t wake_at;   /* delay(): no request before this time (0: none) */
     uint64_t timer_at;  /* the protocol's eng_timer: call expire then (0: none) */
+    pc_heap_node timer_hn, wake_hn; /* timer_at's and wake_at's entries in w->due (wake.c) */
+    uint32_t timer_pass; /* the wake_due pass that last expired its timer */
     /* The batch a connection sends at once (--pipeline, --batch-latency):
      * the first one's intended time, and when its first byte went out. */
     uint64_t batch_intended; /* (h.batch_sent: when its first byte went out) */

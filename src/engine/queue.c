@@ -323,15 +323,13 @@ void queue_closed_fill(conn *c, uint64_t now)
             double ms = w->src.ops->delay(w->src.self);
 
             if (ms > 0) {
-                c->wake_at = now + (uint64_t)(ms * 1e6);
-                if (!w->next_wake || c->wake_at < w->next_wake)
-                    w->next_wake = c->wake_at;
+                wake_delay(c, now + (uint64_t)(ms * 1e6));
                 return;
             }
         } else if (now < c->wake_at) {
             return;
         }
-        c->wake_at = 0;
+        wake_delay(c, 0);
     }
     while (queue_has_room(c)) {
         uint32_t before = c->h.count, gen = c->h.gen;

@@ -300,26 +300,17 @@ static void stop_at(pc_worker *w, uint64_t t)
         w->stop = t > w->measure_start ? t : w->measure_start;
 }
 
-/* A connection's wake-up time has come: its delay() is over (a request
- * may go), or its protocol's timer (eng_timer) is due. */
-static void wake(pc_worker *w, uint64_t now)
+/* What is due in w->due (wake.c): protocol timers expire there; a
+ * connection whose delay() is over gets its requests here (one left over
+ * once the run has ended is dropped: queue_closed_fill would send nothing). */
+static void wake_due(pc_worker *w, uint64_t now)
 {
-    w->next_wake = 0;
-    for (uint32_t i = 0; i < w->nconns; i++) {
-        conn *c = &w->conns[i];
+    conn *c;
 
-        if (c->timer_at && now >= c->timer_at) {
-            c->timer_at = 0;
-            if (c->state == CS_READY)
-                c->proto->expire(&c->h, now);
-        }
-        if (c->wake_at && now >= c->wake_at && w->phase == P_RUN)
+    wake_begin(w);
+    while ((c = wake_next(w, now)))
+        if (w->phase == P_RUN)
             queue_closed_fill(c, now);
-        if (c->wake_at && now < c->wake_at && (!w->next_wake || c->wake_at < w->next_wake))
-            w->next_wake = c->wake_at;
-        if (c->timer_at && (!w->next_wake || c->timer_at < w->next_wake))
-            w->next_wake = c->timer_at;
-    }
 }
 
 static void run_loop(pc_worker *w)
@@ -344,7 +335,7 @@ static void run_loop(pc_worker *w)
          * date (or found closed, and reopened) before a request is handed
          * to it, not after. */
         if (w->next_wake && now >= w->next_wake)
-            wake(w, now);
+            wake_due(w, now);
         if (w->phase == P_RUN) {
             uint64_t s = atomic_load_explicit(&run->stop_ns, memory_order_relaxed);
 
@@ -435,7 +426,7 @@ static void connect_phase(pc_worker *w)
             handle_events(w, ev, n);
         now = pc_now_ns();
         if (w->next_wake && now >= w->next_wake)
-            wake(w, now);
+            wake_due(w, now);
         if (now >= w->next_tick)
             tick(w, now);
         if (w->settled != settled) {
@@ -598,7 +589,7 @@ pc_worker *worker_new(pc_run *run, uint32_t index, uint32_t nconns)
     w->slot_mem = calloc((size_t)nconns * w->depth, sizeof *w->slot_mem);
     w->idx_mem = calloc((size_t)nconns * w->depth, sizeof *w->idx_mem);
     w->rbuf = malloc(RBUF_SIZE);
-    if (!w->conns || !w->slot_mem || !w->idx_mem || !w->rbuf || queue_init(w) < 0)
+    if (!w->conns || !w->slot_mem || !w->idx_mem || !w->rbuf || queue_init(w) < 0 || wake_init(w) < 0)
         goto fail;
     w->epfd = epoll_create1(EPOLL_CLOEXEC);
     w->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -671,6 +662,7 @@ void worker_free(pc_worker *w)
     free(w->rbuf);
     queue_free(w);
     free(w->ns_due);
+    pc_heap_free(&w->due);
     free(w);
 }
 

@@ -95,7 +95,9 @@ struct pc_worker {
     uint32_t starting; /* inside conn_start (a connect that fails there is retried later) */
     pc_reqsrc src;    /* where requests come from: the templates, or a script */
     const char *text_ok; /* the source's lasting request text, checked (eng_request) */
-    uint64_t next_wake; /* earliest delay() wake-up, 0 = none */
+    uint64_t next_wake; /* earliest entry of due (a timer or delay()), 0 = none */
+    pc_heap due;        /* the connections' deadlines (wake.c) */
+    uint32_t wake_pass; /* wake_due calls so far */
     pc_queue q;       /* queue.c's: connections with room, requests waiting */
     pc_addr *addrs;   /* where to connect (the run's, or setup()'s thread.addr) */
     uint32_t naddrs;
@@ -184,7 +186,18 @@ void pace_begin(pc_worker *w, uint64_t now); /* the measured period begins: busy
  * loop's turn, a request created, bytes read), so nothing of the measured
  * period is lost; per-request outcomes of warm-up requests never reach the
  * statistics anyway (see warm()). */
-void rec_warmup_end(pc_worker *w, uint64_t now); /* recorder.c */
+void rec_warmup_end(pc_worker *w, uint64_t now); /* wake.c: every connection's protocol timer and delay() wake-up, in w->due.
+ * wake_timer and wake_delay set c's (0: none). A pass over what is due:
+ * wake_begin, then wake_next until NULL, each call handing due protocol
+ * timers to their protocol (expire) and returning the next connection
+ * whose delay() is over (the caller sends its requests: worker.c). */
+int wake_init(pc_worker *w); /* 0 or -ENOMEM */
+void wake_timer(conn *c, uint64_t when);
+void wake_delay(conn *c, uint64_t when);
+void wake_begin(pc_worker *w);
+conn *wake_next(pc_worker *w, uint64_t now);
+
+/* recorder.c */
 static inline void check_warmup(pc_worker *w, uint64_t now)
 {
     if (!w->warm_reset && w->phase == P_RUN && now >= w->measure_start)

@@ -12,11 +12,12 @@
  * --delay and --capacity give each response a time before which it is not
  * sent. Those times never decrease within a connection, so pipelined
  * responses stay in order by sending the ring strictly front to back; a
- * per-thread min-heap of connections, keyed by the time their first pending
- * response becomes due, drives one timerfd.
+ * per-thread min-heap of connections (util/heap.h), keyed by the time
+ * their first pending response becomes due, drives one timerfd.
  */
 #include "serve/serve_int.h"
 #include "util/clock.h"
+#include "util/heap.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -37,7 +38,6 @@
 #define ROUNDS_MAX 32           /* read/parse/send rounds per turn (fairness) */
 #define LINGER_NS 2000000000ull /* how long a closing connection is drained */
 #define ACCEPT_RETRY_NS 100000000ull
-#define NOT_IN_HEAP SIZE_MAX
 
 /* epoll data for the fds that are not connections (whose data is a
  * pointer, never this small). */
@@ -80,9 +80,7 @@ struct conn {
     /* Output ring: out_sent bytes of the first item are already sent. */
     uint32_t out_head, out_count;
     size_t out_sent;
-    /* Timer heap membership. */
-    size_t heap_idx;
-    uint64_t key;
+    pc_heap_node hn; /* in the loop's heap while a deadline is set */
     uint64_t linger_deadline;
     struct conn *prev, *next; /* live list; next also links free/dead */
     struct conn *again_next;
@@ -104,102 +102,9 @@ struct serve_loop {
     struct conn *dead;     /* closed this turn; reused only after it */
     struct conn *again;    /* ran out of rounds; resume next turn */
     size_t nlive;
-    struct conn **heap;
-    size_t heap_len, heap_cap;
+    pc_heap heap;          /* connections by deadline (util/heap.h): room for
+                            * every live one is reserved as it opens */
 };
-
-/* A binary min-heap of connections by key; each knows its index, so it
- * can be moved or removed in O(log n) when its deadline changes. */
-static void heap_swap(struct serve_loop *lp, size_t a, size_t b)
-{
-    struct conn *t = lp->heap[a];
-
-    lp->heap[a] = lp->heap[b];
-    lp->heap[b] = t;
-    lp->heap[a]->heap_idx = a;
-    lp->heap[b]->heap_idx = b;
-}
-
-static void heap_up(struct serve_loop *lp, size_t i)
-{
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-
-        if (lp->heap[p]->key <= lp->heap[i]->key)
-            break;
-        heap_swap(lp, i, p);
-        i = p;
-    }
-}
-
-static void heap_down(struct serve_loop *lp, size_t i)
-{
-    for (;;) {
-        size_t l = 2 * i + 1, m = l;
-
-        if (l >= lp->heap_len)
-            break;
-        if (l + 1 < lp->heap_len && lp->heap[l + 1]->key < lp->heap[l]->key)
-            m = l + 1;
-        if (lp->heap[i]->key <= lp->heap[m]->key)
-            break;
-        heap_swap(lp, i, m);
-        i = m;
-    }
-}
-
-/* Put c in the heap at key, or move it there. Capacity was reserved when c
- * was opened (heap_cap >= live connections), so this cannot fail. */
-static void heap_set(struct serve_loop *lp, struct conn *c, uint64_t key)
-{
-    uint64_t old = c->key;
-
-    c->key = key;
-    if (c->heap_idx == NOT_IN_HEAP) {
-        c->heap_idx = lp->heap_len;
-        lp->heap[lp->heap_len++] = c;
-        heap_up(lp, c->heap_idx);
-    } else if (key < old) {
-        heap_up(lp, c->heap_idx);
-    } else if (key > old) {
-        heap_down(lp, c->heap_idx);
-    }
-}
-
-static void heap_del(struct serve_loop *lp, struct conn *c)
-{
-    size_t i = c->heap_idx;
-    struct conn *last;
-
-    if (i == NOT_IN_HEAP)
-        return;
-    c->heap_idx = NOT_IN_HEAP;
-    last = lp->heap[--lp->heap_len];
-    if (i < lp->heap_len) {
-        lp->heap[i] = last;
-        last->heap_idx = i;
-        heap_up(lp, i);
-        heap_down(lp, last->heap_idx);
-    }
-}
-
-static int heap_reserve(struct serve_loop *lp, size_t n)
-{
-    struct conn **h;
-    size_t cap;
-
-    if (n <= lp->heap_cap)
-        return 0;
-    cap = lp->heap_cap ? lp->heap_cap * 2 : 64;
-    while (cap < n)
-        cap *= 2;
-    h = realloc(lp->heap, cap * sizeof *h);
-    if (!h)
-        return -ENOMEM;
-    lp->heap = h;
-    lp->heap_cap = cap;
-    return 0;
-}
 
 /* The time a response to a request completed now may be sent. --capacity
  * hands out send slots interval_ns apart in arrival order (first come,
@@ -516,7 +421,7 @@ static void conn_close(struct serve_loop *lp, struct conn *c)
         if (lp->next_slot < now)
             lp->next_slot = now;
     }
-    heap_del(lp, c);
+    pc_heap_remove(&lp->heap, &c->hn);
     close(c->fd);
     c->fd = -1;
     if (c->prev)
@@ -562,7 +467,7 @@ static void conn_linger(struct serve_loop *lp, struct conn *c)
         conn_close(lp, c);
         return;
     }
-    heap_set(lp, c, c->linger_deadline);
+    (void)pc_heap_set(&lp->heap, &c->hn, c->linger_deadline);
 }
 
 /* Move a connection forward after an event or a timer: parse what is
@@ -610,7 +515,7 @@ static void conn_run(struct serve_loop *lp, struct conn *c)
         break;
     }
     if (c->out_count == 0) {
-        heap_del(lp, c);
+        pc_heap_remove(&lp->heap, &c->hn);
         if (c->closing)
             conn_linger(lp, c);
         else if (c->read_eof)
@@ -621,9 +526,9 @@ static void conn_run(struct serve_loop *lp, struct conn *c)
      * response was not due when conn_flush looked (it may be by now, in
      * which case the timer loop picks it up at once). */
     if (blocked)
-        heap_del(lp, c);
+        pc_heap_remove(&lp->heap, &c->hn);
     else
-        heap_set(lp, c, c->ring[c->out_head].ready_ns);
+        (void)pc_heap_set(&lp->heap, &c->hn, c->ring[c->out_head].ready_ns);
 }
 
 /* Set up an accepted socket, reusing a closed connection's memory (its
@@ -633,7 +538,7 @@ static struct conn *conn_open(struct serve_loop *lp, int fd)
     struct epoll_event ev;
     struct conn *c = lp->free_list;
 
-    if (heap_reserve(lp, lp->nlive + 1) < 0)
+    if (pc_heap_reserve(&lp->heap, (uint32_t)lp->nlive + 1) < 0)
         return NULL;
     if (c)
         lp->free_list = c->next;
@@ -647,8 +552,7 @@ static struct conn *conn_open(struct serve_loop *lp, int fd)
     c->in_off = c->in_len = c->scan = 0;
     c->out_head = c->out_count = 0;
     c->out_sent = 0;
-    c->heap_idx = NOT_IN_HEAP;
-    c->key = 0;
+    c->hn.idx = PC_HEAP_NONE;
     /* Registered once for both directions, edge-triggered, so the loop
      * never has to modify it (no epoll_ctl per request). */
     ev.events = EPOLLIN | EPOLLOUT | EPOLLET;
@@ -720,17 +624,18 @@ static void do_accept(struct serve_loop *lp)
  * due, and the listener after an fd shortage. */
 static void run_timers(struct serve_loop *lp)
 {
+    pc_heap_node *n;
     uint64_t now;
 
-    if (!lp->heap_len && !lp->accept_paused)
+    if (!lp->heap.len && !lp->accept_paused)
         return;
     now = pc_now_ns();
     if (lp->accept_paused && now >= lp->accept_resume && listener_add(lp) == 0)
         lp->accept_paused = false;
-    while (lp->heap_len > 0 && lp->heap[0]->key <= now) {
-        struct conn *c = lp->heap[0];
+    while ((n = pc_heap_top(&lp->heap)) && n->key <= now) {
+        struct conn *c = PC_HEAP_ENTRY(n, struct conn, hn);
 
-        heap_del(lp, c);
+        pc_heap_remove(&lp->heap, n);
         conn_run(lp, c);
     }
 }
@@ -740,7 +645,7 @@ static void run_timers(struct serve_loop *lp)
 static int rearm(struct serve_loop *lp)
 {
     struct itimerspec its;
-    uint64_t want = lp->heap_len ? lp->heap[0]->key : 0;
+    uint64_t want = lp->heap.len ? pc_heap_top(&lp->heap)->key : 0;
 
     if (lp->accept_paused && (!want || lp->accept_resume < want))
         want = lp->accept_resume;
@@ -884,7 +789,7 @@ void serve_worker_fini(struct serve_worker *w)
     free_conns(lp->live);
     free_conns(lp->dead);
     free_conns(lp->free_list);
-    free(lp->heap);
+    pc_heap_free(&lp->heap);
     if (lp->timerfd >= 0)
         close(lp->timerfd);
     if (lp->epfd >= 0)
