@@ -16,6 +16,7 @@
 #include "report/progress.h"
 #include "stats/hdr_codec.h"
 #include "util/clock.h"
+#include "util/grow.h"
 
 #define LIVE_TAG 17
 #define LIVE_WAIT_NS 100000000ull /* for the others' interval, at most */
@@ -154,15 +155,8 @@ static void send_interval(mlive *l, const pc_interval *iv)
     size_t hlen = 0, len, at;
 
     reap(l, false);
-    if (l->nsends == l->capsends) {
-        size_t cap = l->capsends ? 2 * l->capsends : 16;
-        live_send *s = realloc(l->sends, cap * sizeof *s);
-
-        if (!s)
-            return;
-        l->sends = s;
-        l->capsends = cap;
-    }
+    if (grow_array(&l->sends, &l->capsends, l->nsends + 1, 16, sizeof *l->sends) < 0)
+        return;
     if (hdrc_encode(&iv->latency, &hist, &hlen) < 0)
         return;
     head_from(&h, iv);

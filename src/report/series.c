@@ -9,19 +9,11 @@
 #include <string.h>
 
 #include "stats/hdr_codec.h"
+#include "util/grow.h"
 
 static int grow(pc_series *s)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        pc_point *v = realloc(s->v, cap * sizeof *v);
-
-        if (!v)
-            return -ENOMEM;
-        s->v = v;
-        s->cap = cap;
-    }
-    return 0;
+    return grow_array(&s->v, &s->cap, s->n + 1, 64, sizeof *s->v);
 }
 
 int series_add_interval(pc_series *s, const pc_interval *iv, double wall_start_s)

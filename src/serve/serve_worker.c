@@ -17,6 +17,7 @@
  */
 #include "serve/serve_int.h"
 #include "util/clock.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -185,20 +186,7 @@ static void heap_del(struct serve_loop *lp, struct conn *c)
 
 static int heap_reserve(struct serve_loop *lp, size_t n)
 {
-    struct conn **h;
-    size_t cap;
-
-    if (n <= lp->heap_cap)
-        return 0;
-    cap = lp->heap_cap ? lp->heap_cap * 2 : 64;
-    while (cap < n)
-        cap *= 2;
-    h = realloc(lp->heap, cap * sizeof *h);
-    if (!h)
-        return -ENOMEM;
-    lp->heap = h;
-    lp->heap_cap = cap;
-    return 0;
+    return grow_array(&lp->heap, &lp->heap_cap, n, 64, sizeof *lp->heap);
 }
 
 /* The time a response to a request completed now may be sent. --capacity
