@@ -10,6 +10,7 @@
 #include <time.h>
 
 
+#include "report/json_out.h"
 #include "report/report.h"
 #include "report/verdict.h"
 #include "report/slo.h"
