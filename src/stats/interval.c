@@ -65,9 +65,10 @@ void interval_merge(pc_interval *dst, const pc_interval *src)
     dst->parts += src->parts ? src->parts : 1;
     hdr_add(&dst->latency, &src->latency);
     hdr_add(&dst->latency_u, &src->latency_u);
+    /* Each counter as an array of uint64_t (one, for a scalar). */
 #define ADD(kind, f, dim)                                                                    \
-    for (size_t i = 0; i < PC_INTERVAL_N(f); i++)                                            \
-        PC_INTERVAL_AT(dst, f)[i] += PC_INTERVAL_CAT(src, f)[i];
+    for (size_t i = 0; i < sizeof dst->f / sizeof(uint64_t); i++)                           \
+        ((uint64_t *)&dst->f)[i] += ((const uint64_t *)&src->f)[i];
     PC_INTERVAL_COUNTERS(ADD)
 #undef ADD
 }

@@ -57,12 +57,6 @@ typedef struct pc_interval {
 } pc_interval;
 #undef PC_INTERVAL_MEMBER_
 
-/* The number of uint64_t in the counter field of an interval. */
-#define PC_INTERVAL_N(field) (sizeof(((pc_interval *)0)->field) / sizeof(uint64_t))
-/* The counter field of iv as an array of PC_INTERVAL_N(field). */
-#define PC_INTERVAL_AT(iv, field) ((uint64_t *)&(iv)->field)
-#define PC_INTERVAL_CAT(iv, field) ((const uint64_t *)&(iv)->field)
-
 /* Allocate an empty interval (histograms as in stats.h). NULL on OOM. */
 pc_interval *interval_new(void);
 void interval_free(pc_interval *iv);
