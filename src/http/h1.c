@@ -11,6 +11,7 @@
 
 #include "http/http.h"
 #include "proto/h1parse.h"
+#include "util/grow.h"
 
 /* What HTTP/1.1 keeps per request, by slot index. */
 typedef struct h1slot {
@@ -162,19 +163,9 @@ static void h1_submit(http_conn *c, slot *s)
         h->unwritten++;
         return;
     }
-    if (h->olen + len > h->ocap) {
-        size_t cap = h->ocap ? h->ocap : 256;
-        char *b;
-
-        while (cap < h->olen + len)
-            cap *= 2;
-        b = realloc(h->obuf, cap);
-        if (!b) {
-            eng_failed(c, s, PC_ERR_WRITE, "out of memory", 0);
-            return;
-        }
-        h->obuf = b;
-        h->ocap = cap;
+    if (grow_array(&h->obuf, &h->ocap, h->olen + len, 256, 1) < 0) {
+        eng_failed(c, s, PC_ERR_WRITE, "out of memory", 0);
+        return;
     }
     memcpy(h->obuf + h->olen, r->h1, len);
     h->olen += len;

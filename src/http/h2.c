@@ -18,6 +18,7 @@
 
 #include "http/http.h"
 #include "proto/h1req.h"
+#include "util/grow.h"
 
 /* What pacer's side saw of one stream's response, to name what nghttp2
  * decided when it resets the stream itself (RFC 9113 8.1.1: a malformed
@@ -546,18 +547,8 @@ static void h2_submit(http_conn *c, slot *s)
 /* Append to the output buffer. */
 static int out_append(h2state *h, const uint8_t *p, size_t n)
 {
-    if (h->out_len + n > h->out_cap) {
-        size_t cap = h->out_cap ? h->out_cap : 16384;
-        uint8_t *b;
-
-        while (cap < h->out_len + n)
-            cap *= 2;
-        b = realloc(h->out, cap);
-        if (!b)
-            return -ENOMEM;
-        h->out = b;
-        h->out_cap = cap;
-    }
+    if (grow_array(&h->out, &h->out_cap, h->out_len + n, 16384, 1) < 0)
+        return -ENOMEM;
     memcpy(h->out + h->out_len, p, n);
     h->out_len += n;
     return 0;

@@ -19,7 +19,7 @@
 #include "mpi/mrun.h"
 #include "mpi/run.h"
 #include "report/merge.h"
-#include "report/report.h"
+#include "report/json_out.h"
 #include "report/rundesc.h"
 #include "util/clock.h"
 #include "workflow/workflow.h"

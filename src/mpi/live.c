@@ -16,18 +16,50 @@
 #include "report/progress.h"
 #include "stats/hdr_codec.h"
 #include "util/clock.h"
+#include "util/grow.h"
 
 #define LIVE_TAG 17
 #define LIVE_WAIT_NS 100000000ull /* for the others' interval, at most */
 #define LIVE_NAP_NS 1000000L
 #define LIVE_SLACK_NS 10000000000ull /* a probed message, or the last ones, to come */
 
+/* The interval's counters but the per-code ones, which follow the head. */
+#define HEAD_COUNT(f, dim) uint64_t f dim;
+#define HEAD_CODES(f, dim)
+#define HEAD(kind, f, dim) HEAD_##kind(f, dim)
 typedef struct live_head {
     uint32_t index, nstatus;
     uint64_t hist_len;
-    uint64_t completed, errors, timeouts, non2xx, bytes_read, connect_errors, status_other;
-    uint64_t err[PC_ERR_KINDS];
+    PC_INTERVAL_COUNTERS(HEAD)
 } live_head;
+#undef HEAD
+#undef HEAD_CODES
+#undef HEAD_COUNT
+
+/* The head's counters from an interval, and back. */
+#define SKIP_CODES(f)
+#define FROM_COUNT(f) memcpy(&h->f, &iv->f, sizeof h->f);
+#define FROM(kind, f, dim) FROM_##kind(f)
+#define FROM_CODES SKIP_CODES
+static void head_from(live_head *h, const pc_interval *iv)
+{
+    PC_INTERVAL_COUNTERS(FROM)
+}
+#define TO_COUNT(f) memcpy(&iv->f, &h->f, sizeof h->f);
+#define TO(kind, f, dim) TO_##kind(f)
+#define TO_CODES SKIP_CODES
+static void head_to(pc_interval *iv, const live_head *h)
+{
+    PC_INTERVAL_COUNTERS(TO)
+}
+#undef TO_CODES
+#undef TO
+#undef TO_COUNT
+#undef FROM_CODES
+#undef FROM
+#undef FROM_COUNT
+#undef SKIP_CODES
+
 
 typedef struct live_status {
     uint64_t code, count;
@@ -118,30 +150,16 @@ static int reap(mlive *l, bool wait)
 /* A rank but 0: this interval to rank 0. */
 static void send_interval(mlive *l, const pc_interval *iv)
 {
-    live_head h = {.index = iv->index,
-                   .completed = iv->completed,
-                   .errors = iv->errors,
-                   .timeouts = iv->timeouts,
-                   .non2xx = iv->non2xx,
-                   .bytes_read = iv->bytes_read,
-                   .connect_errors = iv->connect_errors,
-                   .status_other = iv->status_other};
+    live_head h = {.index = iv->index};
     uint8_t *hist = NULL, *buf;
     size_t hlen = 0, len, at;
 
     reap(l, false);
-    if (l->nsends == l->capsends) {
-        size_t cap = l->capsends ? 2 * l->capsends : 16;
-        live_send *s = realloc(l->sends, cap * sizeof *s);
-
-        if (!s)
-            return;
-        l->sends = s;
-        l->capsends = cap;
-    }
+    if (grow_array(&l->sends, &l->capsends, l->nsends + 1, 16, sizeof *l->sends) < 0)
+        return;
     if (hdrc_encode(&iv->latency, &hist, &hlen) < 0)
         return;
-    memcpy(h.err, iv->err, sizeof h.err);
+    head_from(&h, iv);
     for (int c = 0; c < STATS_MAX_STATUS; c++)
         h.nstatus += iv->status[c] != 0;
     h.hist_len = hlen;
@@ -184,14 +202,7 @@ static pc_interval *decode(const uint8_t *buf, size_t len)
         !(iv = interval_new()))
         return NULL;
     iv->index = h.index;
-    iv->completed = h.completed;
-    iv->errors = h.errors;
-    iv->timeouts = h.timeouts;
-    iv->non2xx = h.non2xx;
-    iv->bytes_read = h.bytes_read;
-    iv->connect_errors = h.connect_errors;
-    iv->status_other = h.status_other;
-    memcpy(iv->err, h.err, sizeof h.err);
+    head_to(iv, &h);
     for (uint32_t i = 0; i < h.nstatus; i++, at += sizeof(live_status)) {
         live_status st;
 

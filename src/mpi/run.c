@@ -36,6 +36,7 @@
 #include "report/html.h"
 #include "report/merge.h"
 #include "report/outputs.h"
+#include "report/json_out.h"
 #include "report/report.h"
 #include "report/slo.h"
 #include "stats/hdr_codec.h"

@@ -20,6 +20,8 @@
 
 #include <string.h>
 
+#include "util/hex.h"
+
 enum {
     ST_STATUS = 0, /* must be 0: h1_init zeroes the struct */
     ST_HEADER,
@@ -90,16 +92,6 @@ static inline int is_ows(char c)
 static inline int is_digit(char c)
 {
     return c >= '0' && c <= '9';
-}
-
-static inline int hexval(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c |= 0x20;
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
 }
 
 /* Case-insensitive compare of s[0..n) with a lower-case literal. */
@@ -279,7 +271,7 @@ static int parse_chunk_size(h1_parser *p, const char *s, size_t n)
     size_t i = 0;
     int d;
 
-    for (; i < n && (d = hexval((unsigned char)s[i])) >= 0; i++) {
+    for (; i < n && (d = hex_digit((unsigned char)s[i])) >= 0; i++) {
         /* Bound at INT64_MAX like Content-Length; leading zeros are free. */
         if (v > (uint64_t)INT64_MAX >> 4)
             return H1_E_CHUNK;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
 #include "util/json.h"
 
 typedef struct hbuf {
@@ -73,24 +74,9 @@ static void put_n(html_doc *d, const char *s, size_t n)
 
     if (d->err || n == 0)
         return;
-    if (n > b->cap - b->len) {
-        size_t cap = b->cap ? b->cap : 4096;
-        char *p;
-
-        while (cap - b->len < n) {
-            if (cap > SIZE_MAX / 2) {
-                d->err = -ENOMEM;
-                return;
-            }
-            cap *= 2;
-        }
-        p = realloc(b->p, cap);
-        if (!p) {
-            d->err = -ENOMEM;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
+    if (n > SIZE_MAX - b->len || grow_array(&b->p, &b->cap, b->len + n, 4096, 1) < 0) {
+        d->err = -ENOMEM;
+        return;
     }
     memcpy(b->p + b->len, s, n);
     b->len += n;
@@ -313,15 +299,8 @@ html_chart *html_doc_chart(html_doc *d, const char *title, const char *xlabel, i
 
     if (!d)
         return NULL;
-    if (d->ncharts == d->capcharts) {
-        size_t cap = d->capcharts ? d->capcharts * 2 : 8;
-        html_chart **v = realloc(d->charts, cap * sizeof *v);
-
-        if (!v)
-            goto oom;
-        d->charts = v;
-        d->capcharts = cap;
-    }
+    if (grow_array(&d->charts, &d->capcharts, d->ncharts + 1, 8, sizeof *d->charts) < 0)
+        goto oom;
     c = calloc(1, sizeof *c);
     if (!c)
         goto oom;
@@ -354,15 +333,8 @@ static void add_series(html_chart *c, const char *name, size_t n, double *x, dou
 
     if (!nm)
         goto oom;
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 4;
-        html_series *v = realloc(c->v, cap * sizeof *v);
-
-        if (!v)
-            goto oom;
-        c->v = v;
-        c->cap = cap;
-    }
+    if (grow_array(&c->v, &c->cap, c->n + 1, 4, sizeof *c->v) < 0)
+        goto oom;
     s = &c->v[c->n++];
     s->name = nm;
     s->n = n;

@@ -207,9 +207,6 @@ static void shape(html_doc *d, const pc_rundesc *run, const pc_results *res)
 
 static void summary(html_doc *d, const pc_rundesc *run, const pc_results *res)
 {
-    static const char *const kinds[PC_ERR_KINDS] = {"Connect errors", "Errors: read",
-                                                    "Errors: write", "Timed out",
-                                                    "Errors: protocol"};
     static const int order[] = {PC_ERR_TIMEOUT, PC_ERR_READ, PC_ERR_WRITE, PC_ERR_PROTOCOL,
                                 PC_ERR_CONNECT};
     const pc_stats *st = &res->st;
@@ -225,7 +222,7 @@ static void summary(html_doc *d, const pc_rundesc *run, const pc_results *res)
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
         int k = order[i];
 
-        row(t, kinds[k], u64(a, k == PC_ERR_CONNECT ? st->connect_errors : st->err[k]),
+        row(t, pc_err_label(k), u64(a, k == PC_ERR_CONNECT ? st->connect_errors : st->err[k]),
             k == PC_ERR_CONNECT && !st->why[k][0] ? "failed connection attempts" : st->why[k],
             NULL);
     }

@@ -10,6 +10,7 @@
 #include <time.h>
 
 
+#include "report/json_out.h"
 #include "report/report.h"
 #include "report/verdict.h"
 #include "report/slo.h"
@@ -283,6 +284,42 @@ static void w_quic(json_w *w, const pc_stats *st)
     json_w_obj_end(w);
 }
 
+/* One point of the series, its fields as pc_point_fields lists them. */
+static void w_point(json_w *w, const pc_point *p)
+{
+    for (size_t i = 0; i < pc_point_nfields; i++) {
+        const pc_point_field *f = &pc_point_fields[i];
+        const char *at = (const char *)p + f->off;
+        uint64_t u;
+        int64_t ns;
+        double d;
+        const char *s;
+
+        switch (f->kind) {
+        case PC_PF_SECS:
+            memcpy(&d, at, sizeof d);
+            json_w_kdouble(w, f->key, d);
+            break;
+        case PC_PF_COUNT:
+            memcpy(&u, at, sizeof u);
+            json_w_kuint(w, f->key, u);
+            break;
+        case PC_PF_RATE:
+            memcpy(&u, at, sizeof u);
+            json_w_kdouble(w, f->key, p->length_s > 0 ? (double)u / p->length_s : 0);
+            break;
+        case PC_PF_US:
+            memcpy(&ns, at, sizeof ns);
+            json_w_kdouble(w, f->key, (double)ns / 1e3);
+            break;
+        case PC_PF_B64:
+            memcpy(&s, at, sizeof s);
+            json_w_kstr(w, f->key, s);
+            break;
+        }
+    }
+}
+
 static void w_series(json_w *w, const pc_series *s, double interval_s)
 {
     json_w_key(w, "intervals");
@@ -292,27 +329,8 @@ static void w_series(json_w *w, const pc_series *s, double interval_s)
     json_w_key(w, "series");
     json_w_arr_begin(w);
     for (size_t i = 0; s && i < s->n; i++) {
-        const pc_point *p = &s->v[i];
-
         json_w_obj_begin(w);
-        json_w_kdouble(w, "start_epoch_s", p->start_s);
-        json_w_kdouble(w, "length_s", p->length_s);
-        json_w_kuint(w, "requests", p->completed);
-        json_w_kdouble(w, "rate", p->length_s > 0 ? (double)p->completed / p->length_s : 0);
-        json_w_kuint(w, "errors", p->errors);
-        json_w_kuint(w, "timeouts", p->timeouts);
-        json_w_kuint(w, "non2xx", p->non2xx);
-        json_w_kuint(w, "bytes", p->bytes);
-        /* The keys name their unit, as the --csv columns do. */
-        json_w_kdouble(w, "p50_us", (double)p->p50 / 1e3);
-        json_w_kdouble(w, "p90_us", (double)p->p90 / 1e3);
-        json_w_kdouble(w, "p99_us", (double)p->p99 / 1e3);
-        json_w_kdouble(w, "p99.9_us", (double)p->p999 / 1e3);
-        json_w_kdouble(w, "max_us", (double)p->max / 1e3);
-        json_w_kdouble(w, "uncorrected_p50_us", (double)p->u_p50 / 1e3);
-        json_w_kdouble(w, "uncorrected_p99_us", (double)p->u_p99 / 1e3);
-        json_w_kstr(w, "histogram", p->hist);
-        json_w_kstr(w, "histogram_uncorrected", p->hist_u);
+        w_point(w, &s->v[i]);
         json_w_obj_end(w);
     }
     json_w_arr_end(w);

@@ -258,13 +258,50 @@ static void point_percentiles(pc_point *p)
 static int64_t point_us(const json_val *e, const char *key)
 {
     char k[48];
-    double v;
+    size_t n = strlen(key);
+    double v = json_num(json_get(e, key));
 
-    snprintf(k, sizeof k, "%s_us", key);
-    v = json_num(json_get(e, k));
-    if (isnan(v))
-        v = json_num(json_get(e, key));
+    if (isnan(v) && n > 3 && n - 3 < sizeof k && strcmp(key + n - 3, "_us") == 0) {
+        memcpy(k, key, n - 3);
+        k[n - 3] = 0;
+        v = json_num(json_get(e, k));
+    }
     return isnan(v) || v < 0 ? 0 : (int64_t)llround(v * 1e3);
+}
+
+/* One point of intervals.series[], its fields as pc_point_fields lists
+ * them (the histograms point into the document). */
+static void read_point(const json_val *e, pc_point *p)
+{
+    for (size_t i = 0; i < pc_point_nfields; i++) {
+        const pc_point_field *f = &pc_point_fields[i];
+        char *at = (char *)p + f->off;
+        uint64_t u;
+        int64_t ns;
+        double d;
+        char *s;
+
+        switch (f->kind) {
+        case PC_PF_SECS:
+            d = jd(e, f->key);
+            memcpy(at, &d, sizeof d);
+            break;
+        case PC_PF_COUNT:
+            u = ju(e, f->key);
+            memcpy(at, &u, sizeof u);
+            break;
+        case PC_PF_RATE: /* made from the others */
+            break;
+        case PC_PF_US:
+            ns = point_us(e, f->key);
+            memcpy(at, &ns, sizeof ns);
+            break;
+        case PC_PF_B64:
+            s = (char *)json_str(json_get(e, f->key));
+            memcpy(at, &s, sizeof s);
+            break;
+        }
+    }
 }
 
 /* Add the base64 histogram at path (if any) into h. */
@@ -387,22 +424,7 @@ static int load_json(const char *path, const json_val *root, pc_loaded *l, char 
         const json_val *e = json_at(series, i);
         pc_point p = {0};
 
-        p.start_s = jd(e, "start_epoch_s");
-        p.length_s = jd(e, "length_s");
-        p.completed = ju(e, "requests");
-        p.errors = ju(e, "errors");
-        p.timeouts = ju(e, "timeouts");
-        p.non2xx = ju(e, "non2xx");
-        p.bytes = ju(e, "bytes");
-        p.hist = (char *)json_str(json_get(e, "histogram"));
-        p.hist_u = (char *)json_str(json_get(e, "histogram_uncorrected"));
-        p.p50 = point_us(e, "p50");
-        p.p90 = point_us(e, "p90");
-        p.p99 = point_us(e, "p99");
-        p.p999 = point_us(e, "p99.9");
-        p.max = point_us(e, "max");
-        p.u_p50 = point_us(e, "uncorrected_p50");
-        p.u_p99 = point_us(e, "uncorrected_p99");
+        read_point(e, &p);
         point_percentiles(&p);
         if (series_add_point(&l->series, &p) < 0)
             return -ENOMEM;

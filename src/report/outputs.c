@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "report/html.h"
+#include "report/json_out.h"
 #include "report/report.h"
 #include "report/series.h"
 #include "stats/hlog.h"

@@ -426,16 +426,12 @@ static void view_status(pc_progress *p, frame *fr)
 
 static void view_errors(pc_progress *p, frame *fr)
 {
-    static const char *const name[PC_ERR_KINDS] = {
-        [PC_ERR_CONNECT] = "connect", [PC_ERR_READ] = "read",          [PC_ERR_WRITE] = "write",
-        [PC_ERR_TIMEOUT] = "timeout", [PC_ERR_PROTOCOL] = "protocol",
-    };
     fline l = {.n = 0};
 
     fl_add(&l, 0, "", "errors %" PRIu64, p->errors);
     for (int k = 0; k < PC_ERR_KINDS; k++)
         if (p->err[k])
-            fl_add(&l, 1, "  ", "%s %" PRIu64, name[k], p->err[k]);
+            fl_add(&l, 1, "  ", "%s %" PRIu64, pc_err_name(k), p->err[k]);
     if (p->connect_errors)
         fl_add(&l, 2, "  ", "(failed connects %" PRIu64 ")", p->connect_errors);
     frame_fields(fr, &l);

@@ -1,5 +1,5 @@
 /*
- * report.h - text reports.
+ * report.h - text reports (the JSON result: json_out.h).
  */
 #ifndef PACER_REPORT_REPORT_H
 #define PACER_REPORT_REPORT_H
@@ -72,41 +72,10 @@ double report_rate(const pc_results *res);
 /* The protocol(s) the connections spoke: "h2", "http/1.1", or "mixed". */
 const char *report_protocol(const pc_stats *st);
 
-/* The JSON result document (docs/output.md, docs/pacer-result.schema.json).
- * series may be NULL. Returns 0, or -EIO/-ENOMEM. */
-int report_json(FILE *f, const pc_rundesc *run, const pc_results *res, const pc_series *series);
-
-/* --urls in a result file: config.requests lists the first REPORT_JSON_URLS
- * requests, urls[] the REPORT_JSON_URLS busiest (most completed, ties in
- * the file's order) and urls_other sums the rest, so a million URLs make
- * a file of the same size as a hundred. */
-#define REPORT_JSON_URLS 100
-
-/* The indexes of the (at most max) busiest URLs of st, busiest first.
- * Returns how many. */
-uint32_t report_top_urls(const pc_stats *st, uint32_t *top, uint32_t max);
-
-/* The same document as one value inside a larger one (compare, capacity,
- * suite). */
-struct json_w;
-void report_json_obj(struct json_w *w, const pc_rundesc *run, const pc_results *res,
-                     const pc_series *series);
-
-/* A histogram as the JSON result has one (count, min, mean, stdev, max in
- * us, the percentiles, the encoded "histogram"), under key. */
-struct hdr_hist;
 /* The QUIC lines (packets, RTT) of an HTTP/3 run; nothing for others. */
 void report_quic(FILE *f, const pc_stats *st);
 /* Whether st has any QUIC figure (the JSON's "quic" object is written). */
 bool report_has_quic(const pc_stats *st);
-void report_json_hist(struct json_w *w, const char *key, const struct hdr_hist *h);
-
-/* The --slo objectives and their verdicts as a JSON array (one object per
- * objective: as written, metric, operator, limit and measured value in the
- * objective's unit, the value as printed, PASS/FAIL). v: slo_eval's. */
-struct pc_slo;
-struct pc_verdict;
-void report_json_objectives(struct json_w *w, const struct pc_slo *s, const struct pc_verdict *v);
 
 /* The percentile distribution file the HdrHistogram plotter reads (ms). */
 int report_hgrm(FILE *f, const pc_results *res);

@@ -5,23 +5,51 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats/hdr_codec.h"
+#include "util/grow.h"
+
+/* X(key, field, kind); a field of the wrong type for its kind does not
+ * build. */
+#define POINT_FIELDS(X)                                                                      \
+    X("start_epoch_s", start_s, SECS)                                                        \
+    X("length_s", length_s, SECS)                                                            \
+    X("requests", completed, COUNT)                                                          \
+    X("rate", completed, RATE)                                                               \
+    X("errors", errors, COUNT)                                                               \
+    X("timeouts", timeouts, COUNT)                                                           \
+    X("non2xx", non2xx, COUNT)                                                               \
+    X("bytes", bytes, COUNT)                                                                 \
+    X("p50_us", p50, US)                                                                     \
+    X("p90_us", p90, US)                                                                     \
+    X("p99_us", p99, US)                                                                     \
+    X("p99.9_us", p999, US)                                                                  \
+    X("max_us", max, US)                                                                     \
+    X("uncorrected_p50_us", u_p50, US)                                                       \
+    X("uncorrected_p99_us", u_p99, US)                                                       \
+    X("histogram", hist, B64)                                                                \
+    X("histogram_uncorrected", hist_u, B64)
+
+#define P_(f) (((pc_point *)0)->f)
+#define TYPE_SECS(f) _Generic(P_(f), double: 1, default: 0)
+#define TYPE_COUNT(f) _Generic(P_(f), uint64_t: 1, default: 0)
+#define TYPE_RATE(f) TYPE_COUNT(f)
+#define TYPE_US(f) _Generic(P_(f), int64_t: 1, default: 0)
+#define TYPE_B64(f) _Generic(P_(f), char *: 1, default: 0)
+#define CHECK(key, f, kind) _Static_assert(TYPE_##kind(f), "pc_point." #f " is not a " #kind);
+POINT_FIELDS(CHECK)
+#define ROW(key, f, kind) {key, offsetof(pc_point, f), PC_PF_##kind},
+const pc_point_field pc_point_fields[] = {POINT_FIELDS(ROW)};
+const size_t pc_point_nfields = sizeof pc_point_fields / sizeof pc_point_fields[0];
+#undef ROW
+#undef CHECK
 
 static int grow(pc_series *s)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        pc_point *v = realloc(s->v, cap * sizeof *v);
-
-        if (!v)
-            return -ENOMEM;
-        s->v = v;
-        s->cap = cap;
-    }
-    return 0;
+    return grow_array(&s->v, &s->cap, s->n + 1, 64, sizeof *s->v);
 }
 
 int series_add_interval(pc_series *s, const pc_interval *iv, double wall_start_s)

@@ -24,6 +24,27 @@ typedef struct pc_point {
     char *hist_u;     /* uncorrected */
 } pc_point;
 
+/* How a field of a point is in the JSON result's intervals.series[]. */
+enum pc_point_kind {
+    PC_PF_SECS,  /* a double, as it is */
+    PC_PF_COUNT, /* a uint64_t */
+    PC_PF_RATE,  /* the uint64_t per length_s: written, not read back */
+    PC_PF_US,    /* an int64_t of ns, in us (read back also from the key
+                  * less "_us", as files have it from before the keys named
+                  * their unit, as the --csv columns do) */
+    PC_PF_B64    /* a histogram (char *, V2 base64; NULL: null) */
+};
+typedef struct pc_point_field {
+    const char *key;
+    size_t off; /* in pc_point */
+    enum pc_point_kind kind;
+} pc_point_field;
+/* The fields of a point in the JSON result, in the document's order:
+ * json_out.c writes and merge.c (`pacer report`) reads back each from
+ * here. */
+extern const pc_point_field pc_point_fields[];
+extern const size_t pc_point_nfields;
+
 typedef struct pc_series {
     pc_point *v;
     size_t n, cap;

@@ -8,7 +8,7 @@
  * late it was answered: a stage's latency is that of the load it offered.
  */
 #include "report/stages.h"
-#include "report/report.h"
+#include "report/json_out.h"
 #include "report/html.h"
 
 #include <errno.h>

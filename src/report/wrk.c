@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/units.h"
+#include "report/json_out.h"
 #include "report/report.h"
 #include "report/stages.h"
 #include "report/verdict.h"

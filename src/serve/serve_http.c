@@ -16,6 +16,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/hex.h"
+
 const char serve_resp_400[] = "HTTP/1.1 400 Bad Request\r\n"
                               "Server: pacer-serve\r\n"
                               "Content-Length: 0\r\n"
@@ -39,16 +41,6 @@ static bool is_tchar(unsigned char c)
     default:
         return false;
     }
-}
-
-static int hex_value(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c |= 0x20;
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
 }
 
 /* Case-insensitive comparison of a counted string with a literal. */
@@ -320,7 +312,7 @@ int serve_http_chunk_size(const char *line, size_t len, uint64_t *size)
     if (len > 0 && line[len - 1] == '\r')
         len--;
     /* 15 hex digits keep the size below 2^60: no overflow possible. */
-    while (i < len && (d = hex_value((unsigned char)line[i])) >= 0) {
+    while (i < len && (d = hex_digit((unsigned char)line[i])) >= 0) {
         if (i == 15)
             return -EINVAL;
         v = v * 16 + (uint64_t)d;

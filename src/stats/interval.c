@@ -8,6 +8,19 @@
 
 #include "stats/stats.h"
 
+/* A counter the run's totals have too has the same type there. */
+#define SAME_AS_STATS(f)                                                                     \
+    _Static_assert(sizeof(((pc_stats *)0)->f) == sizeof(((pc_interval *)0)->f),              \
+                   "pc_interval." #f " is not as pc_stats." #f);
+SAME_AS_STATS(completed)
+SAME_AS_STATS(non2xx)
+SAME_AS_STATS(bytes_read)
+SAME_AS_STATS(err)
+SAME_AS_STATS(connect_errors)
+SAME_AS_STATS(status)
+SAME_AS_STATS(status_other)
+#undef SAME_AS_STATS
+
 pc_interval *interval_new(void)
 {
     pc_interval *iv = calloc(1, sizeof *iv);
@@ -52,15 +65,10 @@ void interval_merge(pc_interval *dst, const pc_interval *src)
     dst->parts += src->parts ? src->parts : 1;
     hdr_add(&dst->latency, &src->latency);
     hdr_add(&dst->latency_u, &src->latency_u);
-    dst->completed += src->completed;
-    dst->errors += src->errors;
-    dst->timeouts += src->timeouts;
-    dst->non2xx += src->non2xx;
-    dst->bytes_read += src->bytes_read;
-    for (int k = 0; k < PC_ERR_KINDS; k++)
-        dst->err[k] += src->err[k];
-    dst->connect_errors += src->connect_errors;
-    for (int c = 0; c < STATS_MAX_STATUS; c++)
-        dst->status[c] += src->status[c];
-    dst->status_other += src->status_other;
+    /* Each counter as an array of uint64_t (one, for a scalar). */
+#define ADD(kind, f, dim)                                                                    \
+    for (size_t i = 0; i < sizeof dst->f / sizeof(uint64_t); i++)                           \
+        ((uint64_t *)&dst->f)[i] += ((const uint64_t *)&src->f)[i];
+    PC_INTERVAL_COUNTERS(ADD)
+#undef ADD
 }

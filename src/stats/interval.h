@@ -14,6 +14,37 @@
 #include "stats/hdr.h"
 #include "stats/stats.h"
 
+/*
+ * The counters of an interval, once: X(kind, field, dim). dim is empty for
+ * one uint64_t, [n] for an array of them. The struct below, interval_merge
+ * and the message that carries an interval between MPI ranks (mpi/live.c)
+ * are generated from it (interval_reset zeroes them all at once). A
+ * counter that pc_stats has too (the run's total of it) has its type there
+ * (checked in interval.c).
+ * kind: COUNT  added up; sent as it is
+ *       CODES  added up; sent only its non-zero entries (per status code)
+ *   completed       responses
+ *   errors          failed requests, timeouts included
+ *   timeouts
+ *   non2xx          responses outside 2xx/3xx
+ *   bytes_read
+ *   err             failed requests by kind (PC_ERR_CONNECT unused)
+ *   connect_errors  failed connect or handshake attempts
+ *   status          responses by status code
+ *   status_other    codes >= 600
+ */
+#define PC_INTERVAL_COUNTERS(X)                                                              \
+    X(COUNT, completed, )                                                                    \
+    X(COUNT, errors, )                                                                       \
+    X(COUNT, timeouts, )                                                                     \
+    X(COUNT, non2xx, )                                                                       \
+    X(COUNT, bytes_read, )                                                                   \
+    X(COUNT, err, [PC_ERR_KINDS])                                                            \
+    X(COUNT, connect_errors, )                                                               \
+    X(CODES, status, [STATS_MAX_STATUS])                                                     \
+    X(COUNT, status_other, )
+
+#define PC_INTERVAL_MEMBER_(kind, field, dim) uint64_t field dim;
 typedef struct pc_interval {
     struct pc_interval *next; /* for the engine's queues */
     uint32_t index;           /* 0 = the first interval of the measured period */
@@ -22,16 +53,9 @@ typedef struct pc_interval {
     uint64_t end_ns;          /* monotonic end (the last interval ends when the run does) */
     hdr_hist latency;         /* corrected */
     hdr_hist latency_u;       /* uncorrected */
-    uint64_t completed;       /* responses */
-    uint64_t errors;          /* failed requests, timeouts included */
-    uint64_t timeouts;
-    uint64_t non2xx;          /* responses outside 2xx/3xx */
-    uint64_t bytes_read;
-    uint64_t err[PC_ERR_KINDS];         /* failed requests by kind (PC_ERR_CONNECT unused) */
-    uint64_t connect_errors;            /* failed connect or handshake attempts */
-    uint64_t status[STATS_MAX_STATUS];  /* responses by status code */
-    uint64_t status_other;              /* codes >= 600 */
+    PC_INTERVAL_COUNTERS(PC_INTERVAL_MEMBER_)
 } pc_interval;
+#undef PC_INTERVAL_MEMBER_
 
 /* Allocate an empty interval (histograms as in stats.h). NULL on OOM. */
 pc_interval *interval_new(void);

@@ -51,8 +51,12 @@ const size_t pc_stats_nfields = sizeof pc_stats_fields / sizeof pc_stats_fields[
 #undef ROW
 #undef CHECK_ROW
 
-static const char *const err_names[PC_ERR_KINDS] = {"connect", "read", "write", "timeout",
-                                                    "protocol"};
+#define ERR_NAME(kind, name, label) [PC_ERR_##kind] = name,
+#define ERR_LABEL(kind, name, label) [PC_ERR_##kind] = label,
+static const char *const err_names[PC_ERR_KINDS] = {PC_ERR_KIND_LIST(ERR_NAME)};
+static const char *const err_labels[PC_ERR_KINDS] = {PC_ERR_KIND_LIST(ERR_LABEL)};
+#undef ERR_NAME
+#undef ERR_LABEL
 
 int stats_quic_close_idx(bool app, uint64_t code)
 {
@@ -79,6 +83,11 @@ const char *stats_quic_close_key(int idx, char *buf, size_t len)
 const char *pc_err_name(enum pc_err_kind k)
 {
     return (unsigned)k < PC_ERR_KINDS ? err_names[k] : "?";
+}
+
+const char *pc_err_label(enum pc_err_kind k)
+{
+    return (unsigned)k < PC_ERR_KINDS ? err_labels[k] : "?";
 }
 
 #define FOR_EACH_FIELD(f)                                                                    \

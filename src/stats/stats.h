@@ -19,14 +19,26 @@
 /* Latencies are recorded in nanoseconds, 1 ns to 24 h, 3 significant digits. */
 #define STATS_LAT_HIGHEST 86400000000000LL
 
-enum pc_err_kind {
-    PC_ERR_CONNECT,  /* could not connect / TLS handshake failed (per attempt) */
-    PC_ERR_READ,     /* reset or closed by the server before the response ended */
-    PC_ERR_WRITE,    /* could not send the request */
-    PC_ERR_TIMEOUT,  /* no complete response within --timeout */
-    PC_ERR_PROTOCOL, /* the response was not valid HTTP */
-    PC_ERR_KINDS
-};
+/*
+ * The error kinds, once: X(KIND, name, label). name is the kind's name in
+ * the reports and the JSON result (pc_err_name), label its row in the HTML
+ * report's summary.
+ *   CONNECT   could not connect / TLS handshake failed (per attempt)
+ *   READ      reset or closed by the server before the response ended
+ *   WRITE     could not send the request
+ *   TIMEOUT   no complete response within --timeout
+ *   PROTOCOL  the response was not valid HTTP
+ */
+#define PC_ERR_KIND_LIST(X)                                                                  \
+    X(CONNECT, "connect", "Connect errors")                                                  \
+    X(READ, "read", "Errors: read")                                                          \
+    X(WRITE, "write", "Errors: write")                                                       \
+    X(TIMEOUT, "timeout", "Timed out")                                                       \
+    X(PROTOCOL, "protocol", "Errors: protocol")
+
+#define PC_ERR_ENUM_(kind, name, label) PC_ERR_##kind,
+enum pc_err_kind { PC_ERR_KIND_LIST(PC_ERR_ENUM_) PC_ERR_KINDS };
+#undef PC_ERR_ENUM_
 
 #define STATS_MAX_STATUS 1000 /* every three-digit code, valid or not (RFC 9110 15) */
 
@@ -330,9 +342,10 @@ static inline const void *stats_cfield(const pc_stats *s, const pc_stats_field *
 int stats_quic_close_idx(bool app, uint64_t code);
 const char *stats_quic_close_key(int idx, char *buf, size_t len);
 
-/* "connect", "read", "write", "timeout", "protocol": the error kinds'
- * names in the reports and in the JSON result. */
+/* The error kind's name in the reports and in the JSON result ("connect",
+ * "read", ...), and its label in the HTML report ("Timed out", ...). */
 const char *pc_err_name(enum pc_err_kind k);
+const char *pc_err_label(enum pc_err_kind k);
 
 /* Allocate the histograms. 0 or -ENOMEM. */
 int stats_init(pc_stats *s);

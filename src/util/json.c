@@ -24,6 +24,7 @@
 
 #include "util/json.h"
 #include "util/json_internal.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <math.h>
@@ -192,14 +193,8 @@ static int prescan(const unsigned char *p, size_t n, struct scan *sc)
             while (i + 1 < n && is_num_char(p[i + 1]))
                 i++;
             if (needs_literal(p + s, i + 1 - s) && !overflows_double(p + s, i + 1 - s)) {
-                if (sc->n == sc->cap) {
-                    size_t cap = sc->cap ? sc->cap * 2 : 8;
-                    struct lit *nl = realloc(sc->lits, cap * sizeof *nl);
-                    if (!nl)
-                        return -ENOMEM;
-                    sc->lits = nl;
-                    sc->cap = cap;
-                }
+                if (grow_array(&sc->lits, &sc->cap, sc->n + 1, 8, sizeof *sc->lits) < 0)
+                    return -ENOMEM;
                 sc->lits[sc->n++] = (struct lit){ nums, s, i + 1 - s };
             }
             nums++;

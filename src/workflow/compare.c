@@ -19,6 +19,7 @@
 #include "util/units.h"
 #include "report/html.h"
 #include "report/outputs.h"
+#include "report/json_out.h"
 #include "report/report.h"
 #include "report/slo.h"
 #include "stats/hdr.h"

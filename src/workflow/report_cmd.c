@@ -12,6 +12,7 @@
 #include "report/html.h"
 #include "report/merge.h"
 #include "report/outputs.h"
+#include "report/json_out.h"
 #include "report/report.h"
 #include "report/slo.h"
 #include "util/units.h"

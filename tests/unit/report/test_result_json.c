@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "report/merge.h"
-#include "report/report.h"
+#include "report/json_out.h"
 #include "stats/stats.h"
 #include "unit.h"
 #include "util/json.h"
