@@ -169,28 +169,35 @@ bool report_client_limited(const pc_rundesc *run, const pc_results *res)
 }
 
 /* "; slack adaptive (p50 X, max Y)", "; slack D (--slack)", or nothing
- * (closed loop, or a result file from before the slack). */
+ * (closed loop, or a result file from before the slack); then
+ * "; spin D (--spin)" when it was given. */
 static void fmt_slack(const pc_rundesc *run, const pc_stats *st, char *buf, size_t cap)
 {
     char a[32], b[32];
+    size_t n;
 
     buf[0] = '\0';
-    if (run->rate <= 0 || (!st->slack.total_count && !run->slack_set))
+    if (run->rate <= 0)
         return;
     if (run->slack_set) {
         units_fmt_time_us((double)run->slack_ns / 1e3, a, sizeof a);
         snprintf(buf, cap, "; slack %s (--slack)", run->slack_ns ? a : "0");
-        return;
+    } else if (st->slack.total_count) {
+        fmt_pct(&st->slack, 50, a, sizeof a);
+        fmt_pct(&st->slack, 100, b, sizeof b);
+        snprintf(buf, cap, "; slack adaptive (p50 %s, max %s)", a, b);
     }
-    fmt_pct(&st->slack, 50, a, sizeof a);
-    fmt_pct(&st->slack, 100, b, sizeof b);
-    snprintf(buf, cap, "; slack adaptive (p50 %s, max %s)", a, b);
+    n = strlen(buf);
+    if (run->spin_ns && n < cap) {
+        units_fmt_time_us((double)run->spin_ns / 1e3, a, sizeof a);
+        snprintf(buf + n, cap - n, "; spin %s (--spin)", a);
+    }
 }
 
 void report_send_lag(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent)
 {
     const pc_stats *st = &res->st;
-    char p50[32], p99[32], max[32], busy[160], wait[200] = "", slack[96];
+    char p50[32], p99[32], max[32], busy[160], wait[200] = "", slack[128];
 
     if (!st->send_lag.total_count && !st->busy.total_count)
         return; /* a result file from before pacer measured it */

@@ -122,6 +122,23 @@ if need_cmd "$TIME" time; then
         "[ \"\$(json_get '$D/cs.json' \"d['requests']['completed'] == 4000 and d['client']['sent_early'] == 0 and $(tail -1 "$D/cs.time" | cut -d' ' -f1) / d['requests']['completed'] < 1.5\")\" = True ]"
 fi
 
+# --- --spin: the last D of each wait polled, said, and not counted as work -----
+# At 1000/s a 900 us spin polls up to 90% of the thread's time; the thread's
+# real work at that rate is a few per cent, so a busy figure that counted the
+# spin would be well over 20% wherever the spin got a third of a CPU.
+"$PACER" -t1 -c10 -d2s -R1000 --spin 900us --json "$D/sp.json" "$FAST_URL" >"$D/sp.out" 2>&1
+rc=$?
+ok spin_said "exit $rc: $(grep '^Send lag' "$D/sp.out")" \
+    "[ $rc -eq 0 ] && grep -qE '^Send lag .*; slack adaptive \\(p50 [^)]*\\); spin 0.90ms \\(--spin\\)$' '$D/sp.out' && outcomes_add_up '$D/sp.out'"
+ok spin_json "$(json_get "$D/sp.json" "d['config'].get('spin_s'), d['requests']['completed']")" \
+    "[ \"\$(json_get '$D/sp.json' \"d['config']['spin_s'] == 0.0009 and d['requests']['completed'] == 2000 and d['client']['sent_early'] == 0\")\" = True ]"
+ok spin_not_busy "$(grep '^Send lag' "$D/sp.out")" \
+    "[ \"\$(json_get '$D/sp.json' \"d['client']['threads_busy']['max'] < 0.2\")\" = True ]"
+"$PACER" -R100 --spin 11ms "$FAST_URL" >"$D/sp2.out" 2>&1
+rc=$?
+ok spin_bounded "exit $rc: $(cat "$D/sp2.out")" \
+    "[ $rc -eq 2 ] && grep -q -- '--spin must be at most 10ms' '$D/sp2.out'"
+
 # --- pacer report: merged, round trip -----------------------------------------
 "$PACER" report --force --json "$D/m.json" "$D/a.json" "$D/b.json" >"$D/m.out" 2>&1
 rc=$?
