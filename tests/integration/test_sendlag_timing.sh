@@ -62,8 +62,8 @@ until_slack() {
         [ "$(json_get "$D/$name.json" "d['client']['slack']['max'] > 0")" = True ] && break
     done
 }
-# A busy thread at 20000/s: the adaptive slack grows.
-until_slack h -t1 -c50 -d3s -R20000
+# A busy thread (over half its time) at 40000/s: the adaptive slack grows.
+until_slack h -t1 -c50 -d3s -R40000
 ok slack_adapts_when_busy "after $try tries: $(grep '^Send lag' "$D/h.out")" \
     "[ \"\$(json_get '$D/h.json' \"d['client']['slack']['max'] > 0 and d['config']['slack_s'] is None\")\" = True ] && grep -qE '; slack adaptive \(p50 [0-9.]+[mun]?s, max [1-9][0-9.]*us\)\$' '$D/h.out'"
 # ... but never past the time the thread takes to send an eighth of what its
@@ -72,12 +72,11 @@ ok slack_adapts_when_busy "after $try tries: $(grep '^Send lag' "$D/h.out")" \
 until_slack c8 -t1 -c8 -d3s -R40000
 ok slack_capped_by_connections "after $try tries: $(grep '^Send lag' "$D/c8.out")" \
     "[ \"\$(json_get '$D/c8.json' \"0 < d['client']['slack']['max'] <= 25.1 and d['client']['sent_early'] == 0\")\" = True ]"
-# ... and never past 200 us, whatever the rate: its median lateness, half of
-# it, is what it adds to the median latency. At 8000/s the first step alone
-# would be 250 us (twice the gap between sends).
-until_slack c50 -t1 -c50 -d3s -R8000
-ok slack_at_most_200us "after $try tries: $(grep '^Send lag' "$D/c50.out")" \
-    "[ \"\$(json_get '$D/c50.json' \"0 < d['client']['slack']['max'] <= 200.1 and d['client']['sent_early'] == 0\")\" = True ]"
+# ... and, its median lateness (half of it) being what it adds to the
+# median latency, never past 200 us, and past 60 us only for a thread short
+# of CPU (a tick over 85% busy: over half busy on the whole run at least).
+ok slack_within_budget "$(grep '^Send lag' "$D/h.out")" \
+    "[ \"\$(json_get '$D/h.json' \"d['client']['slack']['max'] <= 200.1 and (d['client']['slack']['max'] <= 60.1 or d['client']['threads_busy']['max'] >= 0.5) and d['client']['sent_early'] == 0\")\" = True ]"
 "$PACER" report --json "$D/s2r.json" "$D/s2.json" >"$D/s2r.out" 2>&1
 ok slack_round_trip "$(grep '^Send lag' "$D/s2r.out")" \
     "[ \"\$(json_get '$D/s2r.json' \"d['config']['slack_s'] == 0.002 and d['client']['slack'] == json.load(open('$D/s2.json'))['client']['slack']\")\" = True ] && grep -q '; slack 2.00ms (--slack)' '$D/s2r.out'"
