@@ -19,8 +19,9 @@
  * SLACK_BUSY_LO.
  * --spin D: the last D before each deadline are waited for by polling
  * instead of sleeping, so a thread is on time where a sleeping one wakes
- * late (the timer, the scheduler, an idle CPU's exit latency); the time
- * spun is not counted as the thread's work (busy).
+ * late (the timer, the scheduler, an idle CPU's exit latency: 80 us of
+ * send lag at 1,000 req/s on this project's VMs); by default up to 50 us
+ * (spin_for). The time spun is not counted as the thread's work (busy).
  * Latency still counts from the intended time, so the lateness is in the
  * numbers; the slack in force is sampled each tick into the statistics.
  * A response read late is not late: over plain TCP its time is the
@@ -38,12 +39,12 @@
  * last one, so the lateness is spread evenly from 0 to the slack: its
  * median, half the slack, is added to the median latency. While the
  * thread has CPU to spare (under SLACK_BUSY_HI busy) it takes none; a
- * busier one takes up to SLACK_CHEAP_NS (+30 us on the median at most:
+ * busier one takes up to SLACK_CHEAP_NS (+20 us on the median at most:
  * on this project's 2-core VMs a thread at 16,000 req/s spends half its
  * time waking up, docs/benchmarks.md); only one short of CPU (over
  * SLACK_BUSY_SHORT) takes up to SLACK_MAX_NS, where holding the rate is
  * worth 100 us on the median (wrk2's 1 ms batches add about 0.5 ms). */
-#define SLACK_CHEAP_NS 60000ull
+#define SLACK_CHEAP_NS 40000ull
 #define SLACK_MAX_NS 200000ull
 #define SLACK_BUSY_HI 0.50
 #define SLACK_BUSY_LO 0.35
@@ -209,10 +210,24 @@ static int sleep_events(pc_worker *w, struct epoll_event *ev, uint64_t deadline,
     return epoll_wait(w->epfd, ev, MAX_EVENTS, -1);
 }
 
-/* --spin applies while a rate runs: then a deadline is a send's. */
+/* How long the end of a wait is polled (--spin): only while a rate runs,
+ * when a deadline is a send's. By default SPIN_AUTO_NS, and no more than
+ * a quarter of the gap between this thread's sends (polling stays under a
+ * quarter of its time), and none while the slack is in force (a thread
+ * that busy needs its CPU: polling would cost what the slack saves). */
+#define SPIN_AUTO_NS 50000.0
+
 static uint64_t spin_for(const pc_worker *w)
 {
-    return w->open_loop && w->phase == P_RUN ? w->cfg->spin_ns : 0;
+    double q = w->sc.period_ns / 4;
+
+    if (!w->open_loop || w->phase != P_RUN)
+        return 0;
+    if (w->cfg->spin_set)
+        return w->cfg->spin_ns;
+    if (w->slack)
+        return 0;
+    return (uint64_t)(q < SPIN_AUTO_NS ? q : SPIN_AUTO_NS);
 }
 
 /* Poll until `until`: the events, when `ev`, or the clock alone. What
