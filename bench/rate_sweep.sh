@@ -14,6 +14,9 @@
 #   PAGE=NAME     4k.html (default, 4096 bytes) or empty (0 bytes)
 #   SLACKS="D..." also pacer --slack D for each D (e.g. "100us 200us 500us"):
 #                 the trade-off between wake-ups (CPU) and lateness (p50)
+#   SPINS="D..."  also pacer --spin D (adaptive slack) for each D, at every rate
+#                 and, with FLOOR=1, at 1,000 req/s: what polling the end of
+#                 each wait buys (p50) and costs (CPU)
 #
 # nginx: 1 worker pinned to CPU 0, a 4096-byte page; every client on CPU 1,
 # -t1 -c50 -d${DUR}s -R R. Within a round the tools run alternately (pacer,
@@ -81,6 +84,10 @@ run() {
         --latency "$URL" >"$out" 2>&1 ;;
     pacer0) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$PACER" -t1 -c50 -d"${DUR}s" -R"$r" \
         --slack 0 --json "$out.json" "$URL" >"$out" 2>&1 ;;
+    spin=*) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$PACER" -t1 -c50 -d"${DUR}s" -R"$r" \
+        --spin "${tool#spin=}" --json "$out.json" "$URL" >"$out" 2>&1 ;;
+    spin1k=*) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$PACER" -t1 -c50 -d"${DUR}s" -R1000 \
+        --spin "${tool#spin1k=}" --json "$out.json" "$URL" >"$out" 2>&1 ;;
     slack=*) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$PACER" -t1 -c50 -d"${DUR}s" -R"$r" \
         --slack "${tool#slack=}" --json "$out.json" "$URL" >"$out" 2>&1 ;;
     wrk2) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$WRK2" -t1 -c50 -d"${DUR}s" -R"$r" \
@@ -92,7 +99,7 @@ tool, r, out, t = sys.argv[1:5]
 u, s, w, c = open(t).read().split()[-4:]
 cpu = float(u) + float(s); csw = int(w) + int(c)
 def ms(v, unit): return float(v) * {"us": 1e-3, "ms": 1, "s": 1e3, "m": 6e4}[unit]
-if tool.startswith("pacer") or tool == "base" or tool.startswith("slack="):
+if tool.startswith("pacer") or tool == "base" or tool.startswith(("slack=", "spin")):
     d = json.load(open(out + ".json"))
     n = d["requests"]["completed"]; rate = d["rate"]["achieved"]
     p50 = d["latency"]["corrected"]["percentiles"]["50"] / 1e3
@@ -110,24 +117,26 @@ PY
 
 for round in $(seq 1 "$ROUNDS"); do
     for r in "${RATES[@]}"; do
-        for tool in pacer ${BASE:+base} pacer0 ${SLACKS:+$(printf 'slack=%s ' $SLACKS)} ${WRK2:+wrk2}; do
+        for tool in pacer ${BASE:+base} pacer0 ${SLACKS:+$(printf 'slack=%s ' $SLACKS)} \
+            ${SPINS:+$(printf 'spin=%s ' $SPINS)} ${WRK2:+wrk2}; do
             run "$tool" "$r" "$round" || echo "rate_sweep: $tool at $r failed (round $round)" >&2
         done
     done
     if [ "${FLOOR:-0}" = 1 ]; then
-        for tool in pacer1k wrkc1; do
+        for tool in pacer1k ${SPINS:+$(printf 'spin1k=%s ' $SPINS)} wrkc1; do
             run "$tool" 1000 "$round" || echo "rate_sweep: $tool failed (round $round)" >&2
         done
     fi
 done
 
-SLACKS=${SLACKS:-} python3 - "$W/rows" "${RATES[@]}" <<'PY'
+SLACKS=${SLACKS:-} SPINS=${SPINS:-} python3 - "$W/rows" "${RATES[@]}" <<'PY'
 import os, sys, statistics as st
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 rates = sys.argv[2:]
 tools = [("pacer", "pacer (adaptive)"), ("base", "pacer before (BASE)"),
          ("pacer0", "pacer --slack 0")] + \
-        [("slack=" + d, "pacer --slack " + d) for d in os.environ["SLACKS"].split()] + [("wrk2", "wrk2")]
+        [("slack=" + d, "pacer --slack " + d) for d in os.environ["SLACKS"].split()] + \
+        [("spin=" + d, "pacer --spin " + d) for d in os.environ["SPINS"].split()] + [("wrk2", "wrk2")]
 print("| R (req/s) | tool | CPU/request | achieved (req/s) | p50 (ms) | p99 (ms) | ctx switches/request | runs |")
 print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 for r in rates:
@@ -151,6 +160,12 @@ for key, name in tools:
     if any(x[0] == key for x in rows):
         print(f"- highest R held by {name} (achieved >= 99.5% of R, p99 <= 1 ms): "
               f"{held[key]:,}" if key in held else f"- {name}: no rate held (p99 <= 1 ms and >= 99.5% of R)")
+for d in os.environ["SPINS"].split():
+    rs = [x for x in rows if x[0] == "spin1k=" + d]
+    if rs:
+        print(f"- p50 at 1,000 req/s with --spin {d}: {st.median(float(x[5]) for x in rs):.3f} ms, "
+              f"CPU/request {st.median(float(x[2]) / max(1, int(x[3])) * 1e6 for x in rs):.1f} µs; without: "
+              f"CPU/request {st.median(float(x[2]) / max(1, int(x[3])) * 1e6 for x in rows if x[0] == 'pacer1k') if any(x[0] == 'pacer1k' for x in rows) else float('nan'):.1f} µs")
 fl = {k: [float(x[5]) for x in rows if x[0] == k] for k in ("pacer1k", "wrkc1")}
 if fl["pacer1k"] and fl["wrkc1"]:
     a, b = st.median(fl["pacer1k"]), st.median(fl["wrkc1"])

@@ -107,6 +107,7 @@ cli_take take_version;
 cli_take take_version_exit;
 cli_take take_duration;
 cli_take take_slack;
+cli_take take_spin;
 cli_take take_run_rate;
 cli_take take_header;
 cli_take take_unix;

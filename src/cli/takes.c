@@ -185,6 +185,17 @@ int take_slack(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
     return rc;
 }
 
+int take_spin(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    int rc = take_dur(cfg, o, arg, err);
+
+    if (rc == 0 && cfg->spin_ns > 10000000u)
+        return cli_bad(err, "--spin must be at most 10ms, got '%s' (it polls a CPU that long "
+                            "before every send)", arg);
+    cfg->spin_set = true;
+    return rc;
+}
+
 int take_run_rate(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
 {
     (void)o;

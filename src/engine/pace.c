@@ -8,12 +8,20 @@
  * and while it is in force a pass over the events is followed by a sleep
  * that sockets cannot cut short, so that the next pass, at most the slack
  * later, reads every response that came meanwhile and sends every request
- * that fell due. --slack D fixes it; by default it adapts: 0 while the
- * thread is idle (each request sent at its time, each response timed as it
- * comes, as without slack), grown in steps of twice the gap between this
- * thread's deadlines while the thread is busy over SLACK_BUSY_HI of the
- * time (and only while each step up makes it less busy: see adapt()),
- * halved while it is under SLACK_BUSY_LO, up to slack_max().
+ * that fell due. --slack D fixes it; by default it adapts, accuracy first:
+ * 0 while the thread is under SLACK_BUSY_HI busy (it has the CPU to send
+ * each request at its time, so it does, as --slack 0); over that, grown
+ * in steps of twice the gap between this thread's deadlines (and only
+ * while each step up makes it less busy: see adapt()) up to
+ * SLACK_CHEAP_NS, which adds at most half that to the median; past that
+ * only while the thread is short of CPU (over SLACK_BUSY_SHORT: the rate
+ * itself is at stake), up to slack_max(); halved while it is under
+ * SLACK_BUSY_LO.
+ * --spin D: the last D before each deadline are waited for by polling
+ * instead of sleeping, so a thread is on time where a sleeping one wakes
+ * late (the timer, the scheduler, an idle CPU's exit latency: 80 us of
+ * send lag at 1,000 req/s on this project's VMs); by default up to 50 us
+ * (spin_for). The time spun is not counted as the thread's work (busy).
  * Latency still counts from the intended time, so the lateness is in the
  * numbers; the slack in force is sampled each tick into the statistics.
  * A response read late is not late: over plain TCP its time is the
@@ -27,15 +35,20 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The adaptive slack's ceiling. A pass sends what fell due since the last
- * one, so the lateness is spread evenly from 0 to the slack: its median,
- * half the slack, is added to the median latency. 200 us keeps that at
- * 100 us at most (wrk2's 1 ms batches add about 0.5 ms); a longer slack
- * buys fewer wake-ups (on this project's 2-core VMs, 500 us made 8,000
- * req/s cost 40% less CPU a request but doubled its p50: docs/benchmarks.md). */
+/* The adaptive slack's budgets. A pass sends what fell due since the
+ * last one, so the lateness is spread evenly from 0 to the slack: its
+ * median, half the slack, is added to the median latency. While the
+ * thread has CPU to spare (under SLACK_BUSY_HI busy) it takes none; a
+ * busier one takes up to SLACK_CHEAP_NS (+20 us on the median at most:
+ * on this project's 2-core VMs a thread at 16,000 req/s spends half its
+ * time waking up, docs/benchmarks.md); only one short of CPU (over
+ * SLACK_BUSY_SHORT) takes up to SLACK_MAX_NS, where holding the rate is
+ * worth 100 us on the median (wrk2's 1 ms batches add about 0.5 ms). */
+#define SLACK_CHEAP_NS 40000ull
 #define SLACK_MAX_NS 200000ull
-#define SLACK_BUSY_HI 0.15
-#define SLACK_BUSY_LO 0.07
+#define SLACK_BUSY_HI 0.50
+#define SLACK_BUSY_LO 0.35
+#define SLACK_BUSY_SHORT 0.85
 #define SLACK_HOLD 20 /* ticks (100 ms each) */
 #define DEFER_MAX_NS 2000000ull
 
@@ -51,7 +64,7 @@ static uint64_t thread_cpu_ns(void)
 
 void pace_start(pc_worker *w, uint64_t now)
 {
-    w->tick_cpu = thread_cpu_ns();
+    w->tick_cpu = thread_cpu_ns() - w->spun_ns;
     w->tick_wall = now;
     w->slack = w->cfg->slack_set && w->open_loop ? w->cfg->slack_ns : 0;
 }
@@ -78,7 +91,7 @@ static int64_t thread_run_delay_ns(void)
 
 void pace_begin(pc_worker *w, uint64_t now)
 {
-    w->cpu0 = thread_cpu_ns();
+    w->cpu0 = thread_cpu_ns() - w->spun_ns;
     w->rdelay0 = thread_run_delay_ns();
     w->wall0 = now;
 }
@@ -88,7 +101,7 @@ void pace_begin(pc_worker *w, uint64_t now)
  * could, whether it ran or stood in the kernel's queue (a shared machine). */
 void pace_end(pc_worker *w, uint64_t now)
 {
-    uint64_t cpu = thread_cpu_ns() - w->cpu0;
+    uint64_t cpu = thread_cpu_ns() - w->spun_ns - w->cpu0;
     int64_t rd = thread_run_delay_ns();
     double wall;
 
@@ -127,6 +140,9 @@ static uint64_t adapt(pc_worker *w, double busy, double cost)
 {
     uint64_t s = w->slack, step = 2 * (uint64_t)w->sc.period_ns, max = slack_max(w);
 
+    if (busy <= SLACK_BUSY_SHORT && max > SLACK_CHEAP_NS)
+        max = SLACK_CHEAP_NS;
+
     if (step < 50000)
         step = 50000; /* a first step the CPU time can tell from noise */
     if (w->slack_prev < s && !(cost < w->cost_prev * 0.9)) {
@@ -152,7 +168,7 @@ void pace_tick(pc_worker *w, uint64_t now)
 
     if (w->phase != P_RUN || !w->open_loop || now <= w->tick_wall)
         return;
-    cpu = thread_cpu_ns();
+    cpu = thread_cpu_ns() - w->spun_ns;
     /* The warm-up's end resets the count. */
     if (done < w->tick_done)
         w->tick_done = 0;
@@ -168,7 +184,7 @@ void pace_tick(pc_worker *w, uint64_t now)
 
 /* Wait for events until `deadline` (absolute, ns). epoll_pwait2 takes a
  * nanosecond timeout; on kernels without it a timerfd does the same. */
-static int wait_events(pc_worker *w, struct epoll_event *ev, uint64_t deadline, uint64_t now)
+static int sleep_events(pc_worker *w, struct epoll_event *ev, uint64_t deadline, uint64_t now)
 {
     uint64_t d = deadline > now ? deadline - now : 0;
     int n;
@@ -192,6 +208,56 @@ static int wait_events(pc_worker *w, struct epoll_event *ev, uint64_t deadline, 
         w->tfd_armed = deadline;
     }
     return epoll_wait(w->epfd, ev, MAX_EVENTS, -1);
+}
+
+/* How long the end of a wait is polled (--spin): only while a rate runs,
+ * when a deadline is a send's. By default SPIN_AUTO_NS, and no more than
+ * a quarter of the gap between this thread's sends (polling stays under a
+ * quarter of its time), and none while the slack is in force (a thread
+ * that busy needs its CPU: polling would cost what the slack saves). */
+#define SPIN_AUTO_NS 50000.0
+
+static uint64_t spin_for(const pc_worker *w)
+{
+    double q = w->sc.period_ns / 4;
+
+    if (!w->open_loop || w->phase != P_RUN)
+        return 0;
+    if (w->cfg->spin_set)
+        return w->cfg->spin_ns;
+    if (w->slack)
+        return 0;
+    return (uint64_t)(q < SPIN_AUTO_NS ? q : SPIN_AUTO_NS);
+}
+
+/* Poll until `until`: the events, when `ev`, or the clock alone. What
+ * it cost is the thread's CPU time, not the wall time (a thread that
+ * waited for a CPU meanwhile did not spin), so busy never goes below 0. */
+static int spin_until(pc_worker *w, struct epoll_event *ev, uint64_t until)
+{
+    uint64_t cpu0 = thread_cpu_ns(), now = pc_now_ns();
+    int n = 0;
+
+    while (now < until) {
+        if (ev && (n = epoll_wait(w->epfd, ev, MAX_EVENTS, 0)) != 0)
+            break;
+        now = pc_now_ns();
+    }
+    w->spun_ns += thread_cpu_ns() - cpu0;
+    return n;
+}
+
+/* As sleep_events, with the last --spin of the wait polled. */
+static int wait_events(pc_worker *w, struct epoll_event *ev, uint64_t deadline, uint64_t now)
+{
+    uint64_t spin = spin_for(w);
+    int n;
+
+    if (!spin || deadline <= now)
+        return sleep_events(w, ev, deadline, now);
+    if (deadline - now > spin && (n = sleep_events(w, ev, deadline - spin, now)) != 0)
+        return n;
+    return spin_until(w, ev, deadline);
 }
 
 /* When what was just read on c came: the kernel's receive time where the
@@ -228,14 +294,19 @@ static bool defer_reads(const pc_worker *w, uint64_t deadline, uint64_t now)
            queue_backlog_len(w) == 0 && deadline > now && deadline - now <= DEFER_MAX_NS;
 }
 
-/* Sleep until `until` (absolute), whatever the sockets do. */
-static void sleep_until(uint64_t until)
+/* Sleep until `until` (absolute), whatever the sockets do; the last
+ * --spin of it on the clock. */
+static void sleep_until(pc_worker *w, uint64_t until)
 {
-    struct timespec ts = {.tv_sec = (time_t)(until / 1000000000u),
-                          .tv_nsec = (long)(until % 1000000000u)};
+    uint64_t spin = spin_for(w), wake = until > spin ? until - spin : 0;
+    struct timespec ts = {.tv_sec = (time_t)(wake / 1000000000u),
+                          .tv_nsec = (long)(wake % 1000000000u)};
 
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
-    }
+    if (!spin || wake > pc_now_ns())
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+        }
+    if (spin)
+        spin_until(w, NULL, until);
 }
 
 int pace_wait(pc_worker *w, struct epoll_event *ev, uint64_t deadline, uint64_t pass)
@@ -253,7 +324,7 @@ int pace_wait(pc_worker *w, struct epoll_event *ev, uint64_t deadline, uint64_t 
         if (!w->slack || until > deadline)
             until = deadline;
         if (until > now)
-            sleep_until(until);
+            sleep_until(w, until);
         return epoll_wait(w->epfd, ev, MAX_EVENTS, 0);
     }
     if (!w->slack || w->phase != P_RUN)
@@ -263,7 +334,7 @@ int pace_wait(pc_worker *w, struct epoll_event *ev, uint64_t deadline, uint64_t 
     if (until > deadline)
         until = deadline;
     if (until > now)
-        sleep_until(until);
+        sleep_until(w, until);
     n = epoll_wait(w->epfd, ev, MAX_EVENTS, 0);
     if (n != 0)
         return n;

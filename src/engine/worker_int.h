@@ -123,6 +123,7 @@ struct pc_worker {
     double cost_prev;      /* CPU ns per response before that step */
     uint64_t tick_done;    /* responses counted at the last tick */
     uint32_t slack_hold;   /* ticks before the next step up may be tried */
+    uint64_t spun_ns;      /* CPU time spent polling out --spin (not work: pace.c) */
     char err[256];
 };
 

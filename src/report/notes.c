@@ -169,28 +169,43 @@ bool report_client_limited(const pc_rundesc *run, const pc_results *res)
 }
 
 /* "; slack adaptive (p50 X, max Y)", "; slack D (--slack)", or nothing
- * (closed loop, or a result file from before the slack). */
+ * (closed loop, or a result file from before the slack); then
+ * "; spin D (--spin)" or "; spin auto (up to D)". */
 static void fmt_slack(const pc_rundesc *run, const pc_stats *st, char *buf, size_t cap)
 {
     char a[32], b[32];
+    size_t n;
 
     buf[0] = '\0';
-    if (run->rate <= 0 || (!st->slack.total_count && !run->slack_set))
+    if (run->rate <= 0)
         return;
     if (run->slack_set) {
         units_fmt_time_us((double)run->slack_ns / 1e3, a, sizeof a);
         snprintf(buf, cap, "; slack %s (--slack)", run->slack_ns ? a : "0");
-        return;
+    } else if (st->slack.total_count) {
+        fmt_pct(&st->slack, 50, a, sizeof a);
+        fmt_pct(&st->slack, 100, b, sizeof b);
+        snprintf(buf, cap, "; slack adaptive (p50 %s, max %s)", a, b);
     }
-    fmt_pct(&st->slack, 50, a, sizeof a);
-    fmt_pct(&st->slack, 100, b, sizeof b);
-    snprintf(buf, cap, "; slack adaptive (p50 %s, max %s)", a, b);
+    n = strlen(buf);
+    if (run->spin_set && run->spin_ns && n < cap) {
+        units_fmt_time_us((double)run->spin_ns / 1e3, a, sizeof a);
+        snprintf(buf + n, cap - n, "; spin %s (--spin)", a);
+    } else if (!run->spin_set && !(run->slack_set && run->slack_ns) && n < cap) {
+        /* pace.c spin_for: 50 us, at most a quarter of a thread's gap
+         * between sends at the run's rate, none while the slack is (a
+         * fixed one: never; the adaptive one: while it is above 0). */
+        double q = 1e9 * (run->threads ? run->threads : 1) / run->rate / 4;
+
+        units_fmt_time_us((q < 50000 ? q : 50000) / 1e3, a, sizeof a);
+        snprintf(buf + n, cap - n, "; spin auto (up to %s)", a);
+    }
 }
 
 void report_send_lag(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent)
 {
     const pc_stats *st = &res->st;
-    char p50[32], p99[32], max[32], busy[160], wait[200] = "", slack[96];
+    char p50[32], p99[32], max[32], busy[160], wait[200] = "", slack[128];
 
     if (!st->send_lag.total_count && !st->busy.total_count)
         return; /* a result file from before pacer measured it */

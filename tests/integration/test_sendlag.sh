@@ -18,7 +18,7 @@ SLOW_URL=$SERVE_URL
 rc=$?
 ok lag_normal_exit0 "exit $rc: $(cat "$D/a.err")" "[ $rc -eq 0 ]"
 ok lag_line_after_transfer "$(tail -n +1 "$D/a.out" | grep -A1 '^Transfer/sec')" \
-    "grep -A1 '^Transfer/sec:' '$D/a.out' | grep -qE \"^Send lag \\(pacer's own\\): p50 [0-9.]+[mun]?s p99 [0-9.]+[mun]?s max [0-9.]+[mun]?s; threads busy [0-9]+%, [0-9]+%(, waiting for a CPU [0-9]+%(, [0-9]+%)*)?; slack adaptive \\(p50 [^,]+, max [^)]+\\)\$\""
+    "grep -A1 '^Transfer/sec:' '$D/a.out' | grep -qE \"^Send lag \\(pacer's own\\): p50 [0-9.]+[mun]?s p99 [0-9.]+[mun]?s max [0-9.]+[mun]?s; threads busy [0-9]+%, [0-9]+%(, waiting for a CPU [0-9]+%(, [0-9]+%)*)?; slack adaptive \\(p50 [^,]+, max [^)]+\\); spin auto \\(up to [^)]+\\)\$\""
 ok lag_json_schema "$("$PY" -c "
 import json,jsonschema
 jsonschema.validate(json.load(open('$D/a.json')), json.load(open('$SCHEMA')))" 2>&1 | tail -1)" \
@@ -32,10 +32,10 @@ jsonschema.validate(json.load(open('$D/a.json')), json.load(open('$SCHEMA')))" 2
 LAG_RE="^pacer: Send lag \\(pacer's own\\): p50 [0-9.]+[mun]?s p99 [0-9.]+[mun]?s max [0-9.]+[mun]?s; threads busy [0-9]+%(, [0-9]+%)*(, waiting for a CPU [0-9]+%(, [0-9]+%)*)?"
 "$PACER" --format ab -n 100 -c 10 -R 200 "$SLOW_URL" >"$D/ab.out" 2>&1
 ok lag_ab_line "$(tail -3 "$D/ab.out")" \
-    "grep -A1 '^ 100%' '$D/ab.out' | tail -1 | grep -qE \"$LAG_RE; slack adaptive \\(p50 [^,]+, max [^)]+\\)\$\""
+    "grep -A1 '^ 100%' '$D/ab.out' | tail -1 | grep -qE \"$LAG_RE; slack adaptive \\(p50 [^,]+, max [^)]+\\); spin auto \\(up to [^)]+\\)\$\""
 "$PACER" --format h2load -t1 -c10 -d1s -R200 "$SLOW_URL" >"$D/h2l.out" 2>&1
 ok lag_h2load_line "$(tail -3 "$D/h2l.out")" \
-    "grep -A1 '^req/s ' '$D/h2l.out' | tail -1 | grep -qE \"$LAG_RE; slack adaptive \\(p50 [^,]+, max [^)]+\\)\$\""
+    "grep -A1 '^req/s ' '$D/h2l.out' | tail -1 | grep -qE \"$LAG_RE; slack adaptive \\(p50 [^,]+, max [^)]+\\); spin auto \\(up to [^)]+\\)\$\""
 "$PACER" hey -n 100 -c 10 -q 20 "$SLOW_URL" >"$D/hey.out" 2>&1
 ok lag_hey_line "$(grep '^pacer:' "$D/hey.out")" \
     "grep -A2 '^pacer: outcomes:' '$D/hey.out' | grep -qE \"$LAG_RE\""
@@ -121,6 +121,23 @@ if need_cmd "$TIME" time; then
     ok one_wakeup_per_send "$(cat "$D/cs.time") for $(json_get "$D/cs.json" "d['requests']['completed'], d['client']['sent_early']")" \
         "[ \"\$(json_get '$D/cs.json' \"d['requests']['completed'] == 4000 and d['client']['sent_early'] == 0 and $(tail -1 "$D/cs.time" | cut -d' ' -f1) / d['requests']['completed'] < 1.5\")\" = True ]"
 fi
+
+# --- --spin: the last D of each wait polled, said, and not counted as work -----
+# At 1000/s a 900 us spin polls up to 90% of the thread's time; the thread's
+# real work at that rate is a few per cent, so a busy figure that counted the
+# spin would be well over 20% wherever the spin got a third of a CPU.
+"$PACER" -t1 -c10 -d2s -R1000 --spin 900us --json "$D/sp.json" "$FAST_URL" >"$D/sp.out" 2>&1
+rc=$?
+ok spin_said "exit $rc: $(grep '^Send lag' "$D/sp.out")" \
+    "[ $rc -eq 0 ] && grep -qE '^Send lag .*; slack adaptive \\(p50 [^)]*\\); spin 0.90ms \\(--spin\\)$' '$D/sp.out' && outcomes_add_up '$D/sp.out'"
+ok spin_json "$(json_get "$D/sp.json" "d['config'].get('spin_s'), d['requests']['completed']")" \
+    "[ \"\$(json_get '$D/sp.json' \"d['config']['spin_s'] == 0.0009 and d['requests']['completed'] == 2000 and d['client']['sent_early'] == 0\")\" = True ]"
+ok spin_not_busy "$(grep '^Send lag' "$D/sp.out")" \
+    "[ \"\$(json_get '$D/sp.json' \"d['client']['threads_busy']['max'] < 0.2\")\" = True ]"
+"$PACER" -R100 --spin 11ms "$FAST_URL" >"$D/sp2.out" 2>&1
+rc=$?
+ok spin_bounded "exit $rc: $(cat "$D/sp2.out")" \
+    "[ $rc -eq 2 ] && grep -q -- '--spin must be at most 10ms' '$D/sp2.out'"
 
 # --- pacer report: merged, round trip -----------------------------------------
 "$PACER" report --force --json "$D/m.json" "$D/a.json" "$D/b.json" >"$D/m.out" 2>&1
