@@ -12,15 +12,17 @@ start_serve --threads 1 --delay 20ms || { fail serve_start "$(serve_err)"; finis
 SLOW_URL=$SERVE_URL
 
 # --- a normal low-rate run: the line, no diagnosis ---------------------------
-# On a loaded machine one run may still see a wake-up over 1 ms at p99:
-# up to three tries, the first without the diagnosis counts.
+# On a loaded machine one run may still see a wake-up over 1 ms at p99, or
+# a stall of its own (the verdict "The latency's tail is pacer's own"): up
+# to three tries, the first with no diagnosis naming the client counts.
+flagged() { grep -qE "limited this run|tail is pacer's own" "$1"; }
 for try in 1 2 3; do
     "$PACER" -t2 -c20 -d2s -R200 --json "$D/a.json" "$SLOW_URL" >"$D/a.out" 2>"$D/a.err"
     rc=$?
-    grep -q "limited this run" "$D/a.out" || break
+    flagged "$D/a.out" || break
 done
 ok lag_normal_not_flagged "after $try tries: $(grep -A1 '^Send lag' "$D/a.out")" \
-    "! grep -q 'limited this run' '$D/a.out'"
+    "! flagged '$D/a.out'"
 ok lag_json_counts "$(json_get "$D/a.json" "d['latency']['send_lag']['count'], d['requests']['completed'], d['client']")" \
     "[ \"\$(json_get '$D/a.json' \"d['latency']['send_lag']['count'] == d['requests']['completed'] > 300 and d['client']['threads_busy']['count'] == 2 and 0 < d['client']['threads_busy']['max'] < 1 and d['client']['limited'] is False\")\" = True ]"
 
