@@ -49,8 +49,7 @@ static const cli_opt pacer_opts[] = {
              "(0: exact; default: adaptive, 0 while a thread is idle)"},
     {"spin", 0, "D", FN(take_spin), AT(spin_ns),
      .help = "-R: poll instead of sleeping for the last D of each wait\n"
-             "(on time where a sleeping thread wakes late; costs CPU; default:\n"
-             "up to 50us, a quarter of the gap between sends, 0 while the slack is)"},
+             "(on time where a sleeping thread wakes late; costs CPU; default 0)"},
     {"warmup", 0, "T", DUR(warmup_ns, 0),
      .help = "Run this long first and discard it (default 0)"},
     {"pipeline", 0, "N", U32(pipeline, 1, 1024),

@@ -192,7 +192,6 @@ int take_spin(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
     if (rc == 0 && cfg->spin_ns > 10000000u)
         return cli_bad(err, "--spin must be at most 10ms, got '%s' (it polls a CPU that long "
                             "before every send)", arg);
-    cfg->spin_set = true;
     return rc;
 }
 

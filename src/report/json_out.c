@@ -148,11 +148,7 @@ static void w_config(json_w *w, const pc_rundesc *cfg)
         json_w_double(w, (double)cfg->slack_ns / 1e9);
     else
         json_w_null(w);
-    json_w_key(w, "spin_s"); /* null: automatic */
-    if (cfg->spin_set)
-        json_w_double(w, (double)cfg->spin_ns / 1e9);
-    else
-        json_w_null(w);
+    json_w_kdouble(w, "spin_s", (double)cfg->spin_ns / 1e9);
     json_w_kuint(w, "pipeline", cfg->pipeline);
     json_w_kbool(w, "batch_latency", cfg->batch_latency);
     json_w_kbool(w, "tls_resume", !cfg->no_tls_resume);

@@ -341,9 +341,6 @@ static int load_json(const char *path, const json_val *root, pc_loaded *l, char 
     l->cfg.connect_timeout_ns = (uint64_t)(jd(root, "config.connect_timeout_s") * 1e9);
     l->cfg.slack_set = json_type_of(json_path(root, "config.slack_s")) == JSON_NUM;
     l->cfg.slack_ns = (uint64_t)(jd(root, "config.slack_s") * 1e9);
-    /* A file from before --spin: no spin, as if --spin 0. */
-    l->cfg.spin_set = !json_path(root, "config.spin_s") ||
-                      json_type_of(json_path(root, "config.spin_s")) == JSON_NUM;
     l->cfg.spin_ns = (uint64_t)llround(jd(root, "config.spin_s") * 1e9);
     l->cfg.pipeline = (uint32_t)ju(root, "config.pipeline");
     if (l->cfg.pipeline == 0)
@@ -718,7 +715,6 @@ int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen)
         dst->cfg.slack_set = src->cfg.slack_set;
         dst->cfg.slack_ns = src->cfg.slack_ns;
         dst->cfg.spin_ns = src->cfg.spin_ns;
-        dst->cfg.spin_set = src->cfg.spin_set;
         dst->cfg.batch_latency = src->cfg.batch_latency;
         dst->cfg.no_tls_resume = src->cfg.no_tls_resume;
     }

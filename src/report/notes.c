@@ -170,7 +170,7 @@ bool report_client_limited(const pc_rundesc *run, const pc_results *res)
 
 /* "; slack adaptive (p50 X, max Y)", "; slack D (--slack)", or nothing
  * (closed loop, or a result file from before the slack); then
- * "; spin D (--spin)" or "; spin auto (up to D)". */
+ * "; spin D (--spin)" when it was given. */
 static void fmt_slack(const pc_rundesc *run, const pc_stats *st, char *buf, size_t cap)
 {
     char a[32], b[32];
@@ -188,17 +188,9 @@ static void fmt_slack(const pc_rundesc *run, const pc_stats *st, char *buf, size
         snprintf(buf, cap, "; slack adaptive (p50 %s, max %s)", a, b);
     }
     n = strlen(buf);
-    if (run->spin_set && run->spin_ns && n < cap) {
+    if (run->spin_ns && n < cap) {
         units_fmt_time_us((double)run->spin_ns / 1e3, a, sizeof a);
         snprintf(buf + n, cap - n, "; spin %s (--spin)", a);
-    } else if (!run->spin_set && !(run->slack_set && run->slack_ns) && n < cap) {
-        /* pace.c spin_for: 50 us, at most a quarter of a thread's gap
-         * between sends at the run's rate, none while the slack is (a
-         * fixed one: never; the adaptive one: while it is above 0). */
-        double q = 1e9 * (run->threads ? run->threads : 1) / run->rate / 4;
-
-        units_fmt_time_us((q < 50000 ? q : 50000) / 1e3, a, sizeof a);
-        snprintf(buf + n, cap - n, "; spin auto (up to %s)", a);
     }
 }
 

@@ -31,7 +31,6 @@ void rundesc_of(pc_rundesc *d, const pc_config *cfg)
     d->slack_ns = cfg->slack_ns;
     d->slack_set = cfg->slack_set;
     d->spin_ns = cfg->spin_ns;
-    d->spin_set = cfg->spin_set;
     d->timeout_ns = cfg->timeout_ns;
     d->connect_timeout_ns = cfg->connect_timeout_ns;
     d->interval_ns = cfg->interval_ns;

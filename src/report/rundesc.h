@@ -59,7 +59,6 @@ typedef struct pc_rundesc {
     uint64_t slack_ns;       /* --slack */
     bool slack_set;          /* --slack given; otherwise the slack adapted */
     uint64_t spin_ns;        /* --spin */
-    bool spin_set;           /* --spin given (or a file from before it: no spin); otherwise automatic */
     uint64_t timeout_ns;
     uint64_t connect_timeout_ns;
     uint64_t interval_ns;    /* the time series' interval */

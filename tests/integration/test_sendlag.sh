@@ -18,7 +18,7 @@ SLOW_URL=$SERVE_URL
 rc=$?
 ok lag_normal_exit0 "exit $rc: $(cat "$D/a.err")" "[ $rc -eq 0 ]"
 ok lag_line_after_transfer "$(tail -n +1 "$D/a.out" | grep -A1 '^Transfer/sec')" \
-    "grep -A1 '^Transfer/sec:' '$D/a.out' | grep -qE \"^Send lag \\(pacer's own\\): p50 [0-9.]+[mun]?s p99 [0-9.]+[mun]?s max [0-9.]+[mun]?s; threads busy [0-9]+%, [0-9]+%(, waiting for a CPU [0-9]+%(, [0-9]+%)*)?; slack adaptive \\(p50 [^,]+, max [^)]+\\); spin auto \\(up to [^)]+\\)\$\""
+    "grep -A1 '^Transfer/sec:' '$D/a.out' | grep -qE \"^Send lag \\(pacer's own\\): p50 [0-9.]+[mun]?s p99 [0-9.]+[mun]?s max [0-9.]+[mun]?s; threads busy [0-9]+%, [0-9]+%(, waiting for a CPU [0-9]+%(, [0-9]+%)*)?; slack adaptive \\(p50 [^,]+, max [^)]+\\)\$\""
 ok lag_json_schema "$("$PY" -c "
 import json,jsonschema
 jsonschema.validate(json.load(open('$D/a.json')), json.load(open('$SCHEMA')))" 2>&1 | tail -1)" \
@@ -32,10 +32,10 @@ jsonschema.validate(json.load(open('$D/a.json')), json.load(open('$SCHEMA')))" 2
 LAG_RE="^pacer: Send lag \\(pacer's own\\): p50 [0-9.]+[mun]?s p99 [0-9.]+[mun]?s max [0-9.]+[mun]?s; threads busy [0-9]+%(, [0-9]+%)*(, waiting for a CPU [0-9]+%(, [0-9]+%)*)?"
 "$PACER" --format ab -n 100 -c 10 -R 200 "$SLOW_URL" >"$D/ab.out" 2>&1
 ok lag_ab_line "$(tail -3 "$D/ab.out")" \
-    "grep -A1 '^ 100%' '$D/ab.out' | tail -1 | grep -qE \"$LAG_RE; slack adaptive \\(p50 [^,]+, max [^)]+\\); spin auto \\(up to [^)]+\\)\$\""
+    "grep -A1 '^ 100%' '$D/ab.out' | tail -1 | grep -qE \"$LAG_RE; slack adaptive \\(p50 [^,]+, max [^)]+\\)\$\""
 "$PACER" --format h2load -t1 -c10 -d1s -R200 "$SLOW_URL" >"$D/h2l.out" 2>&1
 ok lag_h2load_line "$(tail -3 "$D/h2l.out")" \
-    "grep -A1 '^req/s ' '$D/h2l.out' | tail -1 | grep -qE \"$LAG_RE; slack adaptive \\(p50 [^,]+, max [^)]+\\); spin auto \\(up to [^)]+\\)\$\""
+    "grep -A1 '^req/s ' '$D/h2l.out' | tail -1 | grep -qE \"$LAG_RE; slack adaptive \\(p50 [^,]+, max [^)]+\\)\$\""
 "$PACER" hey -n 100 -c 10 -q 20 "$SLOW_URL" >"$D/hey.out" 2>&1
 ok lag_hey_line "$(grep '^pacer:' "$D/hey.out")" \
     "grep -A2 '^pacer: outcomes:' '$D/hey.out' | grep -qE \"$LAG_RE\""
