@@ -15,6 +15,11 @@
 # "# serial: why" among its first 10 lines, and runs alone. The others run
 # first, JOBS at a time, then the serial ones one by one; results print in
 # file order, each file's lines together, whatever order the files end in.
+# A file that checks no build of pacer (the Makefile, this harness, the
+# package dpkg-buildpackage compiles from the sources) says "# once" or
+# "# once: why" among its first 10 lines: it runs with the default build
+# (BUILD=build) only, as another (make SAN=1 test: build-san) would run
+# the same checks a second time.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -118,6 +123,10 @@ serial=()
 for t in tests/integration/test_*.sh; do
     name=${t#tests/}
     case "$name" in *"${ONLY:-}"*) ;; *) continue ;; esac
+    if [ "$BUILD" != build ] && head -n 10 "$t" | grep -qE '^# once($|:)'; then
+        printf '%-45s not run with BUILD=%s: it checks no build of pacer (# once)\n' "$name" "$BUILD"
+        continue
+    fi
     files+=("$name")
     if [ "$JOBS" -eq 1 ] || head -n 10 "$t" | grep -qE '^# serial($|:)'; then
         serial+=("$name")

@@ -486,6 +486,12 @@ void report_judge(const pc_rundesc *run, const pc_results *res, report_judgement
         } else if (client_busy(&J)) {
             j->rule = REPORT_RULE_CLIENT_BUSY;
             client_text(&J, s, j);
+        } else if (full(&J, s) && slots_held(&J, s)) {
+            /* The send lag is time a free slot waited to be used: it does
+             * not hold a slot. Slots held by the responses' latency, -c's
+             * worth of them, are what bounded the rate, whatever the lag. */
+            j->rule = REPORT_RULE_CONNECTIONS;
+            connections_text(&J, s, j);
         } else if (client_lagged(&J, s)) {
             j->rule = REPORT_RULE_CLIENT_LAG;
             client_text(&J, s, j);

@@ -286,14 +286,51 @@ start_echo() {
     [ -s "$d.port" ]
 }
 
+# wait_started FILE PID: wait (30 s at most) until the run whose output
+# goes to FILE has begun, which its header's "Running" line says, or PID
+# has ended. A test that acts on the server some time into a run counts
+# from there, not from the launch: a launcher (mpirun) or a sanitizer
+# build can take seconds to get to the start.
+wait_started() {
+    local i
+    for i in $(seq 1 300); do
+        grep -q '^Running' "$1" 2>/dev/null && return 0
+        kill -0 "$2" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+
+# gone NAME SIGNAL URL PACER-ARGS...: a 3 s run at -R 500 whose server gets
+# SIGNAL (the pid in GONE_PID; none: nothing) 1 s after its start; the verdict and the
+# rate note say when responses stopped and what became of the rest, and
+# blame no one. LAST_MAX: the latest last response expected (us). Its
+# files go in $D (the caller's directory).
+gone() {
+    local name=$1 sig=$2 url=$3 pid
+    shift 3
+    "$PACER" -t1 -c10 -d3s -R500 --timeout 1s --json "$D/$name.json" "$@" "$url" >"$D/$name.out" 2>&1 &
+    pid=$!
+    wait_started "$D/$name.out" "$pid"
+    sleep 1
+    [ "$sig" = none ] || kill "-$sig" $GONE_PID
+    wait "$pid"
+    ok "${name}_names_the_stop" "$(grep -E 'limited|Requested|No response|Outcomes' "$D/$name.out")" \
+        "grep -qE '^No response came after [0-9.]+s of the 3.00s run \(the server, or the path to it, stopped answering\): [0-9]+ requests could not be sent \(' '$D/$name.out' &&
+         grep -qE '^  Requested rate 500.00 req/s but achieved [0-9.]+ \([0-9.]+%\): responses stopped at [0-9.]+s: [0-9]+ requests could not be sent' '$D/$name.out' &&
+         ! grep -qE 'The client, not the server|client could not keep up|raise -c' '$D/$name.out'"
+    ok "${name}_json" "$(json_get "$D/$name.json" "d['diagnosis'], d['requests']['last_response_us']" 2>&1)" \
+        "[ \"\$(json_get '$D/$name.json' \"d['diagnosis']['by'] == 'errors' and d['client']['limited'] is False and 500000 <= d['requests']['last_response_us'] <= ${LAST_MAX:-1600000}\")\" = True ]"
+}
+
 # stall_check NAME PACER-ARGS...: run pacer (4 s at a constant rate, with
 # --latency -U) while the server is stopped (SIGSTOP) for 1 s; the stall
 # must show in the corrected p99 and not in the uncorrected p50, and the
 # outcomes add up. The server stopped is nginx's worker (start_nginx), or
 # the process STALL_PID names (e.g. CADDY_PID). Optional, set by the caller:
 # STALL_RUN, an array (a launcher that starts pacer, e.g. mpirun and its
-# options); STALL_AFTER, when the stall begins (s, 1.5: later for a launcher
-# slow to start); STALL_D=SECONDS runs that long instead of 4;
+# options); STALL_AFTER, when the stall begins (s after the header's
+# "Running" line, 1.5); STALL_D=SECONDS runs that long instead of 4;
 # STALL_ANALYTIC=1 wants the corrected p99 and p99.9, STALL_ANALYTIC=99 the
 # p99 alone, within 10 % of the analytic x_p = S - (1 - p) * D
 # (docs/methodology.md); STALL_TS, a command printing the server's response
@@ -318,6 +355,7 @@ stall_check() {
     shift
     "${STALL_RUN[@]}" "$PACER" -d${d}s --latency -U --json "$out.json" "$@" >"$out" 2>&1 &
     pid=$!
+    wait_started "$out" "$pid"
     sleep "${STALL_AFTER:-1.5}"
     w=${STALL_PID:-$(nginx_worker)}
     a0=$EPOCHREALTIME; kill -STOP "$w"; a1=$EPOCHREALTIME

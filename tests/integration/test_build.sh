@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# once: make -n and a make of its own; no build under test
 # The Makefile: the user's CFLAGS/LDFLAGS/LDLIBS never drop the project's
 # own flags (make -n -B, nothing is built), an edit to a file compiled in as
 # data (scripts/embed.sh) rebuilds what holds it, and make install /

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# once: the package is compiled here from the sources, with its own flags
 # The Debian packages (make deb, debian/): they build from a copy of this
 # tree, lintian finds nothing, they hold what `make install` installs (the
 # binary hardened, its libraries as dependencies), and the binary and the

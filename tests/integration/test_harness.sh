@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# once: tests/run.sh over made-up files; no build under test
 # The test harness itself: tests/run.sh's counting and closing line,
 # need_cmd (a missing dependency is a FAIL naming its package), and that
 # the tests read nothing from outside the repository.
@@ -38,6 +39,16 @@ ONLY= BUILD=nobuild bash "$F/tests/run.sh" >"$T_DIR/run2.out" 2>&1
 rc=$?
 ok run_pass_exit_zero "exit $rc: $(tail -1 "$T_DIR/run2.out")" \
     "[ $rc -eq 0 ] && [ \"\$(tail -1 '$T_DIR/run2.out')\" = '2 passed, 0 failed, 1 skipped' ]"
+# A "# once" file runs with the default build only (BUILD=build), and the
+# run says so when it leaves it out.
+printf '%s\n' '#!/usr/bin/env bash' '# once: checks no build' 'echo "PASS o1"' >"$F/tests/integration/test_o.sh"
+ONLY=test_o BUILD=nobuild bash "$F/tests/run.sh" >"$T_DIR/once1.out" 2>&1
+ONLY=test_o BUILD=build bash "$F/tests/run.sh" >"$T_DIR/once2.out" 2>&1
+ok run_once_left_out "$(cat "$T_DIR/once1.out")" \
+    "grep -qE '^integration/test_o.sh +not run with BUILD=nobuild: it checks no build of pacer' '$T_DIR/once1.out' && ! grep -q 'PASS o1' '$T_DIR/once1.out'"
+ok run_once_default_build "$(cat "$T_DIR/once2.out")" \
+    "[ \"\$(tail -1 '$T_DIR/once2.out')\" = '1 passed, 0 failed, 0 skipped' ]"
+rm -f "$F/tests/integration/test_o.sh"
 
 # --- JOBS: files side by side, a "# serial" one alone, lines in file order ----
 # Each file marks itself running in $M while it runs. test_p1 passes only if

@@ -31,25 +31,7 @@ ok ramp_rows_html "$(grep -oE '<td class="num">1\.[0-9]+</td>' "$D/r_hey.html" |
 
 
 # --- a server that goes away mid-run is not "the client could not keep up" --
-# gone NAME SIGNAL URL PACER-ARGS...: a 3 s run at -R 500 whose server gets
-# SIGNAL (the pid in GONE_PID; none: nothing) 1 s in; the verdict and the
-# rate note say when responses stopped and what became of the rest, and
-# blame no one. LAST_MAX: the latest last response expected (us).
-gone() {
-    local name=$1 sig=$2 url=$3 pid
-    shift 3
-    "$PACER" -t1 -c10 -d3s -R500 --timeout 1s --json "$D/$name.json" "$@" "$url" >"$D/$name.out" 2>&1 &
-    pid=$!
-    sleep 1
-    [ "$sig" = none ] || kill "-$sig" $GONE_PID
-    wait "$pid"
-    ok "${name}_names_the_stop" "$(grep -E 'limited|Requested|No response|Outcomes' "$D/$name.out")" \
-        "grep -qE '^No response came after [0-9.]+s of the 3.00s run \(the server, or the path to it, stopped answering\): [0-9]+ requests could not be sent \(' '$D/$name.out' &&
-         grep -qE '^  Requested rate 500.00 req/s but achieved [0-9.]+ \([0-9.]+%\): responses stopped at [0-9.]+s: [0-9]+ requests could not be sent' '$D/$name.out' &&
-         ! grep -qE 'The client, not the server|client could not keep up|raise -c' '$D/$name.out'"
-    ok "${name}_json" "$(json_get "$D/$name.json" "d['diagnosis'], d['requests']['last_response_us']" 2>&1)" \
-        "[ \"\$(json_get '$D/$name.json' \"d['diagnosis']['by'] == 'errors' and d['client']['limited'] is False and 500000 <= d['requests']['last_response_us'] <= ${LAST_MAX:-1600000}\")\" = True ]"
-}
+# (gone: lib.sh)
 start_serve || fail serve_start "$(serve_err)"
 GONE_PID=$SERVE_PID
 gone serve_killed KILL "$SERVE_URL"

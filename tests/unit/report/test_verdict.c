@@ -222,6 +222,24 @@ static void test_client_lag(void)
     done();
 }
 
+/* Row 6a: -c10 at 2000/s to a server that takes 50 ms: every slot held by
+ * the responses (200/s x 50 ms = 10), and a loaded machine's send lag of
+ * 10 ms, a fifth of the latency: the lag waited on free slots, it held
+ * none, so -c is what bounded the rate, not the client. */
+static void test_connections_held_despite_lag(void)
+{
+    CHECK(setup(2000, 10) == 0);
+    run.threads = 1;
+    res.duration_ns = run.duration_ns = 1000000000ull;
+    outcomes(200, 1800, 500 * MS, 50 * MS, 10 * MS);
+    busy(20, 20);
+    judge();
+    CHECK_EQ_I64(J.rule, REPORT_RULE_CONNECTIONS);
+    CHECK_EQ_STR(report_by_name(J.by), "connections");
+    CHECK(!report_client_limited(&run, &res));
+    done();
+}
+
 /* Row 8: a latency that does not depend on the load (20 ms whatever),
  * too few connections for it: raise -c. */
 static void test_connections(void)
@@ -462,6 +480,7 @@ int main(void)
     RUN(test_saturated_constant);
     RUN(test_client_busy);
     RUN(test_client_lag);
+    RUN(test_connections_held_despite_lag);
     RUN(test_connections);
     RUN(test_some_failed);
     RUN(test_unexplained);
