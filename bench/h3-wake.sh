@@ -36,52 +36,8 @@ for t in caddy openssl taskset jq /usr/bin/time; do
 done
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
-WORK=$(mktemp -d -p /tmp pacer-h3w.XXXXXX) || exit 1
-CPID=""
-cleanup() {
-    [ -n "$CPID" ] && kill "$CPID" 2>/dev/null && wait "$CPID" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-mkdir -p "$WORK/www" "$WORK/data" "$WORK/config" "$WORK/home"
-head -c 1024 /dev/zero | tr '\0' x >"$WORK/www/1k.html"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$WORK/key.pem" \
-    -out "$WORK/cert.pem" -days 2 -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 \
-    >/dev/null 2>&1 || { echo "h3-wake: openssl failed" >&2; exit 1; }
-
-udp_bound() { grep -qE "^ *[0-9]+: (0100007F|00000000):$(printf '%04X' "$1") " /proc/net/udp; }
-for _ in 1 2 3 4 5; do
-    P=$((20000 + RANDOM % 12000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$P") 2>/dev/null || udp_bound "$P" || break
-done
-cat >"$WORK/Caddyfile" <<CADDY
-{
-	admin off
-	skip_install_trust
-	auto_https disable_redirects
-	storage file_system $WORK/data
-	servers {
-		protocols h1 h2 h3
-	}
-}
-https://:$P {
-	bind 127.0.0.1
-	tls $WORK/cert.pem $WORK/key.pem
-	root * $WORK/www
-	file_server
-}
-CADDY
-HOME=$WORK/home XDG_DATA_HOME=$WORK/data XDG_CONFIG_HOME=$WORK/config \
-    taskset -c 0 caddy run --config "$WORK/Caddyfile" --adapter caddyfile >"$WORK/caddy.log" 2>&1 &
-CPID=$!
-for _ in $(seq 1 100); do
-    udp_bound "$P" && break
-    sleep 0.1
-done
-udp_bound "$P" || { echo "h3-wake: Caddy did not start" >&2; tail -5 "$WORK/caddy.log" >&2; exit 1; }
-U=https://127.0.0.1:$P/1k.html
+. "$(dirname "$0")/lib_caddy.sh"
+caddy_start "h3-wake" || exit 1
 
 # run OUT PACER CONNS: prints "process_us_per_req worker_us_per_req
 # req_per_s failed" (or "fail").
