@@ -88,9 +88,10 @@ extern const net_ops net_udp_ops;
  * connected at once, -EINPROGRESS when EPOLLOUT will say, or -errno. */
 int net_connect(net_conn *c, const struct sockaddr *addr, socklen_t alen);
 
-/* Plain TCP: from now on each read also says when its last byte came
- * (rx_real, the kernel's receive time, SO_TIMESTAMPNS), however long it
- * waited in the socket. No effect over TLS (rx_real stays 0). */
+/* From now on each read also says when its last byte came (rx_real, the
+ * kernel's receive time, SO_TIMESTAMPNS), however long it waited in the
+ * socket: plain TCP and UDP, and TLS when called before tls_attach (whose
+ * SSL then reads through a recvmsg BIO; after it, no effect). */
 void net_rx_times(net_conn *c);
 /* recvmsg(2) of up to len bytes (flags: MSG_TRUNC drops them) that also
  * sets c->rx_real to when the kernel received them (net_rx_times); the

@@ -10,11 +10,14 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <openssl/bio.h>
 #include <openssl/x509v3.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 static int new_session_cb(SSL *ssl, SSL_SESSION *sess)
@@ -82,6 +85,100 @@ void net_tls_session_free(SSL_SESSION *s)
         SSL_SESSION_free(s);
 }
 
+/* ---- a socket BIO whose reads carry the kernel's receive time ----------
+ *
+ * Under a rate, a response's latency ends when its bytes came, which the
+ * kernel says (SO_TIMESTAMPNS, net_rx_times), not when pacer read them: a
+ * thread may then sleep to its next send and read what came meanwhile,
+ * one wake-up a request (pace.c, defer_reads). OpenSSL's own socket BIO
+ * calls read(2), which drops that time; this one reads with recvmsg(2)
+ * (net_read_timed) into the connection's rx_real. Its data is the
+ * net_conn; the fd stays the connection's (never closed here). */
+static BIO_METHOD *timed_method;
+static pthread_once_t timed_once = PTHREAD_ONCE_INIT;
+
+static int timed_read(BIO *b, char *buf, int len)
+{
+    net_conn *c = BIO_get_data(b);
+    uint64_t keep = c->rx_real;
+    ssize_t n;
+
+    BIO_clear_retry_flags(b);
+    n = net_read_timed(c, buf, (size_t)len, 0);
+    if (n > 0)
+        return (int)n;
+    /* Bytes OpenSSL still holds from an earlier read came when it did. */
+    c->rx_real = keep;
+    if (n == 0)
+        BIO_set_flags(b, BIO_FLAGS_IN_EOF);
+    else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+        BIO_set_retry_read(b);
+    return (int)n;
+}
+
+static int timed_write(BIO *b, const char *buf, int len)
+{
+    net_conn *c = BIO_get_data(b);
+    ssize_t n;
+
+    BIO_clear_retry_flags(b);
+    n = send(c->fd, buf, (size_t)len, MSG_NOSIGNAL);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        BIO_set_retry_write(b);
+    return (int)n;
+}
+
+static long timed_ctrl(BIO *b, int cmd, long num, void *ptr)
+{
+    net_conn *c = BIO_get_data(b);
+
+    (void)num;
+    switch (cmd) {
+    case BIO_CTRL_FLUSH:
+    case BIO_CTRL_DUP:
+        return 1;
+    case BIO_CTRL_EOF:
+        return BIO_test_flags(b, BIO_FLAGS_IN_EOF) != 0;
+    case BIO_C_GET_FD:
+        if (ptr)
+            *(int *)ptr = c->fd;
+        return c->fd;
+    default:
+        return 0;
+    }
+}
+
+static int timed_create(BIO *b)
+{
+    BIO_set_init(b, 1);
+    return 1;
+}
+
+static void timed_method_new(void)
+{
+    BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "pacer timed socket");
+
+    if (m && (BIO_meth_set_read(m, timed_read) != 1 || BIO_meth_set_write(m, timed_write) != 1 ||
+              BIO_meth_set_ctrl(m, timed_ctrl) != 1 || BIO_meth_set_create(m, timed_create) != 1)) {
+        BIO_meth_free(m);
+        m = NULL;
+    }
+    timed_method = m;
+}
+
+/* A timed BIO over c's socket, or NULL (out of memory: then the plain
+ * socket BIO, and reads are timed when read). */
+static BIO *timed_bio(net_conn *c)
+{
+    BIO *b;
+
+    pthread_once(&timed_once, timed_method_new);
+    if (!timed_method || !(b = BIO_new(timed_method)))
+        return NULL;
+    BIO_set_data(b, c);
+    return b;
+}
+
 static bool is_ip_literal(const char *host)
 {
     unsigned char buf[sizeof(struct in6_addr)];
@@ -93,10 +190,16 @@ int net_tls_attach(net_conn *c, SSL_CTX *ctx, const char *peer, SSL_SESSION *res
                    SSL_SESSION **store)
 {
     SSL *ssl = SSL_new(ctx);
+    BIO *tb = c->rx_ts ? timed_bio(c) : NULL;
 
     if (!ssl)
         return -ENOMEM;
-    SSL_set_fd(ssl, c->fd);
+    if (tb) {
+        SSL_set_bio(ssl, tb, tb); /* one BIO both ways: one reference, taken */
+    } else {
+        c->rx_ts = false; /* no timed reads: what is read is timed when read */
+        SSL_set_fd(ssl, c->fd);
+    }
     SSL_set_connect_state(ssl);
     SSL_set_app_data(ssl, store);
     /* With --verify the name or address must match too, not just the
@@ -315,6 +418,7 @@ static void tls_close(net_conn *c)
 
 const net_ops net_tls_ops = {
     .connect = net_connect,
+    .rx_times = net_rx_times, /* before tls_attach, which then reads through timed_bio */
     .handshake = tls_handshake,
     .read = tls_read,
     .write = tls_write,

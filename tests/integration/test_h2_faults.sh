@@ -84,7 +84,8 @@ h2_named h2_goaway_lsid0_code protocol "GOAWAY last-stream-id 0 before any respo
 # REFUSED_STREAM on every 5th: re-sent, so every request completes.
 start_h2fault --mode refuse --every 5 || fail h2fault_start "no h2fault"
 "$PACER" -t1 -c1 -m4 -d1s -R300 --h2 "$H2F_URL" >"$R" 2>&1
-ok refused_resent "$(grep -E 'HTTP/2|Outcomes|Re-sent' "$R")" \
+rc=$?
+ok refused_resent "exit $rc: $(grep -E 'HTTP/2|Outcomes|Re-sent' "$R"); last: $(tail -3 "$R" | tr '\n' ' ')" \
     "grep -qE '^  Outcomes: 300 scheduled = 300 completed' '$R' && grep -qE 'REFUSED_STREAM [1-9]' '$R' && grep -qE 'Re-sent on a new connection: [1-9]' '$R'"
 
 # A body that never comes: per-stream timeouts, the run still ends on time.
