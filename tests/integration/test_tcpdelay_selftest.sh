@@ -14,47 +14,41 @@ if ! [ -x "$TB/tcpdelay" ] || [ "$ROOT/tests/tools/tcpdelay.c" -nt "$TB/tcpdelay
 fi
 need_cmd "$PY" python3 || finish
 
-# The server: each connection read to its end (EOF), then answered with
-# "LINE|N|CRC" (its first line, the bytes after it, their crc32), closed.
-cat >"$T_DIR/srv.py" <<'EOF'
-import socket, sys, threading, zlib
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-s.listen(8)
-open(sys.argv[1], "w").write(str(s.getsockname()[1]))
-def one(c):
+# peer.py srv PORTFILE: the server; each connection read to its end (EOF),
+# then answered with "LINE|N|CRC" (its first line, the bytes after it, their
+# crc32), closed. peer.py cli PORT N: the client; connect to the relay, send
+# N bytes, FIN, read the answer to EOF; prints "MY_PORT|SECONDS|ANSWER|CRC"
+# (the crc32 it sent).
+cat >"$T_DIR/peer.py" <<'EOF'
+import socket, sys, threading, time, zlib
+def read_all(c):
     data = b""
     while True:
         b = c.recv(65536)
         if not b:
-            break
+            return data
         data += b
-    line, _, rest = data.partition(b"\r\n")
+def answer(c):
+    line, _, rest = read_all(c).partition(b"\r\n")
     c.sendall(b"%s|%d|%d" % (line, len(rest), zlib.crc32(rest)))
     c.close()
-while True:
-    c, _ = s.accept()
-    threading.Thread(target=one, args=(c,), daemon=True).start()
-EOF
-# The client: connect to the relay, send N bytes, FIN, read the answer to
-# EOF; prints "MY_PORT|SECONDS|ANSWER|CRC" (the crc32 it sent).
-cat >"$T_DIR/cli.py" <<'EOF'
-import socket, sys, time, zlib
-n = int(sys.argv[2])
+if sys.argv[1] == "srv":
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(8)
+    open(sys.argv[2], "w").write(str(s.getsockname()[1]))
+    while True:
+        threading.Thread(target=answer, args=(s.accept()[0],), daemon=True).start()
+n = int(sys.argv[3])
 body = bytes((i * 7) & 255 for i in range(n))
-c = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=20)
+c = socket.create_connection(("127.0.0.1", int(sys.argv[2])), timeout=20)
 t0 = time.monotonic()
 c.sendall(body)
 c.shutdown(socket.SHUT_WR)
-ans = b""
-while True:
-    b = c.recv(65536)
-    if not b:
-        break
-    ans += b
+ans = read_all(c)
 print("%d|%.6f|%s|%d" % (c.getsockname()[1], time.monotonic() - t0, ans.decode(), zlib.crc32(body)))
 EOF
-"$PY" "$T_DIR/srv.py" "$T_DIR/srv.port" &
+"$PY" "$T_DIR/peer.py" srv "$T_DIR/srv.port" &
 T_PIDS+=($!)
 for _ in $(seq 1 100); do [ -s "$T_DIR/srv.port" ] && break; sleep 0.05; done
 RS=$T_DIR/relay
@@ -67,13 +61,13 @@ RP=$(sed -n 's/^tcpdelay: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$RS.out")
 ok relay_listens "$(cat "$RS.out" "$RS.err")" "[ -n '$RP' ]"
 
 # a small message: held 100 ms at least, after its PROXY line, answered after its FIN
-a=$(timeout 30 "$PY" "$T_DIR/cli.py" "$RP" 5 2>&1)
+a=$(timeout 30 "$PY" "$T_DIR/peer.py" cli "$RP" 5 2>&1)
 IFS='|' read -r cport secs line n got crc <<<"$a"
 ok relay_holds_delay "${secs:-?} s for the answer: $a" "fcmp '${secs:-0}' '>=' 0.1"
 ok relay_proxy_line "$a" "[ '$line' = 'PROXY TCP4 127.0.0.1 127.0.0.1 $cport $RP' ]"
 ok relay_data_whole_after_fin "$a" "[ '$n' = 5 ] && [ '$got' = '$crc' ]"
 # 3 MiB, three times what the relay holds for a connection at once
-a=$(timeout 30 "$PY" "$T_DIR/cli.py" "$RP" 3145728 2>&1)
+a=$(timeout 30 "$PY" "$T_DIR/peer.py" cli "$RP" 3145728 2>&1)
 IFS='|' read -r cport secs line n got crc <<<"$a"
 ok relay_bulk_whole "$a" "[ '$n' = 3145728 ] && [ '$got' = '$crc' ]"
 kill -USR1 "$RPID" 2>/dev/null
