@@ -24,7 +24,7 @@ libopenmpi-dev        # mpi.h: pacer under mpirun (libmpi is loaded only then)
 EOF
 )
 test_pkgs=$(list <<'EOF'
-openmpi-bin           # mpirun (test_mpi.sh)
+openmpi-bin           # mpirun (test_mpi*.sh)
 nginx-light           # nginx: the HTTP/1.1, TLS and h2 target (lib.sh start_nginx)
 h2o                   # a second HTTP/2 server (test_h2o.sh)
 curl                  # test_serve.sh, test_h1fault_selftest.sh, test_requests.sh
@@ -39,9 +39,9 @@ hey                   # hey, side by side with `pacer hey` (test_hey.sh)
 time                  # /usr/bin/time, peak RSS (test_faults.sh, test_h2_faults.sh)
 procps                # pgrep (lib.sh nginx_worker)
 tmux                  # a real terminal for the live view (test_live.sh)
-iproute2              # ip (test_core.sh, test_faults.sh)
+iproute2              # ip, tc (test_core.sh, test_faults.sh, test_mpi_netns.sh: namespaces, netem)
 mount                 # mount --bind in a private namespace (test_labels.sh)
-util-linux            # unshare, taskset (test_labels.sh, bench/)
+util-linux            # unshare, taskset (test_labels.sh, test_mpi_netns.sh, bench/)
 python3               # echo server, JSON checks, raw-socket clients
 python3-jsonschema    # result files against docs/*.schema.json (test_outputs.sh)
 python3-yaml          # reads deploy/kubernetes/ to run its shard commands (test_shard.sh)

@@ -96,9 +96,12 @@ serve_err() { cat "$T_DIR"/serve.*.out.err 2>/dev/null; }
 # $NGX_DIR/www (index.html is 1024 bytes), /stub (stub_status), and logs
 # requests to $NGX_DIR/access.log as "$request $http_x_pacer $http_host",
 # then NGX_LOG_EXTRA if set (e.g. ' $connection': more fields at the end).
-# NGX_KEEPALIVE_REQUESTS sets keepalive_requests (default 1000000).
+# NGX_KEEPALIVE_REQUESTS sets keepalive_requests (default 1000000). With
+# NGX_NETNS set, nginx runs in that network namespace (ip netns exec),
+# listening on NGX_ADDR (default 127.0.0.1), which this shell must reach.
 start_nginx() {
-    local extra=${1:-} try
+    local extra=${1:-} try a=${NGX_ADDR:-127.0.0.1} ns=()
+    [ -n "${NGX_NETNS:-}" ] && ns=(ip netns exec "$NGX_NETNS")
     need_cmd nginx nginx-light && need_cmd openssl openssl && need_cmd pgrep procps || return 1
     NGX_DIR="$T_DIR/nginx"
     mkdir -p "$NGX_DIR/www" "$NGX_DIR/tmp"
@@ -131,23 +134,23 @@ http {
     ssl_certificate_key $NGX_DIR/key.pem;
     $extra
     server {
-        listen 127.0.0.1:$NGX_PORT${NGX_LISTEN_OPTS:-};
-        listen 127.0.0.1:$NGX_TLS_PORT ssl http2;
-        listen 127.0.0.1:$NGX_H2C_PORT http2;
+        listen $a:$NGX_PORT${NGX_LISTEN_OPTS:-};
+        listen $a:$NGX_TLS_PORT ssl http2;
+        listen $a:$NGX_H2C_PORT http2;
         root $NGX_DIR/www;
         location = /stub { stub_status; }
     }
     server {
-        listen 127.0.0.1:$NGX_TLS1_PORT ssl;
+        listen $a:$NGX_TLS1_PORT ssl;
         root $NGX_DIR/www;
     }
 }
 CONF
-        nginx -c "$NGX_DIR/nginx.conf" >"$NGX_DIR/stdout" 2>&1 &
+        "${ns[@]}" nginx -c "$NGX_DIR/nginx.conf" >"$NGX_DIR/stdout" 2>&1 &
         NGX_PID=$!
         T_PIDS+=("$NGX_PID")
-        if wait_port 127.0.0.1 "$NGX_PORT" "$NGX_PID" && wait_port 127.0.0.1 "$NGX_TLS_PORT" "$NGX_PID" &&
-            wait_port 127.0.0.1 "$NGX_H2C_PORT" "$NGX_PID" && wait_port 127.0.0.1 "$NGX_TLS1_PORT" "$NGX_PID"; then
+        if wait_port "$a" "$NGX_PORT" "$NGX_PID" && wait_port "$a" "$NGX_TLS_PORT" "$NGX_PID" &&
+            wait_port "$a" "$NGX_H2C_PORT" "$NGX_PID" && wait_port "$a" "$NGX_TLS1_PORT" "$NGX_PID"; then
             return 0
         fi
         kill "$NGX_PID" 2>/dev/null
