@@ -482,11 +482,10 @@ static size_t h3_input(http_conn *c, const char *buf, size_t len, uint64_t now)
     path.remote.addr = (ngtcp2_sockaddr *)&h->remote;
     path.remote.addrlen = h->rlen;
     path.user_data = NULL;
-    /* Time into ngtcp2: conn_readable's pc_now_ns() (pace_came_at gives a
-     * kernel receive time only to a transport with rx_times, which UDP
-     * has not), after the last ts given (h3_ts recv): the ACKs in it
-     * acknowledge packets sent before it. The path and pkt_info carry no
-     * time. */
+    /* Time into ngtcp2: conn_readable's pace_came_at() (the datagram's
+     * kernel receive time: UDP has rx_times), no earlier than the last ts
+     * given (h3_ts recv): the ACKs in it acknowledge packets sent before
+     * it. The path and pkt_info carry no time. */
     rc = ngtcp2_conn_read_pkt(h->q, &path, &pi, (const uint8_t *)buf, len, h3_ts(h, now, true));
     if (rc != 0) {
         h3_read_error(c, h, rc, now);

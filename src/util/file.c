@@ -104,6 +104,21 @@ static void dir_of(const char *path, char *buf, size_t cap)
         snprintf(buf, cap, "%.*s", (int)(n < cap ? n : cap - 1), path);
 }
 
+/* A device, a FIFO or a socket (/dev/null, /dev/stdout, a named pipe) is
+ * written where it is: renaming a file onto it would put a regular file in
+ * its place (for root, in /dev/null's). */
+static bool special(const struct stat *st)
+{
+    return !S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode);
+}
+
+static bool special_file(FILE *f)
+{
+    struct stat st;
+
+    return fstat(fileno(f), &st) == 0 && special(&st);
+}
+
 FILE *pc_tmp_create(const char *path, const char *tmp_path)
 {
     char dir[PATH_MAX];
@@ -115,6 +130,8 @@ FILE *pc_tmp_create(const char *path, const char *tmp_path)
         errno = EISDIR; /* now, not at the rename after the run */
         return NULL;
     }
+    if (stat(path, &st) == 0 && special(&st))
+        return fopen(path, "w");
     dir_of(path, dir, sizeof dir);
     fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
     if (fd >= 0) {
@@ -173,6 +190,11 @@ int pc_tmp_place(FILE *f, const char *tmp_path, const char *path)
 
     if (fflush(f) != 0 || ferror(f))
         rc = -(errno ? errno : EIO);
+    if (special_file(f)) {
+        if (fclose(f) != 0 && rc == 0)
+            rc = -(errno ? errno : EIO);
+        return rc;
+    }
     if (rc == 0 && anon) {
         char proc[64];
 
@@ -195,10 +217,10 @@ int pc_tmp_place(FILE *f, const char *tmp_path, const char *path)
 
 void pc_tmp_drop(FILE *f, const char *tmp_path)
 {
-    bool anon = unnamed(f);
+    bool anon = unnamed(f), keep = special_file(f);
 
     fclose(f);
-    if (!anon)
+    if (!anon && !keep)
         unlink(tmp_path);
     pc_tmp_untrack(tmp_path);
 }

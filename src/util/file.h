@@ -16,8 +16,10 @@ FILE *pc_fopen_read(const char *path, const char *mode);
 /* A result file written where it will go, not yet visible: an unnamed file
  * in path's directory (O_TMPFILE), which no ending of the process can leave
  * behind, not even SIGKILL; where the file system has none, the named
- * tmp_path ("<path>.tmp-<pid>"), tracked (below). NULL with errno set (the
- * directory's error: ENOENT, EACCES, ...). */
+ * tmp_path ("<path>.tmp-<pid>"), tracked (below). A path that is a device,
+ * a FIFO or a socket (/dev/null, /dev/stdout) is opened as it is, and
+ * written in place. NULL with errno set (the directory's error: ENOENT,
+ * EACCES, ...). */
 FILE *pc_tmp_create(const char *path, const char *tmp_path);
 /* Close f and give it the name path (through tmp_path, then rename: a
  * reader sees the whole file or none). 0, or -errno with nothing left. */

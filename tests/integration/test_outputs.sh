@@ -254,4 +254,21 @@ PYEOF
 "$PACER" report --json "$D/u64_again.json" "$D/u64.json" >/dev/null 2>"$D/e6"; rc6=$?
 ok report_uint64_counter "exit $rc6: $(cat "$D/e6") $(json_get "$D/u64_again.json" "d['bytes']['read']" 2>&1)" \
     "[ $rc6 -eq 0 ] && [ \"\$(json_get '$D/u64_again.json' \"d['bytes']['read']\")\" = 18446744073709551615 ]"
+# --- a result path that is a device or a FIFO is written in place ----------------
+# (a rename onto it would leave a regular file there: run as root with
+# --json /dev/null, that was /dev/null's end). The test's own device (the
+# same numbers as /dev/null) and a FIFO read by cat.
+mkfifo "$D/fifo"
+timeout 20 cat "$D/fifo" >"$D/fifo.out" &
+catp=$!
+dev=""
+mknod "$D/null" c 1 3 2>/dev/null && mknod "$D/null2" c 1 3 2>/dev/null && dev="$D/null"
+"$PACER" -t1 -c1 -d300ms --json "$D/fifo" ${dev:+--html "$dev" --hlog "$D/null2"} "$SERVE_URL" >"$D/dev.out" 2>&1
+rc=$?
+wait "$catp"
+ok output_fifo_in_place "exit $rc: $(head -2 "$D/dev.out"), fifo $(stat -c %F "$D/fifo"): $(head -c 80 "$D/fifo.out")" \
+    "[ $rc -eq 0 ] && [ -p '$D/fifo' ] && '$PY' -c \"import json; json.load(open('$D/fifo.out'))\""
+if [ -n "$dev" ]; then
+    ok output_device_kept "exit $rc: $(stat -c %F "$dev" "$D/null2" | tr '\n' ' ')" "[ $rc -eq 0 ] && [ -c '$dev' ] && [ -c '$D/null2' ]"
+fi
 finish
