@@ -69,9 +69,14 @@ if ! wait_port 127.0.0.1 "$MPORT" "$RUN_PID"; then
     finish
 fi
 
-# The page, as curl gets it.
+# The page, as curl gets it, once an interval has been merged into it
+# (before, every count is 0: nothing to check the buckets by).
 PAGE=$T_DIR/page.txt
-got=$(curl -s -m 5 -o "$PAGE" -w '%{http_code} %{content_type}' "http://$MADDR/metrics")
+for _ in $(seq 1 50); do
+    got=$(curl -s -m 5 -o "$PAGE" -w '%{http_code} %{content_type}' "http://$MADDR/metrics")
+    grep -q '^pacer_latency_seconds_count{[^}]*} [1-9]' "$PAGE" && break
+    sleep 0.1
+done
 ok page_type "got '$got'" \
     '[ "$got" = "200 application/openmetrics-text; version=1.0.0; charset=utf-8" ]'
 ok page_ends_eof "the page does not end with # EOF" '[ "$(tail -n1 "$PAGE")" = "# EOF" ]'
