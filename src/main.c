@@ -117,12 +117,6 @@ static int run_load(const cli_persona *p, int argc, char **argv)
         cli_free(&cfg);
         return PC_EXIT_USAGE;
     }
-    if (mpi_launched() && cfg.mode == PC_MODE_RUN && cfg.metrics.listen) {
-        fprintf(stderr, "pacer: --metrics-listen is not served under mpirun yet (docs/output.md, "
-                        "Live metrics)\n");
-        cli_free(&cfg);
-        return PC_EXIT_USAGE;
-    }
     if (mpi_launched() && cfg.mode == PC_MODE_RUN) {
         /* mpirun: this process is one rank's share of one run. */
         code = mpi_run_main(&cfg);

@@ -15,6 +15,8 @@
 #     another from the page; with every slot held the next connection is
 #     refused at once (503) and the holders are closed by their deadline,
 #     after which the page serves again;
+#   - under mpirun (2 ranks), rank 0 serves the whole run: the totals
+#     Prometheus has equal the merged JSON's;
 #   - a port in use: one line, exit 1, no load; a malformed ADDR:PORT: exit 2.
 . "$(dirname "$0")/lib.sh"
 
@@ -56,6 +58,16 @@ if [ $ready = 0 ]; then
     fail prometheus_start "prometheus did not become ready: $(tail -n3 "$T_DIR/prom.log")"
     finish
 fi
+
+# Prometheus applies its targets a few seconds after it starts: wait until
+# it has tried ours once (nothing listens yet: "down"), so that it scrapes
+# the whole run.
+tried=0
+for _ in $(seq 1 300); do
+    curl -s -m 2 "$PROM/api/v1/targets" | grep -q '"health":"down"' && { tried=1; break; }
+    sleep 0.1
+done
+[ $tried = 1 ] || { fail prometheus_target "prometheus never tried $MADDR"; finish; }
 
 # ---- the run -----------------------------------------------------------
 JSON=$T_DIR/run.json
@@ -222,9 +234,9 @@ ok prom_requests_total "Prometheus has $PT, the JSON $SCHED scheduled" '[ "$PT" 
 ok prom_responses_total "Prometheus has $PD, the JSON $DONE completed" '[ "$PD" = "$DONE" ]'
 ok prom_saw_the_end "no scrape of the ended run (pacer_running min $PR)" '[ "$PR" = 0 ]'
 ok prom_stage_target "stage max $ST (want 2), target max $TR (want 300)" '[ "$ST" = 2 ] && [ "$TR" = 300 ]'
-# Fewer than 10: the first scrape waits up to 1 s, and while the hostile
-# clients above hold every slot (2 s) a scrape is refused.
-ok prom_scraped_during "only $NS scrapes of a 10 s run at 1 s" '[ "$NS" != none ] && [ "$NS" -ge 3 ]'
+# Fewer than 10: while the hostile clients above hold every slot (2 s) a
+# scrape is refused, and a loaded machine delays some.
+ok prom_scraped_during "only $NS scrapes of a 10 s run at 1 s" '[ "$NS" != none ] && [ "$NS" -ge 5 ]'
 
 # Every metric name the dashboard's expressions use, Prometheus ingested.
 curl -s -m 10 "$PROM/api/v1/label/__name__/values" >"$T_DIR/names.json"
@@ -247,6 +259,27 @@ missing = sorted(used - have)
 print("used:", len(used), "missing:", missing)
 sys.exit(1 if missing or len(used) < 8 else 0)
 EOF
+
+# ---- under mpirun: rank 0 serves the whole run's figures ---------------
+if need_cmd mpirun openmpi-bin; then
+    ROOT=()
+    [ "$(id -u)" = 0 ] && ROOT=(--allow-run-as-root)
+    MJSON=$T_DIR/mpi.json
+    (cd "$T_DIR" && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" &&
+        timeout -k 5 60 mpirun --oversubscribe "${ROOT[@]}" -np 2 "$PACER" -t1 -c2 \
+        --stages '2s:200!,3s:300!' --metrics-listen "$MADDR" --metrics-linger 15s \
+        --json "$MJSON" "$SERVE_URL") >"$T_DIR/mpi.out" 2>&1
+    rc=$?
+    ok mpi_run "mpirun exited $rc: $(tail -n3 "$T_DIR/mpi.out")" '[ $rc -eq 0 ] && [ -s "$MJSON" ]'
+    MID=$(json_get "$MJSON" 'd["run_id"]')
+    MSCHED=$(json_get "$MJSON" 'd["requests"]["scheduled"]')
+    MPT=$(query "max_over_time(pacer_requests_total{run_id=\"$MID\"}[10m])")
+    MPR=$(query "min_over_time(pacer_running{run_id=\"$MID\"}[10m])")
+    MN=$(query "count(count by (instance) (pacer_run_info{run_id=\"$MID\"}))")
+    echo "  (mpirun -np 2, merged report: $MSCHED scheduled; Prometheus: requests $MPT, running min $MPR, $MN target)"
+    ok mpi_prom_total "Prometheus has $MPT for run $MID, the merged JSON $MSCHED scheduled" \
+        '[ "$MPT" = "$MSCHED" ] && [ "$MSCHED" -gt 0 ] && [ "$MPR" = 0 ] && [ "$MN" = 1 ]'
+fi
 
 # ---- bad addresses -----------------------------------------------------
 run 20 -d 1s -R 10 --metrics-listen "127.0.0.1:$PPORT" "$SERVE_URL"
