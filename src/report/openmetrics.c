@@ -59,7 +59,7 @@ struct om_metrics {
     char run_id[33];
     /* The main thread's: */
     om_snap acc;
-    hdr_hist lat, lag;
+    pc_interval *sum; /* every interval so far, added up */
     bool shaped;
     sched sc;
     double scale;
@@ -124,12 +124,8 @@ int om_start(om_metrics **out, const pc_config *cfg, const pc_results *res, char
     int rc;
 
     *out = NULL;
-    if (!m || hdr_init(&m->lat, 1, STATS_LAT_HIGHEST, 3) < 0 ||
-        hdr_init(&m->lag, 1, STATS_LAT_HIGHEST, 2) < 0) {
-        if (m) {
-            hdr_free(&m->lat);
-            free(m);
-        }
+    if (!m || !(m->sum = interval_new())) {
+        free(m);
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
@@ -177,32 +173,39 @@ static void publish(om_metrics *m, const om_snap *s)
     pthread_mutex_unlock(&m->mu);
 }
 
+/* The counters an interval and the run's totals both have. */
+static void snap_counts(om_snap *a, const uint64_t *status, uint64_t status_other,
+                        const uint64_t *err, uint64_t connect_errors, uint64_t completed)
+{
+    memcpy(a->status, status, sizeof a->status);
+    a->status_other = status_other;
+    memcpy(a->err, err, sizeof a->err);
+    a->errors = 0;
+    for (int k = 0; k < PC_ERR_KINDS; k++)
+        a->errors += err[k];
+    a->connect_errors = connect_errors;
+    a->completed = completed;
+}
+
 void om_on_interval(void *ud, const pc_interval *iv)
 {
     om_metrics *m = ud;
     om_snap *a = &m->acc;
+    const pc_interval *t = m->sum;
 
-    for (int c = 0; c < STATS_MAX_STATUS; c++)
-        a->status[c] += iv->status[c];
-    a->status_other += iv->status_other;
-    for (int k = 0; k < PC_ERR_KINDS; k++)
-        a->err[k] += iv->err[k];
-    a->connect_errors += iv->connect_errors;
-    a->completed += iv->completed;
-    a->errors += iv->errors;
-    hdr_add(&m->lat, &iv->latency);
-    hdr_add(&m->lag, &iv->send_lag);
-    hist_of(&a->lat, &m->lat);
-    hist_of(&a->lag, &m->lag);
+    interval_merge(m->sum, iv);
+    snap_counts(a, t->status, t->status_other, t->err, t->connect_errors, t->completed);
+    hist_of(&a->lat, &t->latency);
+    hist_of(&a->lag, &t->send_lag);
     if (m->res->start_mono_ns && iv->end_ns > m->res->start_mono_ns)
         a->elapsed_s = (double)(iv->end_ns - m->res->start_mono_ns) / 1e9;
     if (m->shaped) {
         /* The shape's time: its zero is the schedule's start (the warm-up's). */
-        double t = a->elapsed_s + (double)m->cfg->warmup_ns / 1e9;
+        double at = a->elapsed_s + (double)m->cfg->warmup_ns / 1e9;
 
-        a->target_rate = sched_rate_at(&m->sc, t) * m->scale;
+        a->target_rate = sched_rate_at(&m->sc, at) * m->scale;
         if (a->nstages)
-            a->stage = sched_stage_of(&m->sc, (uint64_t)llround(t * 1e9)) + 1;
+            a->stage = sched_stage_of(&m->sc, (uint64_t)llround(at * 1e9)) + 1;
     }
     publish(m, a);
 }
@@ -215,14 +218,7 @@ void om_final(om_metrics *m, const pc_results *res)
     if (!m)
         return;
     a = &m->acc;
-    memcpy(a->status, st->status, sizeof a->status);
-    a->status_other = st->status_other;
-    memcpy(a->err, st->err, sizeof a->err);
-    a->connect_errors = st->connect_errors;
-    a->completed = st->completed;
-    a->errors = 0;
-    for (int k = 0; k < PC_ERR_KINDS; k++)
-        a->errors += st->err[k];
+    snap_counts(a, st->status, st->status_other, st->err, st->connect_errors, st->completed);
     a->never_sent = st->never_sent;
     a->interrupted = st->interrupted;
     if (st->latency.counts)
@@ -253,8 +249,7 @@ void om_stop(om_metrics *m)
     oml_stop(m->lis);
     pthread_cond_destroy(&m->cv);
     pthread_mutex_destroy(&m->mu);
-    hdr_free(&m->lat);
-    hdr_free(&m->lag);
+    interval_free(m->sum);
     free(m);
 }
 

@@ -275,7 +275,7 @@ if need_cmd mpirun openmpi-bin; then
     MSCHED=$(json_get "$MJSON" 'd["requests"]["scheduled"]')
     MPT=$(query "max_over_time(pacer_requests_total{run_id=\"$MID\"}[10m])")
     MPR=$(query "min_over_time(pacer_running{run_id=\"$MID\"}[10m])")
-    MN=$(query "count(count by (instance) (pacer_run_info{run_id=\"$MID\"}))")
+    MN=$(query "count(count by (instance) (max_over_time(pacer_run_info{run_id=\"$MID\"}[10m])))")
     echo "  (mpirun -np 2, merged report: $MSCHED scheduled; Prometheus: requests $MPT, running min $MPR, $MN target)"
     ok mpi_prom_total "Prometheus has $MPT for run $MID, the merged JSON $MSCHED scheduled" \
         '[ "$MPT" = "$MSCHED" ] && [ "$MSCHED" -gt 0 ] && [ "$MPR" = 0 ] && [ "$MN" = 1 ]'
