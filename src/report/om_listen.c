@@ -128,34 +128,68 @@ static void respond_text(oml_client *c, const char *status, const char *extra)
     respond(c, status, extra, "text/plain; charset=utf-8", body, (size_t)n);
 }
 
-/* A whole request head is in c->in: what it asks for. Only the request
- * line matters; header fields are read past. */
-static void serve(oml *l, oml_client *c, size_t headlen)
+/* Where the head ends in in[0..len) (past its blank line), or 0. */
+static size_t head_end(const char *in, size_t len)
 {
-    const char *sp1, *sp2, *eol = memchr(c->in, '\n', headlen);
-    size_t linelen = eol ? (size_t)(eol - c->in) : headlen, plen;
+    for (size_t i = 0; i + 1 < len; i++) {
+        if (in[i] != '\n')
+            continue;
+        if (in[i + 1] == '\n')
+            return i + 2;
+        if (i + 2 < len && in[i + 1] == '\r' && in[i + 2] == '\n')
+            return i + 3;
+    }
+    return 0;
+}
+
+oml_ask oml_request(const char *in, size_t len)
+{
+    size_t headlen = head_end(in, len), linelen, plen;
+    const char *sp1, *sp2, *eol;
+
+    if (!headlen)
+        return len >= OML_REQ_MAX ? OML_TOO_LARGE : OML_MORE;
+    eol = memchr(in, '\n', headlen);
+    linelen = (size_t)(eol - in); /* head_end found one */
+    if (linelen && in[linelen - 1] == '\r')
+        linelen--;
+    sp1 = memchr(in, ' ', linelen);
+    sp2 = sp1 ? memchr(sp1 + 1, ' ', linelen - (size_t)(sp1 + 1 - in)) : NULL;
+    if (!sp1 || !sp2 || sp1 == in || sp2 == sp1 + 1 || (size_t)(in + linelen - (sp2 + 1)) != 8 ||
+        memcmp(sp2 + 1, "HTTP/1.", 7) != 0 || sp2[8] < '0' || sp2[8] > '9')
+        return OML_BAD;
+    if ((size_t)(sp1 - in) != 3 || memcmp(in, "GET", 3) != 0)
+        return OML_METHOD;
+    plen = (size_t)(sp2 - (sp1 + 1));
+    if (plen < 8 || memcmp(sp1 + 1, "/metrics", 8) != 0 || (plen > 8 && sp1[9] != '?'))
+        return OML_PATH;
+    return OML_PAGE;
+}
+
+/* The client's bytes so far: a response when they make a request. */
+static void serve(oml *l, oml_client *c)
+{
     char *body = NULL;
     size_t blen = 0;
     const char *ctype = NULL;
 
-    if (linelen && c->in[linelen - 1] == '\r')
-        linelen--;
-    sp1 = memchr(c->in, ' ', linelen);
-    sp2 = sp1 ? memchr(sp1 + 1, ' ', linelen - (size_t)(sp1 + 1 - c->in)) : NULL;
-    if (!sp1 || !sp2 || sp1 == c->in || sp2 == sp1 + 1 ||
-        (size_t)(c->in + linelen - (sp2 + 1)) < 8 || memcmp(sp2 + 1, "HTTP/1.", 7) != 0) {
+    switch (oml_request(c->in, c->inlen)) {
+    case OML_MORE:
+        return;
+    case OML_TOO_LARGE:
+        respond_text(c, "431 Request Header Fields Too Large", "");
+        return;
+    case OML_BAD:
         respond_text(c, "400 Bad Request", "");
         return;
-    }
-    if ((size_t)(sp1 - c->in) != 3 || memcmp(c->in, "GET", 3) != 0) {
+    case OML_METHOD:
         respond_text(c, "405 Method Not Allowed", "Allow: GET\r\n");
         return;
-    }
-    plen = (size_t)(sp2 - (sp1 + 1));
-    if (!(plen >= 8 && memcmp(sp1 + 1, "/metrics", 8) == 0 &&
-          (plen == 8 || sp1[9] == '?'))) {
+    case OML_PATH:
         respond_text(c, "404 Not Found", "");
         return;
+    case OML_PAGE:
+        break;
     }
     if (l->page(l->ud, &body, &blen, &ctype) < 0) {
         respond_text(c, "500 Internal Server Error", "");
@@ -165,24 +199,9 @@ static void serve(oml *l, oml_client *c, size_t headlen)
     free(body);
 }
 
-/* Where the head ends in c->in (past its blank line), or 0. */
-static size_t head_end(const oml_client *c)
-{
-    for (size_t i = 0; i + 1 < c->inlen; i++) {
-        if (c->in[i] != '\n')
-            continue;
-        if (c->in[i + 1] == '\n')
-            return i + 2;
-        if (i + 2 < c->inlen && c->in[i + 1] == '\r' && c->in[i + 2] == '\n')
-            return i + 3;
-    }
-    return 0;
-}
-
 static void on_readable(oml *l, oml_client *c)
 {
     ssize_t n = read(c->fd, c->in + c->inlen, sizeof c->in - c->inlen);
-    size_t end;
 
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
         client_close(c);
@@ -191,10 +210,7 @@ static void on_readable(oml *l, oml_client *c)
     if (n < 0)
         return;
     c->inlen += (size_t)n;
-    if ((end = head_end(c)))
-        serve(l, c, end);
-    else if (c->inlen == sizeof c->in)
-        respond_text(c, "431 Request Header Fields Too Large", "");
+    serve(l, c);
 }
 
 static void on_writable(oml_client *c)

@@ -30,6 +30,14 @@
 
 typedef struct oml oml;
 
+/* What a client's first len bytes ask for (pure; in need not be
+ * NUL-terminated): OML_MORE, no blank line yet and under OML_REQ_MAX;
+ * OML_TOO_LARGE, none within OML_REQ_MAX bytes; else by the request line,
+ * "METHOD SP TARGET SP HTTP/1.D": OML_BAD (not one), OML_METHOD (not
+ * GET), OML_PATH (not /metrics, with or without a query), OML_PAGE. */
+typedef enum { OML_MORE, OML_TOO_LARGE, OML_BAD, OML_METHOD, OML_PATH, OML_PAGE } oml_ask;
+oml_ask oml_request(const char *in, size_t len);
+
 /* The page's body and content type, written on the listener thread for
  * each GET /metrics: 0 with *body a malloc'd buffer of *len bytes (freed
  * by the listener), or a negative errno (the client gets a 500). */
