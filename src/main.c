@@ -131,6 +131,7 @@ static int run_load(const cli_persona *p, int argc, char **argv)
     /* With --json - (or another file to stdout), the text goes to stderr. */
     l.text = cli_text_stream(&cfg);
     rundesc_of(&l.run, &cfg);
+    memset(&res, 0, sizeof res); /* the listener's sink reads it from the start */
     if (cfg.metrics.listen) {
         char err[512];
 

@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -320,6 +321,7 @@ int oml_start(oml **out, const char *addr, oml_page_fn page, void *ud, char *err
     struct sockaddr_storage ss;
     socklen_t len = 0;
     oml *l;
+    sigset_t all, old;
     int one = 1, rc;
 
     *out = NULL;
@@ -341,8 +343,21 @@ int oml_start(oml **out, const char *addr, oml_page_fn page, void *ud, char *err
         snprintf(err, errlen, "--metrics-listen %s: %s", addr, strerror(errno));
         goto fail;
     }
-    if (pipe2(l->wake, O_CLOEXEC) < 0 || (rc = -pthread_create(&l->th, NULL, run, l)) < 0) {
-        rc = rc < 0 ? rc : -errno;
+    if (pipe2(l->wake, O_CLOEXEC) < 0) {
+        rc = -errno;
+        snprintf(err, errlen, "--metrics-listen: cannot start its thread: %s", strerror(-rc));
+        goto fail;
+    }
+    /* The thread takes no signal: SIGINT and SIGTERM are the main
+     * thread's (sigtimedwait, engine/run.c), and a process-directed one
+     * delivered here would kill pacer without its report. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = -pthread_create(&l->th, NULL, run, l);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0)
+        pthread_setname_np(l->th, "pacer-metrics"); /* as ps and /proc name it */
+    if (rc < 0) {
         snprintf(err, errlen, "--metrics-listen: cannot start its thread: %s", strerror(-rc));
         goto fail;
     }

@@ -15,6 +15,8 @@
 #     another from the page; with every slot held the next connection is
 #     refused at once (503) and the holders are closed by their deadline,
 #     after which the page serves again;
+#   - the listener thread blocks every signal; SIGINT still ends a run
+#     with its report (exit 130);
 #   - under mpirun (2 ranks), rank 0 serves the whole run: the totals
 #     Prometheus has equal the merged JSON's;
 #   - a port in use: one line, exit 1, no load; a malformed ADDR:PORT: exit 2.
@@ -109,6 +111,16 @@ for h in ("pacer_latency_seconds", "pacer_send_lag_seconds"):
     assert len(b) == 17 and le == sorted(le) and le[-1] == float("inf"), h
     assert v == sorted(v) and cnt == [v[-1]], h
 EOF
+
+# The listener thread takes no signal (SIGINT and SIGTERM are the main
+# thread's: one delivered to it would end pacer without a report).
+blk=
+PPID_PACER=$(pgrep -P "$RUN_PID" | head -n1) # RUN_PID is timeout's
+for t in /proc/"${PPID_PACER:-none}"/task/*; do
+    [ "$(cat "$t/comm" 2>/dev/null)" = pacer-metrics ] && blk=$(awk '/^SigBlk:/ {print $2}' "$t/status")
+done
+ok listener_blocks_signals "the pacer-metrics thread's SigBlk is '$blk'" \
+    '[ -n "$blk" ] && [ $(( 0x$blk & 0x4002 )) = $(( 0x4002 )) ]'
 
 # ---- hostile clients, during the run ----------------------------------
 cat >"$T_DIR/hostile.py" <<'EOF'
@@ -280,6 +292,20 @@ if need_cmd mpirun openmpi-bin; then
     ok mpi_prom_total "Prometheus has $MPT for run $MID, the merged JSON $MSCHED scheduled" \
         '[ "$MPT" = "$MSCHED" ] && [ "$MSCHED" -gt 0 ] && [ "$MPR" = 0 ] && [ "$MN" = 1 ]'
 fi
+
+# ---- SIGINT during a run: the partial report, exit 130 -----------------
+SPORT=$(pick_port)
+timeout -k 2 30 "$PACER" -d 20s -R 100 -c 2 -t 1 --metrics-listen "127.0.0.1:$SPORT" "$SERVE_URL" \
+    >"$T_DIR/sigint.out" 2>&1 &
+SIG_PID=$!
+T_PIDS+=("$SIG_PID")
+wait_port 127.0.0.1 "$SPORT" "$SIG_PID"
+sleep 1
+kill -INT "$SIG_PID"
+wait "$SIG_PID"
+rc=$?
+ok sigint_report "rc $rc, want 130 and the report: $(tail -n2 "$T_DIR/sigint.out")" \
+    '[ $rc -eq 130 ] && grep -q "Stopped early by SIGINT" "$T_DIR/sigint.out"'
 
 # ---- bad addresses -----------------------------------------------------
 run 20 -d 1s -R 10 --metrics-listen "127.0.0.1:$PPORT" "$SERVE_URL"
