@@ -225,6 +225,10 @@ ID=$(json_get "$JSON" 'd["run_id"]')
 SCHED=$(json_get "$JSON" 'd["requests"]["scheduled"]')
 DONE=$(json_get "$JSON" 'd["requests"]["completed"]')
 ok run_id_json "the JSON's run_id '$ID' is not the page's" 'grep -q "run_id=$ID" "$T_DIR/samples.txt"'
+SCHEMA=$(cd "$(dirname "$0")/../.." && pwd)/docs/pacer-result.schema.json
+ok json_schema "the result with run_id does not validate against $SCHEMA" "$PY" -c '
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' "$JSON" "$SCHEMA"
 
 # query EXPR: the value of an instant query's only result ("none": no result).
 query() {
