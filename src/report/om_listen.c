@@ -167,30 +167,29 @@ oml_ask oml_request(const char *in, size_t len)
     return OML_PAGE;
 }
 
+/* The refusals, by what was asked. */
+static const struct {
+    const char *status, *extra;
+} refusal[] = {
+    [OML_TOO_LARGE] = {"431 Request Header Fields Too Large", ""},
+    [OML_BAD] = {"400 Bad Request", ""},
+    [OML_METHOD] = {"405 Method Not Allowed", "Allow: GET\r\n"},
+    [OML_PATH] = {"404 Not Found", ""},
+};
+
 /* The client's bytes so far: a response when they make a request. */
 static void serve(oml *l, oml_client *c)
 {
+    oml_ask a = oml_request(c->in, c->inlen);
     char *body = NULL;
     size_t blen = 0;
     const char *ctype = NULL;
 
-    switch (oml_request(c->in, c->inlen)) {
-    case OML_MORE:
+    if (a == OML_MORE)
         return;
-    case OML_TOO_LARGE:
-        respond_text(c, "431 Request Header Fields Too Large", "");
+    if (a != OML_PAGE) {
+        respond_text(c, refusal[a].status, refusal[a].extra);
         return;
-    case OML_BAD:
-        respond_text(c, "400 Bad Request", "");
-        return;
-    case OML_METHOD:
-        respond_text(c, "405 Method Not Allowed", "Allow: GET\r\n");
-        return;
-    case OML_PATH:
-        respond_text(c, "404 Not Found", "");
-        return;
-    case OML_PAGE:
-        break;
     }
     if (l->page(l->ud, &body, &blen, &ctype) < 0) {
         respond_text(c, "500 Internal Server Error", "");
