@@ -121,6 +121,7 @@ int om_start(om_metrics **out, const pc_config *cfg, const pc_results *res, char
              size_t errlen)
 {
     om_metrics *m = calloc(1, sizeof *m);
+    pthread_condattr_t ca;
     int rc;
 
     *out = NULL;
@@ -145,14 +146,11 @@ int om_start(om_metrics **out, const pc_config *cfg, const pc_results *res, char
     }
     m->snap = m->acc;
     pthread_mutex_init(&m->mu, NULL);
-    {
-        pthread_condattr_t ca;
-
-        pthread_condattr_init(&ca);
-        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-        pthread_cond_init(&m->cv, &ca);
-        pthread_condattr_destroy(&ca);
-    }
+    /* om_stop's wait is on the monotonic clock, as pc_now_ns. */
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&m->cv, &ca);
+    pthread_condattr_destroy(&ca);
     if ((rc = oml_start(&m->lis, cfg->metrics.listen, page_cb, m, err, errlen)) < 0) {
         om_stop(m);
         return rc;
