@@ -44,6 +44,8 @@ iproute2              # ip, tc (test_core.sh, test_faults.sh, test_mpi_netns.sh:
 mount                 # mount --bind in a private namespace (test_labels.sh)
 util-linux            # unshare, taskset (test_labels.sh, test_mpi_netns.sh, bench/)
 python3               # echo server, JSON checks, raw-socket clients
+prometheus            # scrapes --metrics-listen (test_metrics_listen.sh; the test starts its own,
+                      # on loopback with a temporary config and storage; no service is started here)
 python3-jsonschema    # result files against docs/*.schema.json (test_outputs.sh)
 python3-yaml          # reads deploy/kubernetes/ to run its shard commands (test_shard.sh)
 default-jre-headless  # java, to run ...
@@ -89,3 +91,11 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq >&2
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing >&2
+# Debian's prometheus starts a service of its own on :9090 where systemd runs;
+# test_metrics_listen.sh starts its own instead, so that one is stopped.
+case " $missing " in
+*" prometheus "*)
+    if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet prometheus 2>/dev/null; then
+        $SUDO systemctl disable --now prometheus >&2 || true
+    fi ;;
+esac

@@ -18,8 +18,9 @@
 /* Exit codes (docs/pacer.md lists them). */
 enum {
     PC_EXIT_OK = 0,          /* the run finished and at least one response came back */
-    PC_EXIT_RUNTIME = 1,     /* could not run: name not resolved, TLS setup, out of memory, fd limit */
-    PC_EXIT_USAGE = 2,       /* bad flag, number, URL or header */
+    PC_EXIT_RUNTIME = 1,     /* could not run: name not resolved, TLS setup, out of memory, fd limit,
+                                --metrics-listen address in use or not this machine's */
+    PC_EXIT_USAGE = 2,       /* bad flag, number, URL or header (a malformed --metrics-listen ADDR:PORT) */
     PC_EXIT_NO_RESPONSE = 3, /* the run finished but not one response was received */
     PC_EXIT_SCRIPT = 4,      /* the Lua script failed (file:line: message on stderr) */
     PC_EXIT_SLO = 5,         /* an --slo objective was not met (capacity: not even at the start rate) */
@@ -130,6 +131,15 @@ typedef struct pc_output_opts {
     const char *gnuplot_path; /* -g FILE (ab) */
     const char *csv_pct_path; /* -e FILE (ab) */
 } pc_output_opts;
+
+/* --metrics-listen: pacer's own figures served live to Prometheus
+ * (report/openmetrics.h). A bad ADDR:PORT is a usage error (exit 2); an
+ * address that cannot be bound (in use, not this machine's) a runtime one
+ * (exit 1), before any load is sent. */
+typedef struct pc_metrics_opts {
+    const char *listen;  /* ADDR:PORT; NULL: no listener */
+    uint64_t linger_ns;  /* --metrics-linger: after the report, until scraped, at most this */
+} pc_metrics_opts;
 
 /* Load shapes (--stages, -R A..B, --arrival, --seed; docs/pacer.md). A
  * stage moves the rate linearly from the previous target (the first from
@@ -286,6 +296,7 @@ typedef struct pc_config {
     pc_workflow_opts wf;   /* compare and capacity */
     pc_shard_opts shard;   /* --shard, --start-at, mpirun */
     pc_shape shape;        /* --stages, -R A..B, --arrival, --seed; rate is then their mean */
+    pc_metrics_opts metrics; /* --metrics-listen, --metrics-linger */
 } pc_config;
 
 #endif

@@ -15,6 +15,7 @@
 #include "engine/engine.h"
 #include "mpi/glue.h"
 #include "mpi/run.h"
+#include "report/openmetrics.h"
 #include "report/outputs.h"
 #include "report/report.h"
 #include "report/slo.h"
@@ -30,6 +31,7 @@ typedef struct live {
     pc_outputs *outs;
     FILE *text;        /* the report's stream: stdout, or stderr with --json - */
     pc_ab_progress abp; /* ab's "Completed N requests" lines */
+    om_metrics *om;     /* --metrics-listen; NULL: none */
     bool slo_ok;
 } live;
 
@@ -46,6 +48,8 @@ static int live_prepared(void *ud, pc_engine *eng, pc_results *res, char *err, s
         l->abp = (pc_ab_progress){stderr, l->cfg->ab_heartbeat, 0, 0};
         engine_add_interval_sink(eng, l->cfg->interval_ns, report_ab_progress, &l->abp);
     }
+    if (l->om)
+        engine_add_interval_sink(eng, l->cfg->interval_ns, om_on_interval, l->om);
     return 0;
 }
 
@@ -68,6 +72,7 @@ static int live_finished(void *ud, const pc_results *res)
     char err[512] = "";
     int code = PC_EXIT_OK;
 
+    om_final(l->om, res);
     if (l->run.format == PC_FORMAT_H2LOAD)
         report_h2load(l->text, &l->run, res);
     else if (l->run.format == PC_FORMAT_AB)
@@ -126,7 +131,20 @@ static int run_load(const cli_persona *p, int argc, char **argv)
     /* With --json - (or another file to stdout), the text goes to stderr. */
     l.text = cli_text_stream(&cfg);
     rundesc_of(&l.run, &cfg);
+    memset(&res, 0, sizeof res); /* the listener's sink reads it from the start */
+    if (cfg.metrics.listen) {
+        char err[512];
+
+        /* Before anything is sent: an address in use costs nothing. */
+        if (om_start(&l.om, &cfg, &res, err, sizeof err) < 0) {
+            fprintf(stderr, "pacer: %s\n", err);
+            cli_free(&cfg);
+            return PC_EXIT_RUNTIME;
+        }
+        l.run.run_id = om_run_id(l.om);
+    }
     code = wf_run_seq(&cfg, &st, &res);
+    om_stop(l.om); /* the report is out */
     code = pc_exit_code(code, res.signal, res.st.completed == 0, !l.slo_ok);
     results_free(&res);
     outputs_free(l.outs);

@@ -136,6 +136,7 @@ cli_take take_mix;
 cli_take take_tls_resume;
 cli_take take_shard;
 cli_take take_start_at;
+cli_take take_metrics_listen; /* --metrics-listen ADDR:PORT (report/om_listen.h) */
 cli_take take_refuse; /* another tool's flag pacer cannot honour: its help says why */
 
 /* The load-shape options (shape.c): --stages, --arrival, --seed,

@@ -162,6 +162,13 @@ static const cli_opt pacer_opts[] = {
     {"per-rank", 0, NULL, ON(shard.per_rank),
      .help = "Under mpirun: after the merged report, a line per rank,\n"
              "and each rank's files beside the merged ones (run.rank-1.json)"},
+    /* --metrics-listen (report/openmetrics.h) */
+    {"metrics-listen", 0, "ADDR:PORT", FN(take_metrics_listen), .modes = 1u << PC_MODE_RUN,
+     .help = "Serve pacer's own figures live (OpenMetrics on GET\n"
+             "/metrics, for Prometheus) until the report is printed"},
+    {"metrics-linger", 0, "T", DUR(metrics.linger_ns, 0), .modes = 1u << PC_MODE_RUN,
+     .help = "After the report, serve the final figures until one\n"
+             "scrape has read them, at most T (default 0)"},
     {"version", 'v', NULL, FN(take_version),
      .help = "Print version details"},
     {"help", 'h', NULL, FN(take_help),

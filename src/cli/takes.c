@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/urls.h"
 #include "dist/shard.h"
+#include "report/om_listen.h"
 #include "report/slo.h"
 #include "stats/hdr_codec.h"
 #include "util/units.h"
@@ -538,4 +539,20 @@ int take_refuse(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
     if (arg)
         return cli_bad(err, "%s %s: %s", FLAG(o), arg, why);
     return cli_bad(err, "%s: %s", FLAG(o), why);
+}
+
+/* ---- --metrics-listen (report/openmetrics.h) ------------------------ */
+
+/* ADDR:PORT, its syntax only: the address is bound when the run starts. */
+int take_metrics_listen(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    struct sockaddr_storage ss;
+    socklen_t len;
+    char why[256];
+
+    (void)o;
+    if (oml_parse_addr(arg, false, &ss, &len, why, sizeof why) < 0)
+        return cli_bad(err, "%s", why);
+    cfg->metrics.listen = arg;
+    return 0;
 }

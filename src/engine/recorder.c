@@ -61,9 +61,13 @@ void rec_latency(pc_worker *w, int64_t corrected, int64_t uncorrected)
 /* How long pacer itself held a sent request back (none: never sent). */
 static void rec_send_lag(pc_worker *w, const slot *s)
 {
+    int64_t lag = (int64_t)(s->sent > s->ready ? s->sent - s->ready : 0);
+
     if (!s->sent)
         return;
-    hdr_record(&w->st.send_lag, (int64_t)(s->sent > s->ready ? s->sent - s->ready : 0));
+    hdr_record(&w->st.send_lag, lag);
+    if (w->iv)
+        hdr_record(&w->iv->send_lag, lag);
     w->st.sent_early += s->sent < s->intended;
 }
 

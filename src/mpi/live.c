@@ -2,8 +2,9 @@
  * live.c - see live.h.
  *
  * A message is one interval: a fixed head, the status codes that occur
- * (code, count pairs) and the corrected latency histogram (hdr_codec's
- * binary form). Only what the progress line and view show travels.
+ * (code, count pairs), the corrected latency histogram and the send lag's
+ * (hdr_codec's binary form). Only what the progress line and view, and
+ * --metrics-listen's page, show travels.
  */
 #include "mpi/live.h"
 
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "report/openmetrics.h"
 #include "report/progress.h"
 #include "stats/hdr_codec.h"
 #include "util/clock.h"
@@ -29,7 +31,7 @@
 #define HEAD(kind, f, dim) HEAD_##kind(f, dim)
 typedef struct live_head {
     uint32_t index, nstatus;
-    uint64_t hist_len;
+    uint64_t hist_len, lag_len;
     PC_INTERVAL_COUNTERS(HEAD)
 } live_head;
 #undef HEAD
@@ -77,6 +79,7 @@ struct mlive {
     uint64_t wait_ns;
     /* rank 0 */
     pc_progress *prog;
+    om_metrics *om;
     pc_interval **head, **tail; /* per rank, in index order */
     uint64_t *got;
     /* the others */
@@ -107,6 +110,14 @@ mlive *mlive_new(pc_mpi *m, int rank, int size, const pc_config *whole, const pc
     l->prog = progress_new(whole, res, NULL, stderr);
     l->on = l->prog != NULL;
     return l;
+}
+
+void mlive_set_metrics(mlive *l, om_metrics *om)
+{
+    if (l->rank != 0)
+        return;
+    l->om = om;
+    l->on = l->prog || om;
 }
 
 bool mlive_wanted(const mlive *l)
@@ -151,21 +162,27 @@ static int reap(mlive *l, bool wait)
 static void send_interval(mlive *l, const pc_interval *iv)
 {
     live_head h = {.index = iv->index};
-    uint8_t *hist = NULL, *buf;
-    size_t hlen = 0, len, at;
+    uint8_t *hist = NULL, *lag = NULL, *buf;
+    size_t hlen = 0, llen = 0, len, at;
 
     reap(l, false);
     if (grow_array(&l->sends, &l->capsends, l->nsends + 1, 16, sizeof *l->sends) < 0)
         return;
     if (hdrc_encode(&iv->latency, &hist, &hlen) < 0)
         return;
+    if (hdrc_encode(&iv->send_lag, &lag, &llen) < 0) {
+        free(hist);
+        return;
+    }
     head_from(&h, iv);
     for (int c = 0; c < STATS_MAX_STATUS; c++)
         h.nstatus += iv->status[c] != 0;
     h.hist_len = hlen;
-    len = sizeof h + h.nstatus * sizeof(live_status) + hlen;
+    h.lag_len = llen;
+    len = sizeof h + h.nstatus * sizeof(live_status) + hlen + llen;
     if (!(buf = malloc(len))) {
         free(hist);
+        free(lag);
         return;
     }
     memcpy(buf, &h, sizeof h);
@@ -178,7 +195,9 @@ static void send_interval(mlive *l, const pc_interval *iv)
             at += sizeof st;
         }
     memcpy(buf + at, hist, hlen);
+    memcpy(buf + at + hlen, lag, llen);
     free(hist);
+    free(lag);
     if (mpi_send_start(l->m, buf, len, 0, LIVE_TAG, &l->sends[l->nsends].req) < 0) {
         free(buf);
         return;
@@ -198,7 +217,8 @@ static pc_interval *decode(const uint8_t *buf, size_t len)
     if (len < sizeof h)
         return NULL;
     memcpy(&h, buf, sizeof h);
-    if (h.nstatus > STATS_MAX_STATUS || len != sizeof h + h.nstatus * sizeof(live_status) + h.hist_len ||
+    if (h.nstatus > STATS_MAX_STATUS || h.hist_len > len || h.lag_len > len ||
+        len != sizeof h + h.nstatus * sizeof(live_status) + h.hist_len + h.lag_len ||
         !(iv = interval_new()))
         return NULL;
     iv->index = h.index;
@@ -212,6 +232,10 @@ static pc_interval *decode(const uint8_t *buf, size_t len)
     }
     if (hdrc_decode(buf + at, (size_t)h.hist_len, &lat) == 0) {
         hdr_add(&iv->latency, &lat);
+        hdr_free(&lat);
+    }
+    if (hdrc_decode(buf + at + h.hist_len, (size_t)h.lag_len, &lat) == 0) {
+        hdr_add(&iv->send_lag, &lat);
         hdr_free(&lat);
     }
     return iv;
@@ -303,9 +327,13 @@ static void show_merged(mlive *l, const pc_interval *iv)
         }
     }
     sum->index = iv->index;
-    snprintf(label, sizeof label, "%d/%d ranks", n, l->size);
-    progress_set_label(l->prog, label);
-    progress_on_interval(l->prog, sum);
+    if (l->prog) {
+        snprintf(label, sizeof label, "%d/%d ranks", n, l->size);
+        progress_set_label(l->prog, label);
+        progress_on_interval(l->prog, sum);
+    }
+    if (l->om)
+        om_on_interval(l->om, sum);
     interval_free(sum);
 }
 

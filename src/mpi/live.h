@@ -9,7 +9,8 @@
  * tenth of the interval) for the ranks whose same interval has not, and
  * shows the sum as one progress line, labelled with how many ranks it
  * holds ("3/3 ranks"; a rank later than that is left out of that line,
- * which says so, and never of the report). At the end every message sent
+ * which says so, and never of the report; so are --metrics-listen's live
+ * totals, until the run's merged ones replace them). At the end every message sent
  * is received (mlive_finish), so none is left in flight.
  */
 #ifndef PACER_MPI_LIVE_H
@@ -35,6 +36,11 @@ mlive *mlive_new(pc_mpi *m, int rank, int size, const pc_config *whole, const pc
  * start through mlive_set_on). */
 bool mlive_wanted(const mlive *l);
 void mlive_set_on(mlive *l, bool on);
+
+/* Rank 0: also hand each merged interval to om (--metrics-listen,
+ * report/openmetrics.h), which turns the merge on even without the line. */
+struct om_metrics;
+void mlive_set_metrics(mlive *l, struct om_metrics *om);
 
 /* The engine's interval sink (ud = the mlive), at cfg->interval_ns. */
 void mlive_on_interval(void *ud, const pc_interval *iv);

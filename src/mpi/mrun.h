@@ -37,6 +37,7 @@ typedef struct mrun {
     pc_rundesc whole;      /* the whole run, as rank 0 reports it */
     pc_config whole_cfg;   /* ... and as the live progress shows it (rank 0) */
     mlive *live;           /* the live progress (live.h), or NULL */
+    struct om_metrics *om; /* rank 0: --metrics-listen, fed the merged intervals (live.h) */
     FILE *text;
     char (*hosts)[64];
     double *clock_us;      /* rank 0: each rank's clock minus rank 0's */

@@ -35,6 +35,7 @@
 #include "mpi/mrun.h"
 #include "report/html.h"
 #include "report/merge.h"
+#include "report/openmetrics.h"
 #include "report/outputs.h"
 #include "report/json_out.h"
 #include "report/report.h"
@@ -498,6 +499,7 @@ static int report_merged(mrun *r, const rank_end *ends, const char *texts, pc_re
     m.res.start_late_ns = (uint64_t)(hi > 0 ? hi * 1e3 : 0);
     merge_recs(r, ends, *recs, &m.res);
     *recs = NULL; /* m's now */
+    om_final(r->om, &m.res); /* --metrics-listen serves the merged totals from now on */
 
     if (d.format == PC_FORMAT_H2LOAD)
         report_h2load(r->text, &d, &m.res);
@@ -738,7 +740,24 @@ int mpi_run_main(pc_config *cfg)
     /* The live progress is rank 0's merged one (live.h), not the engine's. */
     r.live = mlive_new(r.m, r.rank, r.size, &r.whole_cfg, &res);
     cfg->progress = PC_PROGRESS_OFF;
+    if (r.rank == 0 && cfg->metrics.listen) {
+        /* Rank 0 serves the whole run's figures: the live merge's, then the
+         * merged report's (docs/output.md, Live metrics). */
+        if (!r.live) {
+            code = mrun_fail_before_start(&r, "out of memory");
+            goto out;
+        }
+        if (om_start(&r.om, &r.whole_cfg, &res, err, sizeof err) < 0) {
+            fprintf(stderr, "pacer: %s\n", err);
+            code = mrun_fail_before_start(&r, "(could not serve --metrics-listen: see above)");
+            goto out;
+        }
+        mlive_set_metrics(r.live, r.om);
+        r.whole.run_id = om_run_id(r.om);
+    }
     code = wf_run_seq(cfg, &st, &res);
+    om_stop(r.om); /* the report is out */
+    r.om = NULL;
     results_free(&res);
     if (!r.started) {
         /* It failed before its connections opened (its stderr says why). */
@@ -746,6 +765,7 @@ int mpi_run_main(pc_config *cfg)
         goto out;
     }
 out:
+    om_stop(r.om);
     close_merged(&r);
     outputs_free(r.outs);
     mlive_free(r.live);

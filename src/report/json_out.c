@@ -441,6 +441,7 @@ void report_json_obj(json_w *wp, const pc_rundesc *cfg, const pc_results *res, c
     json_w_kdouble(wp, "duration_s", secs);
     json_w_kstr(wp, "stopped_by", res->stopped_by);
     json_w_kdouble(wp, "start_late_us", (double)res->start_late_ns / 1e3);
+    json_w_kstr(wp, "run_id", cfg->run_id);
     if (cfg->dist)
         w_dist(wp, cfg->dist);
 

@@ -47,6 +47,7 @@ typedef struct pc_rundesc {
     pc_header *headers;      /* -H, in order */
     size_t nheaders;
     const char *script_path; /* -s FILE */
+    const char *run_id;      /* --metrics-listen: the id its samples carry; NULL: none */
     /* The load's shape */
     uint32_t threads;
     uint32_t connections;

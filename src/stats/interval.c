@@ -28,7 +28,8 @@ pc_interval *interval_new(void)
     if (!iv)
         return NULL;
     if (hdr_init(&iv->latency, 1, STATS_LAT_HIGHEST, 3) < 0 ||
-        hdr_init(&iv->latency_u, 1, STATS_LAT_HIGHEST, 3) < 0) {
+        hdr_init(&iv->latency_u, 1, STATS_LAT_HIGHEST, 3) < 0 ||
+        hdr_init(&iv->send_lag, 1, STATS_LAT_HIGHEST, 2) < 0) {
         interval_free(iv);
         return NULL;
     }
@@ -41,18 +42,21 @@ void interval_free(pc_interval *iv)
         return;
     hdr_free(&iv->latency);
     hdr_free(&iv->latency_u);
+    hdr_free(&iv->send_lag);
     free(iv);
 }
 
 void interval_reset(pc_interval *iv)
 {
-    hdr_hist a = iv->latency, b = iv->latency_u;
+    hdr_hist a = iv->latency, b = iv->latency_u, c = iv->send_lag;
 
     hdr_reset(&a);
     hdr_reset(&b);
+    hdr_reset(&c);
     memset(iv, 0, sizeof *iv);
     iv->latency = a;
     iv->latency_u = b;
+    iv->send_lag = c;
 }
 
 void interval_merge(pc_interval *dst, const pc_interval *src)
@@ -65,6 +69,7 @@ void interval_merge(pc_interval *dst, const pc_interval *src)
     dst->parts += src->parts ? src->parts : 1;
     hdr_add(&dst->latency, &src->latency);
     hdr_add(&dst->latency_u, &src->latency_u);
+    hdr_add(&dst->send_lag, &src->send_lag);
     /* Each counter as an array of uint64_t (one, for a scalar). */
 #define ADD(kind, f, dim)                                                                    \
     for (size_t i = 0; i < sizeof dst->f / sizeof(uint64_t); i++)                           \

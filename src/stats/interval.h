@@ -53,6 +53,7 @@ typedef struct pc_interval {
     uint64_t end_ns;          /* monotonic end (the last interval ends when the run does) */
     hdr_hist latency;         /* corrected */
     hdr_hist latency_u;       /* uncorrected */
+    hdr_hist send_lag;        /* pacer's own lag of the requests sent (2 significant digits) */
     PC_INTERVAL_COUNTERS(PC_INTERVAL_MEMBER_)
 } pc_interval;
 #undef PC_INTERVAL_MEMBER_

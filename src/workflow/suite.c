@@ -106,6 +106,8 @@ static int plan(suite *S, FILE *err)
                 bad = "--json";
             else if (r->cfg.out.html_path)
                 bad = "--html";
+            else if (r->cfg.metrics.listen)
+                bad = "--metrics-listen";
             else
                 bad = wf_no_run_files(&r->cfg);
             if (bad && strcmp(bad, "--urls") != 0) {
