@@ -6,6 +6,7 @@
 #include "stats/results.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -354,4 +355,25 @@ void results_free(pc_results *res)
     free(res->never_sent_due);
     res->never_sent_due = NULL;
     res->never_sent_n = 0;
+    server_free(res->server);
+    res->server = NULL;
+}
+
+pc_server *server_new(void)
+{
+    pc_server *s = calloc(1, sizeof *s);
+
+    if (!s)
+        return NULL;
+    s->window_s = s->cpu_s = s->rss_peak = s->hwm = s->threads_peak = s->fds_peak = NAN;
+    s->host_cpus = s->host_busy_s = s->host_net_rx = s->host_net_tx = NAN;
+    s->host_ctxsw = s->host_mem_used_peak = NAN;
+    return s;
+}
+
+void server_free(pc_server *s)
+{
+    if (s)
+        free(s->iv);
+    free(s);
 }

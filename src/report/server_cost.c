@@ -1,0 +1,228 @@
+/*
+ * server_cost.c - the server's cost in the reports. See server_cost.h.
+ */
+#include "report/server_cost.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/json.h"
+#include "util/units.h"
+
+/* The responses the server answered in the sampled window: the measured
+ * ones and the warm-up's (the window spans both). */
+static double responses(const pc_results *res)
+{
+    return (double)res->st.completed + (double)res->warmup_outcomes;
+}
+
+double report_server_cpu_per_1k(const pc_results *res)
+{
+    double n = res ? responses(res) : 0;
+
+    if (!res || !res->server || isnan(res->server->cpu_s) || n <= 0)
+        return NAN;
+    return res->server->cpu_s / n * 1000.0;
+}
+
+double report_server_rps_per_cpu(const pc_results *res)
+{
+    double n = res ? responses(res) : 0;
+
+    if (!res || !res->server || isnan(res->server->cpu_s) || res->server->cpu_s <= 0 || n <= 0)
+        return NAN;
+    return n / res->server->cpu_s;
+}
+
+static const char *bytes(double v, char *buf, size_t cap)
+{
+    size_t n;
+
+    units_fmt_binary(v, buf, cap);
+    n = strlen(buf);
+    if (n + 2 < cap)
+        buf[n] = 'B', buf[n + 1] = '\0';
+    return buf;
+}
+
+void report_server(FILE *f, const pc_results *res, const char *ind)
+{
+    const pc_server *s = res->server;
+    const pc_stats *st = &res->st;
+    char b1[32], b2[32];
+
+    if (!s)
+        return;
+    fprintf(f, "%sServer: %s", ind, s->source[0] ? s->source : "(not measured)");
+    if (!isnan(s->window_s))
+        fprintf(f, ", sampled over %.2fs", s->window_s);
+    fputc('\n', f);
+    if (!isnan(s->cpu_s)) {
+        double per1k = report_server_cpu_per_1k(res);
+
+        fprintf(f, "%s  CPU: %.3fs, %.1f%% of one core", ind, s->cpu_s,
+                s->window_s > 0 ? 100.0 * s->cpu_s / s->window_s : NAN);
+        if (!isnan(per1k))
+            fprintf(f, ", %.4fs per 1,000 requests (%.0f requests per CPU-second)", per1k,
+                    report_server_rps_per_cpu(res));
+        fputc('\n', f);
+    } else {
+        fprintf(f, "%s  CPU: not measured (%s)\n", ind, s->proc_why);
+    }
+    if (!isnan(s->rss_peak)) {
+        fprintf(f, "%s  Peak RSS: %s", ind, bytes(s->rss_peak, b1, sizeof b1));
+        if (!isnan(s->hwm))
+            fprintf(f, " (VmHWM %s: the processes' own peak since they started)",
+                    bytes(s->hwm, b2, sizeof b2));
+        if (!isnan(s->threads_peak))
+            fprintf(f, ", threads %.0f", s->threads_peak);
+        if (!isnan(s->fds_peak))
+            fprintf(f, ", open fds %.0f", s->fds_peak);
+        fputc('\n', f);
+    } else if (isnan(s->cpu_s)) {
+        ; /* the CPU line said why */
+    } else {
+        fprintf(f, "%s  Peak RSS: not measured (the source has no resident memory)\n", ind);
+    }
+    if (st->completed)
+        fprintf(f, "%s  Wire: %.0f bytes per request (pacer's count: %.0f read, %.0f written)\n",
+                ind, (double)(st->bytes_read + st->bytes_written) / (double)st->completed,
+                (double)st->bytes_read / (double)st->completed,
+                (double)st->bytes_written / (double)st->completed);
+    if (s->host_source[0] && !isnan(s->host_busy_s)) {
+        fprintf(f, "%s  Host (%s, %.0f CPUs): %.1f%% busy", ind, s->host_source, s->host_cpus,
+                s->window_s > 0 && s->host_cpus > 0
+                    ? 100.0 * s->host_busy_s / s->window_s / s->host_cpus
+                    : NAN);
+        if (!isnan(s->host_net_rx) && !isnan(s->host_net_tx) && st->completed)
+            fprintf(f, ", network %.0f bytes per request (host-wide: the interfaces the exporter "
+                       "counts, in + out)",
+                    (s->host_net_rx + s->host_net_tx) / responses(res));
+        if (!isnan(s->host_ctxsw) && s->window_s > 0)
+            fprintf(f, ", %.0f context switches/s", s->host_ctxsw / s->window_s);
+        if (!isnan(s->host_mem_used_peak))
+            fprintf(f, ", memory used %s at most", bytes(s->host_mem_used_peak, b1, sizeof b1));
+        fputc('\n', f);
+    } else if (s->host_why[0]) {
+        fprintf(f, "%s  Host: not measured (%s)\n", ind, s->host_why);
+    }
+}
+
+/* "key": number, or null when NAN. */
+static void kd(json_w *w, const char *k, double v)
+{
+    json_w_kdouble(w, k, v);
+}
+
+void report_server_json(json_w *w, const pc_results *res)
+{
+    const pc_server *s = res->server;
+
+    if (!s)
+        return;
+    json_w_key(w, "server");
+    json_w_obj_begin(w);
+    json_w_kstr(w, "source", s->source[0] ? s->source : NULL);
+    kd(w, "window_s", s->window_s);
+    kd(w, "cpu_s", s->cpu_s);
+    kd(w, "cpu_percent_of_one_core",
+       s->window_s > 0 && !isnan(s->cpu_s) ? 100.0 * s->cpu_s / s->window_s : NAN);
+    kd(w, "cpu_s_per_1k_requests", report_server_cpu_per_1k(res));
+    kd(w, "requests_per_cpu_s", report_server_rps_per_cpu(res));
+    json_w_kstr(w, "cpu_missing", s->proc_why[0] ? s->proc_why : NULL);
+    kd(w, "rss_peak_bytes", s->rss_peak);
+    kd(w, "vmhwm_bytes", s->hwm);
+    kd(w, "threads_peak", s->threads_peak);
+    kd(w, "fds_peak", s->fds_peak);
+    kd(w, "wire_bytes_per_request",
+       res->st.completed
+           ? (double)(res->st.bytes_read + res->st.bytes_written) / (double)res->st.completed
+           : NAN);
+    json_w_key(w, "host");
+    json_w_obj_begin(w);
+    json_w_kstr(w, "source", s->host_source[0] ? s->host_source : NULL);
+    json_w_kstr(w, "missing", s->host_why[0] ? s->host_why : NULL);
+    kd(w, "cpus", s->host_cpus);
+    kd(w, "busy_cpu_s", s->host_busy_s);
+    kd(w, "net_rx_bytes", s->host_net_rx);
+    kd(w, "net_tx_bytes", s->host_net_tx);
+    kd(w, "context_switches", s->host_ctxsw);
+    kd(w, "mem_used_peak_bytes", s->host_mem_used_peak);
+    json_w_obj_end(w);
+    json_w_key(w, "intervals");
+    json_w_arr_begin(w);
+    for (uint32_t i = 0; i < s->niv; i++) {
+        json_w_obj_begin(w);
+        kd(w, "cpu_s", s->iv[i].cpu_s);
+        kd(w, "rss_bytes", s->iv[i].rss_bytes);
+        kd(w, "host_busy_cpu_s", s->iv[i].host_busy_s);
+        kd(w, "host_net_bytes", s->iv[i].host_net_bytes);
+        json_w_obj_end(w);
+    }
+    json_w_arr_end(w);
+    json_w_obj_end(w);
+}
+
+/* A number, or NAN for null or absent. */
+static double num(const json_val *o, const char *k)
+{
+    const json_val *v = json_get(o, k);
+
+    return v && json_type_of(v) == JSON_NUM ? json_num(v) : NAN;
+}
+
+static void str(const json_val *o, const char *k, char *buf, size_t cap)
+{
+    const char *s = json_str(json_get(o, k));
+
+    snprintf(buf, cap, "%s", s ? s : "");
+}
+
+int report_server_load(const json_val *root, pc_results *res)
+{
+    const json_val *o = json_get(root, "server"), *h, *ivs;
+    pc_server *s;
+
+    if (!o || json_type_of(o) != JSON_OBJ)
+        return 0;
+    if (!(s = server_new()))
+        return -ENOMEM;
+    str(o, "source", s->source, sizeof s->source);
+    str(o, "cpu_missing", s->proc_why, sizeof s->proc_why);
+    s->window_s = num(o, "window_s");
+    s->cpu_s = num(o, "cpu_s");
+    s->rss_peak = num(o, "rss_peak_bytes");
+    s->hwm = num(o, "vmhwm_bytes");
+    s->threads_peak = num(o, "threads_peak");
+    s->fds_peak = num(o, "fds_peak");
+    if ((h = json_get(o, "host")) && json_type_of(h) == JSON_OBJ) {
+        str(h, "source", s->host_source, sizeof s->host_source);
+        str(h, "missing", s->host_why, sizeof s->host_why);
+        s->host_cpus = num(h, "cpus");
+        s->host_busy_s = num(h, "busy_cpu_s");
+        s->host_net_rx = num(h, "net_rx_bytes");
+        s->host_net_tx = num(h, "net_tx_bytes");
+        s->host_ctxsw = num(h, "context_switches");
+        s->host_mem_used_peak = num(h, "mem_used_peak_bytes");
+    }
+    if ((ivs = json_get(o, "intervals")) && json_type_of(ivs) == JSON_ARR && json_len(ivs)) {
+        size_t n = json_len(ivs);
+
+        if (n > UINT32_MAX || !(s->iv = calloc(n, sizeof *s->iv))) {
+            server_free(s);
+            return -ENOMEM;
+        }
+        s->niv = (uint32_t)n;
+        for (size_t i = 0; i < n; i++) {
+            const json_val *e = json_at(ivs, i);
+
+            s->iv[i] = (pc_srv_point){num(e, "cpu_s"), num(e, "rss_bytes"),
+                                      num(e, "host_busy_cpu_s"), num(e, "host_net_bytes")};
+        }
+    }
+    server_free(res->server);
+    res->server = s;
+    return 0;
+}

@@ -1,0 +1,33 @@
+/*
+ * server_cost.h - the server's cost (res->server, src/srvm/) in the
+ * reports: the wrk report's Server: block, the JSON's "server" object and
+ * reading it back (pacer report, compare, the mpirun merge), and the
+ * figures compare and suite put in their tables.
+ */
+#ifndef PACER_REPORT_SERVER_COST_H
+#define PACER_REPORT_SERVER_COST_H
+
+#include <stdio.h>
+
+#include "stats/results.h"
+
+struct json_w;
+struct json_val;
+
+/* The Server: block (nothing when res->server is NULL). */
+void report_server(FILE *f, const pc_results *res, const char *indent);
+
+/* The JSON's "server" key and object (nothing when res->server is NULL). */
+void report_server_json(struct json_w *w, const pc_results *res);
+
+/* Read a result document's "server" object into res->server (left NULL
+ * when the document has none): 0, or -ENOMEM. */
+int report_server_load(const struct json_val *root, pc_results *res);
+
+/* What the run's requests cost the server: responses per server
+ * CPU-second, and CPU seconds per 1,000 responses. NAN when not measured
+ * (or no response). */
+double report_server_rps_per_cpu(const pc_results *res);
+double report_server_cpu_per_1k(const pc_results *res);
+
+#endif
