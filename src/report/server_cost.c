@@ -4,6 +4,7 @@
 #include "report/server_cost.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +87,11 @@ void report_server(FILE *f, const pc_results *res, const char *ind)
     } else {
         fprintf(f, "%s  Peak RSS: not measured (the source has no resident memory)\n", ind);
     }
-    if (st->completed)
+    if (st->completed && !st->bytes_written) /* a --from/--to window keeps what was read */
+        fprintf(f, "%s  Wire: %.0f bytes read per request (pacer's count; what it wrote is not "
+                   "kept per interval)\n",
+                ind, (double)st->bytes_read / (double)st->completed);
+    else if (st->completed)
         fprintf(f, "%s  Wire: %.0f bytes per request (pacer's count: %.0f read, %.0f written)\n",
                 ind, (double)(st->bytes_read + st->bytes_written) / (double)st->completed,
                 (double)st->bytes_read / (double)st->completed,
@@ -137,7 +142,7 @@ void report_server_json(json_w *w, const pc_results *res)
     kd(w, "threads_peak", s->threads_peak);
     kd(w, "fds_peak", s->fds_peak);
     kd(w, "wire_bytes_per_request",
-       res->st.completed
+       res->st.completed && res->st.bytes_written
            ? (double)(res->st.bytes_read + res->st.bytes_written) / (double)res->st.completed
            : NAN);
     json_w_key(w, "host");
@@ -225,4 +230,56 @@ int report_server_load(const json_val *root, pc_results *res)
     server_free(res->server);
     res->server = s;
     return 0;
+}
+
+pc_server *report_server_dup(const pc_server *s)
+{
+    pc_server *d;
+
+    if (!s || !(d = malloc(sizeof *d)))
+        return NULL;
+    *d = *s;
+    d->iv = NULL;
+    if (s->niv && !(d->iv = malloc(s->niv * sizeof *d->iv))) {
+        free(d);
+        return NULL;
+    }
+    if (s->niv)
+        memcpy(d->iv, s->iv, s->niv * sizeof *d->iv);
+    return d;
+}
+
+void report_server_window(pc_server *s, size_t first, size_t n, double window_s)
+{
+    double cpu = 0, rss = NAN, busy = 0, net = 0;
+    bool gap = first + n > s->niv;
+
+    for (size_t i = first; i < first + n && i < s->niv; i++) {
+        const pc_srv_point *p = &s->iv[i];
+
+        cpu += p->cpu_s;
+        busy += p->host_busy_s;
+        net += p->host_net_bytes;
+        if (!isnan(p->rss_bytes) && (isnan(rss) || p->rss_bytes > rss))
+            rss = p->rss_bytes;
+    }
+    if (gap)
+        cpu = busy = net = NAN;
+    if (isnan(cpu) && !isnan(s->cpu_s))
+        snprintf(s->proc_why, sizeof s->proc_why,
+                 "an interval in the time window has no reading of the server's CPU");
+    if (isnan(busy) && !isnan(s->host_busy_s))
+        snprintf(s->host_why, sizeof s->host_why,
+                 "an interval in the time window has no reading of the host's CPU");
+    s->cpu_s = isnan(s->cpu_s) ? NAN : cpu;
+    s->rss_peak = rss;
+    s->host_busy_s = isnan(s->host_busy_s) ? NAN : busy;
+    /* The window keeps the sum in and out, not each. */
+    s->host_net_rx = isnan(s->host_net_rx) ? NAN : net;
+    s->host_net_tx = isnan(s->host_net_rx) ? NAN : 0;
+    s->hwm = s->threads_peak = s->fds_peak = s->host_ctxsw = s->host_mem_used_peak = NAN;
+    s->window_s = window_s;
+    if (first && first < s->niv)
+        memmove(s->iv, s->iv + first, (s->niv - first) * sizeof *s->iv);
+    s->niv = first >= s->niv ? 0 : (uint32_t)(s->niv - first < n ? s->niv - first : n);
 }

@@ -24,6 +24,15 @@ void report_server_json(struct json_w *w, const pc_results *res);
  * when the document has none): 0, or -ENOMEM. */
 int report_server_load(const struct json_val *root, pc_results *res);
 
+/* A copy of s (heap; NULL: s is NULL or out of memory). */
+pc_server *report_server_dup(const pc_server *s);
+
+/* Keep intervals [first, first + n) of s (pacer report --from/--to): the
+ * window's figures are their sums and peaks, missing (with the reason)
+ * when one of them is; what only the whole run has (VmHWM, threads, fds,
+ * context switches) goes. */
+void report_server_window(pc_server *s, size_t first, size_t n, double window_s);
+
 /* What the run's requests cost the server: responses per server
  * CPU-second, and CPU seconds per 1,000 responses. NAN when not measured
  * (or no response). */
