@@ -27,14 +27,19 @@ typedef struct srvm_source {
     char groups[128]; /* process-exporter's groups, from the first good page */
 } srvm_source;
 
+/* The ticks whose times the sampler remembers (more can be pending only
+ * when readings fall far behind; those are missed anyway). */
+#define SRVM_TICKS 64
+
 struct srvm {
     pthread_t th;
     bool running;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     uint32_t asked, taken; /* ticks signalled, ticks read */
+    uint64_t tick_ns[SRVM_TICKS]; /* when tick k came: tick_ns[k % SRVM_TICKS] */
     bool stop;
-    uint64_t timeout_ns;
+    uint64_t interval_ns, timeout_ns;
     srvm_source src[1 + PC_SRV_MAX_URLS];
     size_t nsrc;
 };
@@ -77,7 +82,8 @@ static void push(srvm_source *src, const srvm_reading *r)
     src->r[src->n++] = *r;
 }
 
-static void read_source(srvm_source *src, uint64_t timeout_ns)
+/* Take one reading of src and file it for copies + 1 ticks (see sampler). */
+static void read_source(srvm_source *src, uint64_t timeout_ns, uint32_t copies)
 {
     srvm_reading r;
 
@@ -102,13 +108,14 @@ static void read_source(srvm_source *src, uint64_t timeout_ns)
         free(body);
         r.t_ns = t0 + (mono_ns() - t0) / 2;
     }
-    push(src, &r);
+    for (uint32_t k = 0; k <= copies; k++)
+        push(src, &r);
 }
 
-static void read_all(srvm *s)
+static void read_all(srvm *s, uint32_t copies)
 {
     for (size_t i = 0; i < s->nsrc; i++)
-        read_source(&s->src[i], s->timeout_ns);
+        read_source(&s->src[i], s->timeout_ns, copies);
 }
 
 /* A reading for a tick that came while the previous reading was still
@@ -130,18 +137,28 @@ static void *sampler(void *arg)
 
     pthread_mutex_lock(&s->mu);
     for (;;) {
-        uint32_t due;
+        uint32_t due, missed = 0, last;
 
         while (!s->stop && s->asked == s->taken)
             pthread_cond_wait(&s->cv, &s->mu);
         due = s->asked - s->taken;
+        last = s->asked;
+        /* Several ticks pending: those that came within a tenth of an
+         * interval of the last (the run's end delivers its last, short
+         * interval right after the one before) share its reading; the
+         * earlier ones came while a reading was under way, and are lost. */
+        for (uint32_t k = s->taken + 1; k < last; k++)
+            if (due > SRVM_TICKS ||
+                s->tick_ns[last % SRVM_TICKS] - s->tick_ns[k % SRVM_TICKS] > s->interval_ns / 10)
+                missed++;
         s->taken = s->asked;
         if (!due && s->stop)
             break;
         pthread_mutex_unlock(&s->mu);
-        while (due-- > 1)
+        for (uint32_t k = 0; k < missed; k++)
             read_missed(s);
-        read_all(s);
+        if (due)
+            read_all(s, due - 1 - missed);
         pthread_mutex_lock(&s->mu);
     }
     pthread_mutex_unlock(&s->mu);
@@ -158,6 +175,7 @@ int srvm_start(srvm **out, const pc_server_opts *o, uint64_t interval_ns)
         return -ENOMEM;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
+    s->interval_ns = interval_ns;
     s->timeout_ns = interval_ns / 3;
     if (s->timeout_ns > 2000000000ull)
         s->timeout_ns = 2000000000ull;
@@ -169,7 +187,7 @@ int srvm_start(srvm **out, const pc_server_opts *o, uint64_t interval_ns)
     for (uint32_t i = 0; i < o->nurls && i < PC_SRV_MAX_URLS; i++)
         if (srvm_url_parse(o->urls[i], &s->src[s->nsrc].url, err, sizeof err) == 0)
             s->nsrc++;
-    read_all(s);
+    read_all(s, 0);
     if (pthread_create(&s->th, NULL, sampler, s) == 0)
         s->running = true;
     *out = s;
@@ -182,6 +200,7 @@ void srvm_tick(srvm *s)
         return;
     pthread_mutex_lock(&s->mu);
     s->asked++;
+    s->tick_ns[s->asked % SRVM_TICKS] = mono_ns();
     pthread_cond_signal(&s->cv);
     pthread_mutex_unlock(&s->mu);
 }
@@ -270,17 +289,18 @@ static void fill_proc(pc_server *out, const srvm_source *c, uint32_t niv)
     char nb[64];
 
     if (c->is_proc) {
-        double np = a->proc ? a->nproc : b->nproc;
+        double np = a->proc ? a->nproc : b->proc ? b->nproc : NAN;
 
-        if (c->sel.pid > 0)
-            snprintf(out->source, sizeof out->source, "pid %d%s%.0f%s", c->sel.pid,
-                     np > 1 ? " and " : "", np > 1 ? np - 1 : 0,
-                     np > 2 ? " descendants" : np > 1 ? " descendant" : "");
-        else
-            snprintf(out->source, sizeof out->source, "%s (%.0f process%s)", c->sel.name,
-                     isnan(np) ? 0 : np, np == 1 ? "" : "es");
-        if (np <= 1 && c->sel.pid > 0)
+        if (c->sel.pid > 0 && np > 1)
+            snprintf(out->source, sizeof out->source, "pid %d and %.0f descendant%s", c->sel.pid,
+                     np - 1, np > 2 ? "s" : "");
+        else if (c->sel.pid > 0)
             snprintf(out->source, sizeof out->source, "pid %d", c->sel.pid);
+        else if (!isnan(np))
+            snprintf(out->source, sizeof out->source, "%s (%.0f process%s)", c->sel.name, np,
+                     np == 1 ? "" : "es");
+        else
+            snprintf(out->source, sizeof out->source, "process '%s'", c->sel.name);
     } else {
         snprintf(out->source, sizeof out->source, "%.180s%s%.127s%s", src_name(c, nb, sizeof nb),
                  c->groups[0] ? " (" : "", c->groups, c->groups[0] ? ")" : "");
@@ -363,7 +383,7 @@ pc_server *srvm_finish(srvm *s, uint32_t niv)
         pthread_mutex_unlock(&s->mu);
         pthread_join(s->th, NULL);
     }
-    read_all(s);
+    read_all(s, 0);
     if (!(out = server_new())) {
         free_sampler(s);
         return NULL;

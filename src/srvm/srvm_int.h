@@ -40,7 +40,7 @@ typedef struct srvm_procsel {
 int srvm_procsel_parse(const char *arg, srvm_procsel *sel, char *err, size_t errlen);
 
 /* Read the selected processes under root (normally "/proc"): 0 with r's
- * process figures set, or -1 with r->why ("pid 123: no such process"). */
+ * process figures set, or -1 with r->why ("no such process"). */
 int srvm_proc_read(const char *root, const srvm_procsel *sel, srvm_reading *r);
 
 /* An exporter's page, parsed with pm_parse: 0 with r->proc (the sums of

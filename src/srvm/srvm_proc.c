@@ -175,7 +175,7 @@ int srvm_proc_read(const char *root, const srvm_procsel *sel, srvm_reading *r)
                         ents[i].pick = true, picked++, more = true;
         }
         if (!picked) {
-            snprintf(r->why, sizeof r->why, "pid %d: no such process", sel->pid);
+            snprintf(r->why, sizeof r->why, "no such process");
             goto out;
         }
     } else {
@@ -183,7 +183,7 @@ int srvm_proc_read(const char *root, const srvm_procsel *sel, srvm_reading *r)
             if (strcmp(ents[i].comm, sel->name) == 0)
                 ents[i].pick = true, picked++;
         if (!picked) {
-            snprintf(r->why, sizeof r->why, "no process named '%s'", sel->name);
+            snprintf(r->why, sizeof r->why, "no process has that name");
             goto out;
         }
     }

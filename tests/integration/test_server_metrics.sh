@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# The server's cost (--server-pid, --server-metrics; src/srvm/): what
+# pacer reports of nginx's CPU agrees with /proc over the same window,
+# read from /proc itself and through Debian's prometheus-process-exporter
+# and prometheus-node-exporter (started here on loopback ports of their
+# own); an exporter that is down, slow, serves garbage or an endless page
+# leaves the figures missing with the reason and the run goes on; the
+# sampler never holds a load thread back; bad arguments are usage errors.
+. "$(dirname "$0")/lib.sh"
+SCHEMA="$(cd "$(dirname "$0")/../.." && pwd)/docs/pacer-result.schema.json"
+TOOLS="$(cd "$(dirname "$0")/../tools" && pwd)"
+D="$T_DIR/srv"; mkdir -p "$D"
+
+need_cmd prometheus-node-exporter prometheus-node-exporter || finish
+need_cmd prometheus-process-exporter prometheus-process-exporter || finish
+start_nginx || { fail nginx_start "$(cat "$NGX_DIR/stdout" "$NGX_DIR/error.log" 2>/dev/null)"; finish; }
+
+# --- bad arguments: the usage exit code, one line -----------------------------
+for bad in "--server-pid 0" "--server-pid ./nginx" "--server-pid ''" \
+    "--server-metrics ftp://127.0.0.1/metrics" "--server-metrics http://127.0.0.1:99999/" \
+    "--server-metrics http:///metrics"; do
+    eval "\"\$PACER\" -d 1s $bad http://127.0.0.1:$NGX_PORT/" >"$D/bad.out" 2>"$D/bad.err"
+    rc=$?
+    ok "bad_arg_usage ($bad)" "exit $rc: $(cat "$D/bad.err")" \
+        "[ $rc -eq 2 ] && [ \$(wc -l <'$D/bad.err') -eq 1 ] && grep -q '^pacer: --server-' '$D/bad.err'"
+done
+
+# start_exporter VAR CMD...: CMD with --web.listen-address on a port picked
+# here (retried on a bind race); VAR_PORT is set, the pid kept for cleanup.
+start_exporter() {
+    local var=$1 port pid
+    shift
+    for _ in 1 2 3 4 5; do
+        port=$(pick_port) || return 1
+        "$@" "--web.listen-address=127.0.0.1:$port" >"$D/$var.log" 2>&1 &
+        pid=$!
+        T_PIDS+=("$pid")
+        if wait_port 127.0.0.1 "$port" "$pid"; then
+            printf -v "${var}_PORT" %s "$port"
+            return 0
+        fi
+        kill "$pid" 2>/dev/null
+    done
+    return 1
+}
+
+# process-exporter: one group, this test's nginx master (its cmdline names
+# this test's config) and, as its children, the worker.
+cat >"$D/pe.yml" <<YML
+process_names:
+  - name: "testnginx"
+    cmdline:
+      - '.*$NGX_DIR/nginx\.conf.*'
+YML
+start_exporter PE prometheus-process-exporter -config.path "$D/pe.yml" -children=true ||
+    { fail process_exporter_start "$(cat "$D/PE.log")"; finish; }
+# node-exporter: the collectors the sampler reads, loopback counted.
+start_exporter NE prometheus-node-exporter --collector.disable-defaults --collector.cpu \
+    --collector.meminfo --collector.netdev --collector.stat \
+    '--collector.netdev.device-exclude=^$' ||
+    { fail node_exporter_start "$(cat "$D/NE.log")"; finish; }
+PE_URL="http://127.0.0.1:$PE_PORT/metrics"
+NE_URL="http://127.0.0.1:$NE_PORT/metrics"
+URL="http://127.0.0.1:$NGX_PORT/"
+
+# The CPU seconds (utime + stime) of nginx's master and worker, from /proc.
+ngx_cpu() {
+    local hz t=0 p
+    hz=$(getconf CLK_TCK)
+    for p in "$NGX_PID" $(pgrep -P "$NGX_PID"); do
+        t=$((t + $(sed 's/.*) //' "/proc/$p/stat" | awk '{print $12 + $13}')))
+    done
+    awk -v t="$t" -v hz="$hz" 'BEGIN { printf "%.3f\n", t / hz }'
+}
+
+# agree NAME JSON BEFORE AFTER: the file's server.cpu_s within 10% of the
+# /proc difference (which spans the whole pacer process; nginx is idle
+# outside the run), and that difference large enough to tell.
+agree() {
+    local name=$1 f=$2 before=$3 after=$4 got want
+    got=$(json_get "$f" "d['server']['cpu_s']" 2>/dev/null)
+    want=$(awk -v a="$before" -v b="$after" 'BEGIN { printf "%.3f\n", b - a }')
+    echo "    $name: pacer ${got}s, /proc ${want}s"
+    ok "$name" "pacer says ${got}s of CPU, /proc says ${want}s: $(grep -A3 '^  Server:' "$D/$name.out")" \
+        "fcmp '$want' '>=' 0.2 && fcmp '$got' '>=' \$(awk 'BEGIN{print $want*0.9}') && fcmp '$got' '<=' \$(awk 'BEGIN{print $want*1.1}')"
+}
+
+# --- nginx's CPU from /proc (--server-pid: the master and its worker) -------
+b=$(ngx_cpu)
+"$PACER" -t1 -c20 -d3s --server-pid "$NGX_PID" --json "$D/pid.json" "$URL" >"$D/cpu_pid.out" 2>"$D/pid.err"
+rc=$?
+a=$(ngx_cpu)
+ok pid_exit0 "exit $rc: $(cat "$D/pid.err")" "[ $rc -eq 0 ]"
+agree cpu_pid "$D/pid.json" "$b" "$a"
+ok pid_block "$(grep -A4 '^  Server:' "$D/cpu_pid.out")" \
+    "grep -qE '^  Server: pid $NGX_PID and 1 descendant, sampled over [0-9.]+s\$' '$D/cpu_pid.out' &&
+     grep -qE '^    CPU: [0-9.]+s, [0-9.]+% of one core, [0-9.]+s per 1,000 requests \\([0-9]+ requests per CPU-second\\)\$' '$D/cpu_pid.out' &&
+     grep -qE '^    Peak RSS: [0-9.]+[KMG]B \\(VmHWM [0-9.]+[KMG]B: .*\\), threads 2, open fds [0-9]+\$' '$D/cpu_pid.out' &&
+     grep -qE '^    Wire: [0-9]+ bytes per request \\(pacer.s count: [0-9]+ read, [0-9]+ written\\)\$' '$D/cpu_pid.out'"
+ok pid_json_schema "$("$PY" -c "import json,jsonschema; jsonschema.validate(json.load(open('$D/pid.json')), json.load(open('$SCHEMA')))" 2>&1 | tail -1)" \
+    "$PY -c \"import json,jsonschema; jsonschema.validate(json.load(open('$D/pid.json')), json.load(open('$SCHEMA')))\""
+# Per interval: one entry per series interval, adding up to the total.
+ok pid_intervals "$(json_get "$D/pid.json" "len(d['server']['intervals']), len(d['intervals']['series']), sum(i['cpu_s'] for i in d['server']['intervals']), d['server']['cpu_s']")" \
+    "json_get '$D/pid.json' \"len(d['server']['intervals']) == len(d['intervals']['series']) >= 3 and abs(sum(i['cpu_s'] for i in d['server']['intervals']) - d['server']['cpu_s']) <= 0.05 + 0.1 * d['server']['cpu_s']\" | grep -qx True"
+# pacer report reads it back, the same block.
+"$PACER" report "$D/pid.json" >"$D/rep.out" 2>&1
+ok report_reads_server "$(diff <(grep -A3 '^  Server:' "$D/cpu_pid.out") <(grep -A3 '^  Server:' "$D/rep.out"))" \
+    "diff <(grep -A3 '^  Server:' '$D/cpu_pid.out') <(grep -A3 '^  Server:' '$D/rep.out') >/dev/null"
+
+# --- the same through the exporters -----------------------------------------
+b=$(ngx_cpu)
+"$PACER" -t1 -c20 -d3s --server-metrics "$PE_URL" --server-metrics "$NE_URL" --json "$D/pe.json" "$URL" \
+    >"$D/cpu_exporter.out" 2>"$D/pe.err"
+rc=$?
+a=$(ngx_cpu)
+ok exporter_exit0 "exit $rc: $(cat "$D/pe.err")" "[ $rc -eq 0 ]"
+agree cpu_exporter "$D/pe.json" "$b" "$a"
+ok exporter_block "$(grep -A4 '^  Server:' "$D/cpu_exporter.out")" \
+    "grep -qE '^  Server: $PE_URL \\(testnginx\\), sampled over [0-9.]+s\$' '$D/cpu_exporter.out' &&
+     grep -qE '^    Host \\($NE_URL, [0-9]+ CPUs\\): [0-9.]+% busy, network [0-9]+ bytes per request .*context switches/s, memory used [0-9.]+[KMG]B at most\$' '$D/cpu_exporter.out'"
+# The host's network bytes count loopback in and out: at least what pacer
+# itself moved, twice.
+ok exporter_host_net "$(json_get "$D/pe.json" "d['server']['host'], d['bytes']")" \
+    "json_get '$D/pe.json' \"d['server']['host']['net_rx_bytes'] + d['server']['host']['net_tx_bytes'] >= 2 * (d['bytes']['read'] + d['bytes']['written'])\" | grep -qx True"
+
+# --- exporters that fail: the run goes on, the figures say why ---------------
+"$PACER" -t1 -c4 -d1s --server-metrics "http://127.0.0.1:$(pick_port)/metrics" --json "$D/down.json" "$URL" \
+    >"$D/down.out" 2>&1
+rc=$?
+ok down_runs_on "exit $rc: $(tail -3 "$D/down.out")" "[ $rc -eq 0 ] && [ \"\$(completed '$D/down.out')\" -gt 0 ]"
+ok down_says_why "$(grep -A2 '^  Server:' "$D/down.out")" \
+    "grep -qE '^    CPU: not measured \\(http://127.0.0.1:[0-9]+/metrics: connection refused\\)\$' '$D/down.out' &&
+     json_get '$D/down.json' \"d['server']['cpu_s'] is None and 'connection refused' in d['server']['cpu_missing']\" | grep -qx True"
+
+bad_run() { # MODE: a run against bad_exporter.py MODE, into $D/MODE.out/.json
+    local line port
+    "$PY" "$TOOLS/bad_exporter.py" "$1" 30 >"$D/bad_$1.port" 2>&1 &
+    T_PIDS+=("$!")
+    for _ in $(seq 1 100); do
+        line=$(head -n1 "$D/bad_$1.port")
+        [ -n "$line" ] && break
+        sleep 0.05
+    done
+    port=${line##*:}
+    t0=$(date +%s%N)
+    timeout 20 "$PACER" -t1 -c4 -d2s --interval 300ms --server-metrics "http://127.0.0.1:$port/metrics" \
+        --json "$D/$1.json" "$URL" >"$D/$1.out" 2>&1
+    rc=$?
+    el=$((($(date +%s%N) - t0) / 1000000))
+}
+# slow: each reading gives up after a third of the interval (100 ms), so
+# the run ends within a second of its 2 s, and no load thread waited on it.
+bad_run slow
+ok slow_runs_on "exit $rc after ${el}ms: $(tail -3 "$D/slow.out")" "[ $rc -eq 0 ] && [ $el -lt 3500 ]"
+ok slow_says_why "$(grep -A2 '^  Server:' "$D/slow.out")" \
+    "grep -qE '^    CPU: not measured \\(http://127.0.0.1:[0-9]+/metrics: no answer within 100 ms\\)\$' '$D/slow.out'"
+ok slow_no_lag "send lag max $(json_get "$D/slow.json" "d['latency']['send_lag']['max']")us" \
+    "json_get '$D/slow.json' \"d['latency']['send_lag']['max'] < 100000\" | grep -qx True"
+bad_run garbage
+ok garbage_says_why "exit $rc: $(grep -A2 '^  Server:' "$D/garbage.out")" \
+    "[ $rc -eq 0 ] && grep -qE '^    CPU: not measured \\(http://127.0.0.1:[0-9]+/metrics: not a metrics page: line 2: .+\\)\$' '$D/garbage.out'"
+bad_run huge
+ok huge_says_why "exit $rc: $(grep -A2 '^  Server:' "$D/huge.out")" \
+    "[ $rc -eq 0 ] && grep -qE '^    CPU: not measured \\(http://127.0.0.1:[0-9]+/metrics: (page over 8 MiB|no whole page within 100 ms)\\)\$' '$D/huge.out'"
+bad_run 404
+ok http404_says_why "exit $rc: $(grep -A2 '^  Server:' "$D/404.out")" \
+    "[ $rc -eq 0 ] && grep -qE '^    CPU: not measured \\(http://127.0.0.1:[0-9]+/metrics: HTTP 404\\)\$' '$D/404.out'"
+
+# --- a process gone: --server-pid of one that exited ------------------------
+gone=$(sh -c 'echo $$') # a process that has exited
+"$PACER" -t1 -c4 -d1s --server-pid "$gone" "$URL" >"$D/gone.out" 2>&1
+rc=$?
+ok pid_gone_says_why "exit $rc: $(grep -A2 '^  Server:' "$D/gone.out")" \
+    "[ $rc -eq 0 ] && grep -qE '^    CPU: not measured \\(pid $gone: no such process\\)\$' '$D/gone.out'"
+
+# --- scraping never delays the load threads ----------------------------------
+# The same schedule with and without the sampler reading both exporters and
+# /proc every 200 ms: the send lag's p99 does not grow by more than a
+# scheduling noise's worth (x2 + 1 ms), and its max stays under a reading's
+# timeout (a load thread that waited on one would show it whole).
+lag() { json_get "$1" "d['latency']['send_lag']['percentiles']['$2']"; }
+"$PACER" -t1 -c20 -d3s -R2000 --interval 200ms --json "$D/lag0.json" "$URL" >"$D/lag0.out" 2>&1
+"$PACER" -t1 -c20 -d3s -R2000 --interval 200ms --server-pid "$NGX_PID" --server-metrics "$PE_URL" \
+    --server-metrics "$NE_URL" --json "$D/lag1.json" "$URL" >"$D/lag1.out" 2>&1
+l0=$(lag "$D/lag0.json" 99); l1=$(lag "$D/lag1.json" 99)
+m1=$(json_get "$D/lag1.json" "d['latency']['send_lag']['max']")
+echo "    send lag p99: ${l0}us without, ${l1}us with --server-metrics (max ${m1}us)"
+ok lag_unchanged "p99 ${l0}us without, ${l1}us with (max ${m1}us)" \
+    "fcmp '$l1' '<=' \$(awk 'BEGIN{print 2*$l0 + 1000}') && fcmp '$m1' '<' 66000"
+finish
