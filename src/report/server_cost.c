@@ -283,3 +283,72 @@ void report_server_window(pc_server *s, size_t first, size_t n, double window_s)
         memmove(s->iv, s->iv + first, (s->niv - first) * sizeof *s->iv);
     s->niv = first >= s->niv ? 0 : (uint32_t)(s->niv - first < n ? s->niv - first : n);
 }
+
+static double sum_nan(double a, double b)
+{
+    return a + b; /* NAN in either is NAN in the sum */
+}
+
+int report_server_add(pc_server **dstp, const pc_server *src)
+{
+    pc_server *d = *dstp;
+
+    if (!src)
+        return 0;
+    if (!d)
+        return (*dstp = report_server_dup(src)) ? 0 : -ENOMEM;
+    if (src->niv) {
+        pc_srv_point *iv = realloc(d->iv, (d->niv + src->niv) * sizeof *iv);
+
+        if (!iv)
+            return -ENOMEM;
+        memcpy(iv + d->niv, src->iv, src->niv * sizeof *iv);
+        d->iv = iv;
+        d->niv += src->niv;
+    }
+    if (!d->proc_why[0] && src->proc_why[0])
+        memcpy(d->proc_why, src->proc_why, sizeof d->proc_why);
+    if (!d->host_why[0] && src->host_why[0])
+        memcpy(d->host_why, src->host_why, sizeof d->host_why);
+    d->window_s = sum_nan(d->window_s, src->window_s);
+    d->cpu_s = sum_nan(d->cpu_s, src->cpu_s);
+    d->rss_peak = fmax(d->rss_peak, src->rss_peak);
+    d->hwm = fmax(d->hwm, src->hwm);
+    d->threads_peak = fmax(d->threads_peak, src->threads_peak);
+    d->fds_peak = fmax(d->fds_peak, src->fds_peak);
+    d->host_busy_s = sum_nan(d->host_busy_s, src->host_busy_s);
+    d->host_net_rx = sum_nan(d->host_net_rx, src->host_net_rx);
+    d->host_net_tx = sum_nan(d->host_net_tx, src->host_net_tx);
+    d->host_ctxsw = sum_nan(d->host_ctxsw, src->host_ctxsw);
+    d->host_mem_used_peak = fmax(d->host_mem_used_peak, src->host_mem_used_peak);
+    return 0;
+}
+
+void report_server_cells(const pc_results *res, char *rpc, char *rss, size_t cap)
+{
+    double v = report_server_rps_per_cpu(res);
+
+    if (isnan(v))
+        snprintf(rpc, cap, "-");
+    else
+        snprintf(rpc, cap, "%.0f", v);
+    if (!res->server || isnan(res->server->rss_peak))
+        snprintf(rss, cap, "-");
+    else
+        snprintf(rss, cap, "%.1f", res->server->rss_peak / 1048576.0);
+}
+
+void report_server_note(FILE *f, const pc_results *res, const char *label)
+{
+    const pc_server *s = res->server;
+
+    if (!s)
+        fprintf(f, "%s: server not measured (its runs had no --server-pid or --server-metrics)\n",
+                label);
+    else if (isnan(s->cpu_s))
+        fprintf(f, "%s: server CPU not measured (%s)\n", label,
+                s->proc_why[0] ? s->proc_why : "no reading");
+    else if (isnan(report_server_rps_per_cpu(res)))
+        fprintf(f, "%s: requests per server CPU-second not measured (%s)\n", label,
+                res->st.completed ? "the server used no measurable CPU" : "no response");
+}

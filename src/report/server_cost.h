@@ -27,6 +27,13 @@ int report_server_load(const struct json_val *root, pc_results *res);
 /* A copy of s (heap; NULL: s is NULL or out of memory). */
 pc_server *report_server_dup(const pc_server *s);
 
+/* Add src's figures to *dst (several runs of one workflow target: compare's
+ * rounds, a suite's repeats): the CPU seconds and windows add, the peaks
+ * are the larger, the intervals follow one another; a figure missing from
+ * either is missing from the sum, with the first reason. *dst NULL: a
+ * copy. 0, or -ENOMEM. */
+int report_server_add(pc_server **dst, const pc_server *src);
+
 /* Keep intervals [first, first + n) of s (pacer report --from/--to): the
  * window's figures are their sums and peaks, missing (with the reason)
  * when one of them is; what only the whole run has (VmHWM, threads, fds,
@@ -38,5 +45,12 @@ void report_server_window(pc_server *s, size_t first, size_t n, double window_s)
  * (or no response). */
 double report_server_rps_per_cpu(const pc_results *res);
 double report_server_cpu_per_1k(const pc_results *res);
+
+/* A table's cells for a workflow (compare, suite): the server's requests
+ * per CPU-second and its peak RSS in MB ("-" when not measured), and the
+ * note under the table that says why one is missing ("" when none is;
+ * label names the target). */
+void report_server_cells(const pc_results *res, char *rpc, char *rss, size_t cap);
+void report_server_note(FILE *f, const pc_results *res, const char *label);
 
 #endif

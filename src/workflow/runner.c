@@ -19,6 +19,7 @@
 #include "report/html.h"
 #include "report/outputs.h"
 #include "report/rundesc.h"
+#include "report/server_cost.h"
 #include "report/progress.h"
 #include "script/script.h"
 #include "srvm/srvm.h"
@@ -242,6 +243,8 @@ int wf_results_add(pc_results *dst, const pc_results *src)
     dst->duration_ns += src->duration_ns;
     dst->warmup_ns += src->warmup_ns;
     dst->warmup_outcomes += src->warmup_outcomes;
+    if (report_server_add(&dst->server, src->server) < 0)
+        return -ENOMEM;
     if (src->signal)
         dst->signal = src->signal;
     return 0;
