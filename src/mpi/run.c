@@ -738,6 +738,9 @@ int mpi_run_main(pc_config *cfg)
     /* The live progress is rank 0's merged one (live.h), not the engine's. */
     r.live = mlive_new(r.m, r.rank, r.size, &r.whole_cfg, &res);
     cfg->progress = PC_PROGRESS_OFF;
+    /* The server's cost is read once, by rank 0; the merge keeps its. */
+    if (r.rank != 0)
+        memset(&cfg->srv, 0, sizeof cfg->srv);
     code = wf_run_seq(cfg, &st, &res);
     results_free(&res);
     if (!r.started) {

@@ -5,6 +5,9 @@
 #   garbage  answers 200 with a page that is not the text format
 #   huge     answers 200 with an endless page (metric lines, no length)
 #   404      answers 404
+#   count    answers a good process-exporter page (group "fake", its CPU
+#            growing 0.5 s a reading), printing "hit" for each request
+# (The page is #-comment free on purpose: the parser needs no TYPE line.)
 # Each connection is served by a thread of its own; exits after SECONDS.
 import socket, sys, threading, time
 
@@ -14,6 +17,10 @@ s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", 0))
 s.listen(128)
 print("bad_exporter: listening on 127.0.0.1:%d" % s.getsockname()[1], flush=True)
+
+
+hits = [0]
+lock = threading.Lock()
 
 
 def serve(c):
@@ -31,6 +38,15 @@ def serve(c):
             end = time.time() + 10
             while time.time() < end:
                 c.sendall(line)
+        elif mode == "count":
+            with lock:
+                hits[0] += 1
+                n = hits[0]
+                print("hit", flush=True)
+            body = (b'namedprocess_namegroup_cpu_seconds_total{groupname="fake",mode="user"} %.1f\n'
+                    b'namedprocess_namegroup_memory_bytes{groupname="fake",memtype="resident"} 1e+06\n'
+                    % (n * 0.5))
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
         elif mode == "404":
             c.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
     except OSError:
