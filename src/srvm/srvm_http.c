@@ -131,10 +131,7 @@ static int resolve(srvm_url *u, char *why, size_t n)
     return 0;
 }
 
-/* The body of the response in buf[0..n) (the whole exchange, read to the
- * close or to its Content-Length), moved to buf's start: its length, or
- * -1 with why. Chunked bodies are decoded in place. */
-static long body_of(char *buf, size_t n, bool complete, char *why, size_t wn)
+long srvm_http_body(char *buf, size_t n, bool complete, char *why, size_t wn)
 {
     char *hend = memmem(buf, n, "\r\n\r\n", 4), *p;
     int status = 0;
@@ -294,6 +291,7 @@ int srvm_http_get(srvm_url *u, uint64_t timeout_ns, char **body, size_t *len, ch
         r = recv(fd, buf + n, cap - n - 1, 0);
         if (r > 0) {
             n += (size_t)r;
+            buf[n] = '\0'; /* the header scans stop at it, whatever came */
             if (n > SRVM_PAGE_MAX + 4096) {
                 snprintf(why, whylen, "page over %u MiB", SRVM_PAGE_MAX >> 20);
                 goto out;
@@ -317,7 +315,7 @@ int srvm_http_get(srvm_url *u, uint64_t timeout_ns, char **body, size_t *len, ch
         snprintf(why, whylen, "closed without an answer");
         goto out;
     }
-    if ((blen = body_of(buf, n, eof, why, whylen)) < 0)
+    if ((blen = srvm_http_body(buf, n, eof, why, whylen)) < 0)
         goto out;
     buf[blen] = '\0';
     *body = buf;

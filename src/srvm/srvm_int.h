@@ -72,4 +72,10 @@ int srvm_url_parse(const char *arg, srvm_url *u, char *err, size_t errlen);
 int srvm_http_get(srvm_url *u, uint64_t timeout_ns, char **body, size_t *len, char *why,
                   size_t whylen);
 
+/* The body of the response in buf[0..n) (what was read: to the close when
+ * complete, or a whole Content-Length response), moved to buf's start:
+ * its length, or -1 with why ("HTTP 404", "response headers cut short").
+ * Chunked bodies are decoded in place. buf[n] must be a NUL. */
+long srvm_http_body(char *buf, size_t n, bool complete, char *why, size_t whylen);
+
 #endif
