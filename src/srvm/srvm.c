@@ -103,7 +103,7 @@ static void read_source(srvm_source *src, uint64_t timeout_ns, uint32_t copies)
             /* The exporter reads its counters while it answers: the
              * middle of the exchange is the instant they are of. */
             r.t_ns = 0;
-            srvm_page_read(body, len, &r, groups, groups ? sizeof src->groups : 0);
+            srvm_page_read(body, len, src->url.group, &r, groups, groups ? sizeof src->groups : 0);
         }
         free(body);
         r.t_ns = t0 + (mono_ns() - t0) / 2;

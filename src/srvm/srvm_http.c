@@ -67,17 +67,32 @@ int srvm_url_parse(const char *arg, srvm_url *u, char *err, size_t errlen)
         p += 1 + pl;
     }
     pstart = p;
-    if (*p && *p != '/')
+    if (*p && *p != '/' && *p != '#')
         goto bad;
-    for (; *p; p++)
-        if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f || *p == '#')
+    for (; *p && *p != '#'; p++)
+        if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f)
             goto bad;
     if ((size_t)(p - pstart) >= sizeof u->path)
         goto bad;
-    snprintf(u->path, sizeof u->path, "%s", *pstart ? pstart : "/metrics");
+    if (p > pstart)
+        snprintf(u->path, sizeof u->path, "%.*s", (int)(p - pstart), pstart);
+    else
+        snprintf(u->path, sizeof u->path, "/metrics");
+    if (*p == '#') {
+        /* URL#GROUP: one process-exporter group; never sent (a fragment). */
+        size_t gl = strlen(p + 1);
+
+        if (gl == 0 || gl >= sizeof u->group)
+            goto bad;
+        for (size_t i = 1; p[i]; i++)
+            if ((unsigned char)p[i] <= ' ' || (unsigned char)p[i] >= 0x7f)
+                goto bad;
+        memcpy(u->group, p + 1, gl + 1);
+    }
     return 0;
 bad:
-    snprintf(err, errlen, "--server-metrics '%s': not an http://HOST[:PORT][/PATH] URL", arg);
+    snprintf(err, errlen, "--server-metrics '%s': not an http://HOST[:PORT][/PATH][#GROUP] URL",
+             arg);
     return -EINVAL;
 }
 

@@ -44,10 +44,12 @@ int srvm_procsel_parse(const char *arg, srvm_procsel *sel, char *err, size_t err
 int srvm_proc_read(const char *root, const srvm_procsel *sel, srvm_reading *r);
 
 /* An exporter's page, parsed with pm_parse: 0 with r->proc (the sums of
- * namedprocess_namegroup_*) and/or r->host (node_*) set, or -1 with
- * r->why. groups (may be NULL) gets process-exporter's group names, comma
+ * namedprocess_namegroup_*, over the groups, or over the one named group
+ * when group is not NULL) and/or r->host (node_*) set, or -1 with r->why.
+ * groups (may be NULL) gets process-exporter's group names, comma
  * separated, cut to cap. */
-int srvm_page_read(const char *text, size_t len, srvm_reading *r, char *groups, size_t cap);
+int srvm_page_read(const char *text, size_t len, const char *group, srvm_reading *r, char *groups,
+                   size_t cap);
 
 /* An http:// URL as the sampler fetches it. */
 typedef struct srvm_url {
@@ -55,6 +57,7 @@ typedef struct srvm_url {
     char host[128];  /* without brackets */
     char port[8];
     char path[128];
+    char group[64];  /* URL#GROUP: process-exporter's group to read ("": all) */
     struct sockaddr_storage addr;
     socklen_t addrlen; /* 0: not resolved yet */
 } srvm_url;

@@ -18,6 +18,7 @@ typedef struct page_acc {
     srvm_reading r;
     bool any_proc, any_host;
     double mem_total, mem_avail;
+    const char *group; /* NULL: every group */
     char *groups;
     size_t gcap;
 } page_acc;
@@ -56,6 +57,8 @@ static int on_sample(void *ctx, const pm_sample *s)
         return 0;
     if (strncmp(n, "namedprocess_namegroup_", 23) == 0) {
         n += 23;
+        if (a->group && (!(v = pm_label_get(s, "groupname")) || strcmp(v, a->group) != 0))
+            return 0;
         if (strcmp(n, "cpu_seconds_total") == 0) {
             r->cpu_s = add(r->cpu_s, s->value);
             a->any_proc = true;
@@ -96,7 +99,8 @@ static int on_sample(void *ctx, const pm_sample *s)
     return 0;
 }
 
-int srvm_page_read(const char *text, size_t len, srvm_reading *r, char *groups, size_t cap)
+int srvm_page_read(const char *text, size_t len, const char *group, srvm_reading *r, char *groups,
+                   size_t cap)
 {
     page_acc a;
     pm_error err;
@@ -105,6 +109,7 @@ int srvm_page_read(const char *text, size_t len, srvm_reading *r, char *groups, 
     srvm_reading_init(&a.r);
     a.any_proc = a.any_host = false;
     a.mem_total = a.mem_avail = NAN;
+    a.group = group && group[0] ? group : NULL;
     a.groups = groups;
     a.gcap = cap;
     if (groups && cap)
@@ -117,6 +122,10 @@ int srvm_page_read(const char *text, size_t len, srvm_reading *r, char *groups, 
     }
     if (rc < 0) {
         snprintf(r->why, sizeof r->why, "out of memory");
+        return -1;
+    }
+    if (!a.any_proc && !a.any_host && a.group) {
+        snprintf(r->why, sizeof r->why, "no process-exporter group '%s' on the page", a.group);
         return -1;
     }
     if (!a.any_proc && !a.any_host) {

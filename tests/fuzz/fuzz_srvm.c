@@ -8,7 +8,8 @@
  *   build-fuzz/fuzz_srvm -max_total_time=60 tests/fuzz/corpus/srvm
  *
  * The first input byte's bit 0 says whether the exchange was read to the
- * close; the rest is what the exporter sent. The harness aborts when:
+ * close, bit 1 whether only group "a" is read; the rest is what the
+ * exporter sent. The harness aborts when:
  *   - an accepted body is longer than what was read, or a refused one has
  *     no reason;
  *   - a page refused has a figure kind set, or no reason; one accepted
@@ -41,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (n > (long)(size - 1))
         abort();
     if (n >= 0) {
-        int rc = srvm_page_read(buf, (size_t)n, &r, groups, sizeof groups);
+        int rc = srvm_page_read(buf, (size_t)n, data[0] & 2 ? "a" : NULL, &r, groups, sizeof groups);
 
         if (rc < 0 && (r.proc || r.host || !r.why[0]))
             abort();

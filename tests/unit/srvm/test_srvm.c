@@ -50,7 +50,7 @@ static void test_node_exporter_page(void)
     int rc;
 
     CHECK(t);
-    rc = srvm_page_read(t, len, &r, NULL, 0);
+    rc = srvm_page_read(t, len, NULL, &r, NULL, 0);
     free(t);
     CHECK_EQ_I64(rc, 0);
     CHECK(r.host && !r.proc);
@@ -72,7 +72,7 @@ static void test_process_exporter_page(void)
     int rc;
 
     CHECK(t);
-    rc = srvm_page_read(t, len, &r, groups, sizeof groups);
+    rc = srvm_page_read(t, len, NULL, &r, groups, sizeof groups);
     free(t);
     CHECK_EQ_I64(rc, 0);
     CHECK(r.proc && !r.host);
@@ -81,6 +81,29 @@ static void test_process_exporter_page(void)
     CHECK(NEAR(r.threads, 56));
     CHECK(NEAR(r.fds, 703));
     CHECK_EQ_STR(groups, "bash,sleep");
+}
+
+/* URL#GROUP: one group's figures only; a group not on the page says so. */
+static void test_process_exporter_group(void)
+{
+    size_t len = 0;
+    char *t = slurp("tests/data/prometheus/process-exporter-0.7.10.txt", &len);
+    srvm_reading r;
+    int rc, rc2;
+
+    CHECK(t);
+    rc = srvm_page_read(t, len, "bash", &r, NULL, 0);
+    CHECK(rc == 0);
+    CHECK(NEAR(r.cpu_s, 0.84));
+    CHECK(NEAR(r.rss, 2.57724416e+08));
+    rc = srvm_page_read(t, len, "sleep", &r, NULL, 0);
+    CHECK(rc == 0);
+    CHECK(NEAR(r.cpu_s, 0));
+    CHECK(NEAR(r.rss, 1.601536e+06));
+    rc2 = srvm_page_read(t, len, "nginx", &r, NULL, 0);
+    free(t);
+    CHECK_EQ_I64(rc2, -1);
+    CHECK_EQ_STR(r.why, "no process-exporter group 'nginx' on the page");
 }
 
 static void test_bad_pages(void)
@@ -92,15 +115,15 @@ static void test_bad_pages(void)
         "namedprocess_namegroup_cpu_seconds_total{groupname=\"a\",mode=\"system\"} 2\n";
     srvm_reading r;
 
-    CHECK_EQ_I64(srvm_page_read(garbage, sizeof garbage - 1, &r, NULL, 0), -1);
+    CHECK_EQ_I64(srvm_page_read(garbage, sizeof garbage - 1, NULL, &r, NULL, 0), -1);
     r.why[28] = '\0';
     CHECK_EQ_STR(r.why, "not a metrics page: line 2: ");
     CHECK(!r.proc && !r.host);
-    CHECK_EQ_I64(srvm_page_read(other, sizeof other - 1, &r, NULL, 0), -1);
+    CHECK_EQ_I64(srvm_page_read(other, sizeof other - 1, NULL, &r, NULL, 0), -1);
     CHECK(strstr(r.why, "neither node_cpu_seconds_total"));
-    CHECK_EQ_I64(srvm_page_read("", 0, &r, NULL, 0), -1);
+    CHECK_EQ_I64(srvm_page_read("", 0, NULL, &r, NULL, 0), -1);
     /* A NaN sample is no figure: the rest still sum. */
-    CHECK_EQ_I64(srvm_page_read(nan_page, sizeof nan_page - 1, &r, NULL, 0), 0);
+    CHECK_EQ_I64(srvm_page_read(nan_page, sizeof nan_page - 1, NULL, &r, NULL, 0), 0);
     CHECK(NEAR(r.cpu_s, 2));
 }
 
@@ -110,7 +133,8 @@ static void test_url(void)
     char err[256];
     static const char *const bad[] = {"ftp://h/", "http://", "http:///x", "http://h:0/",
                                       "http://h:65536/", "http://h:12a/", "http://h x/",
-                                      "http://[::1/", "http://h/a b", "https://h/"};
+                                      "http://[::1/", "http://h/a b", "https://h/", "http://h/#",
+                                      "http://h/#a b"};
 
     CHECK_EQ_I64(srvm_url_parse("http://127.0.0.1:9100/metrics", &u, err, sizeof err), 0);
     CHECK_EQ_STR(u.host, "127.0.0.1");
@@ -122,6 +146,13 @@ static void test_url(void)
     CHECK_EQ_I64(srvm_url_parse("http://[::1]:9256/x?y=1", &u, err, sizeof err), 0);
     CHECK_EQ_STR(u.host, "::1");
     CHECK_EQ_STR(u.path, "/x?y=1");
+    CHECK_EQ_STR(u.group, "");
+    CHECK_EQ_I64(srvm_url_parse("http://127.0.0.1:9256/metrics#nginx", &u, err, sizeof err), 0);
+    CHECK_EQ_STR(u.path, "/metrics");
+    CHECK_EQ_STR(u.group, "nginx");
+    CHECK_EQ_I64(srvm_url_parse("http://127.0.0.1:9256#h2o", &u, err, sizeof err), 0);
+    CHECK_EQ_STR(u.path, "/metrics");
+    CHECK_EQ_STR(u.group, "h2o");
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
         CHECK(srvm_url_parse(bad[i], &u, err, sizeof err) == -EINVAL);
@@ -282,6 +313,7 @@ int main(void)
 {
     RUN(test_node_exporter_page);
     RUN(test_process_exporter_page);
+    RUN(test_process_exporter_group);
     RUN(test_bad_pages);
     RUN(test_url);
     RUN(test_http_body);
