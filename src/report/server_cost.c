@@ -5,12 +5,45 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/json.h"
 #include "util/units.h"
+
+/* PC_SERVER_FIELDS as data: where each figure is and how runs add up. */
+enum { ADD_SUM, ADD_MAX };
+typedef struct srv_field {
+    size_t off;
+    const char *obj, *key;
+    int how;
+} srv_field;
+static const srv_field srv_fields[] = {
+#define SRV_FIELD(f, o, k, h) {offsetof(pc_server, f), o, k, ADD_##h},
+    PC_SERVER_FIELDS(SRV_FIELD)
+#undef SRV_FIELD
+};
+#define NFIELDS (sizeof srv_fields / sizeof srv_fields[0])
+
+static double *field_of(pc_server *s, const srv_field *f)
+{
+    return (double *)(void *)((char *)s + f->off);
+}
+
+static double field_get(const pc_server *s, const srv_field *f)
+{
+    return *(const double *)(const void *)((const char *)s + f->off);
+}
+
+/* The figures of one object ("server": obj NULL, or "host") as JSON keys. */
+static void write_fields(json_w *w, const pc_server *s, const char *obj)
+{
+    for (size_t i = 0; i < NFIELDS; i++)
+        if ((obj == NULL) == (srv_fields[i].obj == NULL))
+            json_w_kdouble(w, srv_fields[i].key, field_get(s, &srv_fields[i]));
+}
 
 /* The responses the server answered in the sampled window: the measured
  * ones and the warm-up's (the window spans both). */
@@ -115,12 +148,6 @@ void report_server(FILE *f, const pc_results *res, const char *ind)
     }
 }
 
-/* "key": number, or null when NAN. */
-static void kd(json_w *w, const char *k, double v)
-{
-    json_w_kdouble(w, k, v);
-}
-
 void report_server_json(json_w *w, const pc_results *res)
 {
     const pc_server *s = res->server;
@@ -130,40 +157,31 @@ void report_server_json(json_w *w, const pc_results *res)
     json_w_key(w, "server");
     json_w_obj_begin(w);
     json_w_kstr(w, "source", s->source[0] ? s->source : NULL);
-    kd(w, "window_s", s->window_s);
-    kd(w, "cpu_s", s->cpu_s);
-    kd(w, "cpu_percent_of_one_core",
-       s->window_s > 0 && !isnan(s->cpu_s) ? 100.0 * s->cpu_s / s->window_s : NAN);
-    kd(w, "cpu_s_per_1k_requests", report_server_cpu_per_1k(res));
-    kd(w, "requests_per_cpu_s", report_server_rps_per_cpu(res));
     json_w_kstr(w, "cpu_missing", s->proc_why[0] ? s->proc_why : NULL);
-    kd(w, "rss_peak_bytes", s->rss_peak);
-    kd(w, "vmhwm_bytes", s->hwm);
-    kd(w, "threads_peak", s->threads_peak);
-    kd(w, "fds_peak", s->fds_peak);
-    kd(w, "wire_bytes_per_request",
-       res->st.completed && res->st.bytes_written
-           ? (double)(res->st.bytes_read + res->st.bytes_written) / (double)res->st.completed
-           : NAN);
+    write_fields(w, s, NULL);
+    json_w_kdouble(w, "cpu_percent_of_one_core",
+                   s->window_s > 0 && !isnan(s->cpu_s) ? 100.0 * s->cpu_s / s->window_s : NAN);
+    json_w_kdouble(w, "cpu_s_per_1k_requests", report_server_cpu_per_1k(res));
+    json_w_kdouble(w, "requests_per_cpu_s", report_server_rps_per_cpu(res));
+    json_w_kdouble(w, "wire_bytes_per_request",
+                   res->st.completed && res->st.bytes_written
+                       ? (double)(res->st.bytes_read + res->st.bytes_written) /
+                             (double)res->st.completed
+                       : NAN);
     json_w_key(w, "host");
     json_w_obj_begin(w);
     json_w_kstr(w, "source", s->host_source[0] ? s->host_source : NULL);
     json_w_kstr(w, "missing", s->host_why[0] ? s->host_why : NULL);
-    kd(w, "cpus", s->host_cpus);
-    kd(w, "busy_cpu_s", s->host_busy_s);
-    kd(w, "net_rx_bytes", s->host_net_rx);
-    kd(w, "net_tx_bytes", s->host_net_tx);
-    kd(w, "context_switches", s->host_ctxsw);
-    kd(w, "mem_used_peak_bytes", s->host_mem_used_peak);
+    write_fields(w, s, "host");
     json_w_obj_end(w);
     json_w_key(w, "intervals");
     json_w_arr_begin(w);
     for (uint32_t i = 0; i < s->niv; i++) {
         json_w_obj_begin(w);
-        kd(w, "cpu_s", s->iv[i].cpu_s);
-        kd(w, "rss_bytes", s->iv[i].rss_bytes);
-        kd(w, "host_busy_cpu_s", s->iv[i].host_busy_s);
-        kd(w, "host_net_bytes", s->iv[i].host_net_bytes);
+        json_w_kdouble(w, "cpu_s", s->iv[i].cpu_s);
+        json_w_kdouble(w, "rss_bytes", s->iv[i].rss_bytes);
+        json_w_kdouble(w, "host_busy_cpu_s", s->iv[i].host_busy_s);
+        json_w_kdouble(w, "host_net_bytes", s->iv[i].host_net_bytes);
         json_w_obj_end(w);
     }
     json_w_arr_end(w);
@@ -194,24 +212,13 @@ int report_server_load(const json_val *root, pc_results *res)
         return 0;
     if (!(s = server_new()))
         return -ENOMEM;
+    h = json_get(o, "host");
     str(o, "source", s->source, sizeof s->source);
     str(o, "cpu_missing", s->proc_why, sizeof s->proc_why);
-    s->window_s = num(o, "window_s");
-    s->cpu_s = num(o, "cpu_s");
-    s->rss_peak = num(o, "rss_peak_bytes");
-    s->hwm = num(o, "vmhwm_bytes");
-    s->threads_peak = num(o, "threads_peak");
-    s->fds_peak = num(o, "fds_peak");
-    if ((h = json_get(o, "host")) && json_type_of(h) == JSON_OBJ) {
-        str(h, "source", s->host_source, sizeof s->host_source);
-        str(h, "missing", s->host_why, sizeof s->host_why);
-        s->host_cpus = num(h, "cpus");
-        s->host_busy_s = num(h, "busy_cpu_s");
-        s->host_net_rx = num(h, "net_rx_bytes");
-        s->host_net_tx = num(h, "net_tx_bytes");
-        s->host_ctxsw = num(h, "context_switches");
-        s->host_mem_used_peak = num(h, "mem_used_peak_bytes");
-    }
+    str(h, "source", s->host_source, sizeof s->host_source);
+    str(h, "missing", s->host_why, sizeof s->host_why);
+    for (size_t i = 0; i < NFIELDS; i++)
+        *field_of(s, &srv_fields[i]) = num(srv_fields[i].obj ? h : o, srv_fields[i].key);
     if ((ivs = json_get(o, "intervals")) && json_type_of(ivs) == JSON_ARR && json_len(ivs)) {
         size_t n = json_len(ivs);
 
@@ -284,11 +291,6 @@ void report_server_window(pc_server *s, size_t first, size_t n, double window_s)
     s->niv = first >= s->niv ? 0 : (uint32_t)(s->niv - first < n ? s->niv - first : n);
 }
 
-static double sum_nan(double a, double b)
-{
-    return a + b; /* NAN in either is NAN in the sum */
-}
-
 int report_server_add(pc_server **dstp, const pc_server *src)
 {
     pc_server *d = *dstp;
@@ -310,17 +312,12 @@ int report_server_add(pc_server **dstp, const pc_server *src)
         memcpy(d->proc_why, src->proc_why, sizeof d->proc_why);
     if (!d->host_why[0] && src->host_why[0])
         memcpy(d->host_why, src->host_why, sizeof d->host_why);
-    d->window_s = sum_nan(d->window_s, src->window_s);
-    d->cpu_s = sum_nan(d->cpu_s, src->cpu_s);
-    d->rss_peak = fmax(d->rss_peak, src->rss_peak);
-    d->hwm = fmax(d->hwm, src->hwm);
-    d->threads_peak = fmax(d->threads_peak, src->threads_peak);
-    d->fds_peak = fmax(d->fds_peak, src->fds_peak);
-    d->host_busy_s = sum_nan(d->host_busy_s, src->host_busy_s);
-    d->host_net_rx = sum_nan(d->host_net_rx, src->host_net_rx);
-    d->host_net_tx = sum_nan(d->host_net_tx, src->host_net_tx);
-    d->host_ctxsw = sum_nan(d->host_ctxsw, src->host_ctxsw);
-    d->host_mem_used_peak = fmax(d->host_mem_used_peak, src->host_mem_used_peak);
+    for (size_t i = 0; i < NFIELDS; i++) {
+        double *a = field_of(d, &srv_fields[i]), b = field_get(src, &srv_fields[i]);
+
+        /* A sum with a missing part is missing; a peak is the larger known. */
+        *a = srv_fields[i].how == ADD_SUM ? *a + b : fmax(*a, b);
+    }
     return 0;
 }
 

@@ -44,6 +44,24 @@ typedef struct pc_server {
     uint32_t niv;
 } pc_server;
 
+/* pc_server's figures, once: X(field, object, JSON key, how runs add up)
+ * with object NULL (the "server" object) or "host", and SUM (the figures
+ * of a window: CPU seconds, bytes) or MAX (peaks). server_new, the JSON
+ * writer and reader and report_server_add go through it. */
+#define PC_SERVER_FIELDS(X)                                      \
+    X(window_s, NULL, "window_s", SUM)                           \
+    X(cpu_s, NULL, "cpu_s", SUM)                                 \
+    X(rss_peak, NULL, "rss_peak_bytes", MAX)                     \
+    X(hwm, NULL, "vmhwm_bytes", MAX)                             \
+    X(threads_peak, NULL, "threads_peak", MAX)                   \
+    X(fds_peak, NULL, "fds_peak", MAX)                           \
+    X(host_cpus, "host", "cpus", MAX)                            \
+    X(host_busy_s, "host", "busy_cpu_s", SUM)                    \
+    X(host_net_rx, "host", "net_rx_bytes", SUM)                  \
+    X(host_net_tx, "host", "net_tx_bytes", SUM)                  \
+    X(host_ctxsw, "host", "context_switches", SUM)               \
+    X(host_mem_used_peak, "host", "mem_used_peak_bytes", MAX)
+
 /* A pc_server with every figure NAN and no reasons (heap; NULL: out of
  * memory). server_free releases one. */
 pc_server *server_new(void);

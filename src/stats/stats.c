@@ -365,9 +365,9 @@ pc_server *server_new(void)
 
     if (!s)
         return NULL;
-    s->window_s = s->cpu_s = s->rss_peak = s->hwm = s->threads_peak = s->fds_peak = NAN;
-    s->host_cpus = s->host_busy_s = s->host_net_rx = s->host_net_tx = NAN;
-    s->host_ctxsw = s->host_mem_used_peak = NAN;
+#define NAN_FIELD(f, obj, key, how) s->f = NAN;
+    PC_SERVER_FIELDS(NAN_FIELD)
+#undef NAN_FIELD
     return s;
 }
 

@@ -28,53 +28,8 @@ for bad in "--server-pid 0" "--server-pid ./nginx" "--server-pid ''" \
         "[ $rc -eq 2 ] && [ \$(wc -l <'$D/bad.err') -eq 1 ] && grep -q '^pacer: --server-' '$D/bad.err'"
 done
 
-# start_exporter VAR CMD...: CMD with --web.listen-address on a port picked
-# here (retried on a bind race); VAR_PORT is set, the pid kept for cleanup.
-start_exporter() {
-    local var=$1 port pid
-    shift
-    for _ in 1 2 3 4 5; do
-        port=$(pick_port) || return 1
-        "$@" "--web.listen-address=127.0.0.1:$port" >"$D/$var.log" 2>&1 &
-        pid=$!
-        T_PIDS+=("$pid")
-        if wait_port 127.0.0.1 "$port" "$pid"; then
-            printf -v "${var}_PORT" %s "$port"
-            return 0
-        fi
-        kill "$pid" 2>/dev/null
-    done
-    return 1
-}
-
-# process-exporter: one group, this test's nginx master (its cmdline names
-# this test's config) and, as its children, the worker.
-cat >"$D/pe.yml" <<YML
-process_names:
-  - name: "testnginx"
-    cmdline:
-      - '.*$NGX_DIR/nginx\.conf.*'
-YML
-start_exporter PE prometheus-process-exporter -config.path "$D/pe.yml" -children=true ||
-    { fail process_exporter_start "$(cat "$D/PE.log")"; finish; }
-# node-exporter: the collectors the sampler reads, loopback counted.
-start_exporter NE prometheus-node-exporter --collector.disable-defaults --collector.cpu \
-    --collector.meminfo --collector.netdev --collector.stat \
-    '--collector.netdev.device-exclude=^$' ||
-    { fail node_exporter_start "$(cat "$D/NE.log")"; finish; }
-PE_URL="http://127.0.0.1:$PE_PORT/metrics"
-NE_URL="http://127.0.0.1:$NE_PORT/metrics"
+start_nginx_exporters || finish
 URL="http://127.0.0.1:$NGX_PORT/"
-
-# The CPU seconds (utime + stime) of nginx's master and worker, from /proc.
-ngx_cpu() {
-    local hz t=0 p
-    hz=$(getconf CLK_TCK)
-    for p in "$NGX_PID" $(pgrep -P "$NGX_PID"); do
-        t=$((t + $(sed 's/.*) //' "/proc/$p/stat" | awk '{print $12 + $13}')))
-    done
-    awk -v t="$t" -v hz="$hz" 'BEGIN { printf "%.3f\n", t / hz }'
-}
 
 # agree NAME JSON BEFORE AFTER: the file's server.cpu_s within 10% of the
 # /proc difference (which spans the whole pacer process; nginx is idle
@@ -89,10 +44,10 @@ agree() {
 }
 
 # --- nginx's CPU from /proc (--server-pid: the master and its worker) -------
-b=$(ngx_cpu)
+b=$(tree_cpu "$NGX_PID")
 "$PACER" -t1 -c20 -d3s --server-pid "$NGX_PID" --json "$D/pid.json" "$URL" >"$D/cpu_pid.out" 2>"$D/pid.err"
 rc=$?
-a=$(ngx_cpu)
+a=$(tree_cpu "$NGX_PID")
 ok pid_exit0 "exit $rc: $(cat "$D/pid.err")" "[ $rc -eq 0 ]"
 agree cpu_pid "$D/pid.json" "$b" "$a"
 ok pid_block "$(grep -A4 '^  Server:' "$D/cpu_pid.out")" \
@@ -111,11 +66,11 @@ ok report_reads_server "$(diff <(grep -A3 '^  Server:' "$D/cpu_pid.out") <(grep 
     "diff <(grep -A3 '^  Server:' '$D/cpu_pid.out') <(grep -A3 '^  Server:' '$D/rep.out') >/dev/null"
 
 # --- the same through the exporters -----------------------------------------
-b=$(ngx_cpu)
+b=$(tree_cpu "$NGX_PID")
 "$PACER" -t1 -c20 -d3s --server-metrics "$PE_URL" --server-metrics "$NE_URL" --json "$D/pe.json" "$URL" \
     >"$D/cpu_exporter.out" 2>"$D/pe.err"
 rc=$?
-a=$(ngx_cpu)
+a=$(tree_cpu "$NGX_PID")
 ok exporter_exit0 "exit $rc: $(cat "$D/pe.err")" "[ $rc -eq 0 ]"
 agree cpu_exporter "$D/pe.json" "$b" "$a"
 ok exporter_block "$(grep -A4 '^  Server:' "$D/cpu_exporter.out")" \

@@ -23,35 +23,7 @@ URL="http://127.0.0.1:$NGX_PORT/"
 PLAIN="http://127.0.0.1:$NGX_PORT/page.txt"
 GZIP="http://127.0.0.1:$GZ_PORT/page.txt"
 
-start_exporter() { # VAR CMD...: as test_server_metrics.sh's
-    local var=$1 port pid
-    shift
-    for _ in 1 2 3 4 5; do
-        port=$(pick_port) || return 1
-        "$@" "--web.listen-address=127.0.0.1:$port" >"$D/$var.log" 2>&1 &
-        pid=$!
-        T_PIDS+=("$pid")
-        if wait_port 127.0.0.1 "$port" "$pid"; then
-            printf -v "${var}_PORT" %s "$port"
-            return 0
-        fi
-        kill "$pid" 2>/dev/null
-    done
-    return 1
-}
-cat >"$D/pe.yml" <<YML
-process_names:
-  - name: "testnginx"
-    cmdline:
-      - '.*$NGX_DIR/nginx\.conf.*'
-YML
-start_exporter PE prometheus-process-exporter -config.path "$D/pe.yml" ||
-    { fail process_exporter_start "$(cat "$D/PE.log")"; finish; }
-start_exporter NE prometheus-node-exporter --collector.disable-defaults --collector.cpu \
-    --collector.meminfo --collector.netdev --collector.stat ||
-    { fail node_exporter_start "$(cat "$D/NE.log")"; finish; }
-PE_URL="http://127.0.0.1:$PE_PORT/metrics"
-NE_URL="http://127.0.0.1:$NE_PORT/metrics"
+start_nginx_exporters || finish
 
 # --- scraping never delays the load threads ----------------------------------
 # The same schedule with and without the sampler reading both exporters and
@@ -97,14 +69,6 @@ ok slow_exporter_no_lag "send lag max ${ms}us: $(grep -A1 '^  Server:' "$D/slow.
 # within 10% (nginx is idle between them); the table's ratio is what the
 # JSON's CPU seconds and responses give; and gzip costs about twice the
 # CPU per request (the setup: between 1.4x and 3.2x).
-ngx_cpu() {
-    local hz t=0 p
-    hz=$(getconf CLK_TCK)
-    for p in "$NGX_PID" $(pgrep -P "$NGX_PID"); do
-        t=$((t + $(sed 's/.*) //' "/proc/$p/stat" | awk '{print $12 + $13}')))
-    done
-    awk -v t="$t" -v hz="$hz" 'BEGIN { printf "%.3f\n", t / hz }'
-}
 CMP_PY="
 import json, sys
 d = json.load(open(sys.argv[1])); proc = float(sys.argv[2]); shown = float(sys.argv[3])
@@ -118,11 +82,11 @@ ok = (abs(s[0]['cpu_s'] + s[1]['cpu_s'] - proc) <= 0.1 * proc and proc >= 0.5
       and abs(rpc[1] / rpc[0] - shown) <= 0.006 and 1.4 <= cost <= 3.2)
 sys.exit(0 if ok else 1)"
 for try in 1 2 3; do
-    b=$(ngx_cpu)
+    b=$(tree_cpu "$NGX_PID")
     "$PACER" compare --rounds 3 -t1 -c10 -d1s -H 'Accept-Encoding: gzip' --server-pid "$NGX_PID" \
         --json "$D/cmp.json" "$PLAIN" "$GZIP" >"$D/cmp.out" 2>"$D/cmp.err"
     rc=$?
-    a=$(ngx_cpu)
+    a=$(tree_cpu "$NGX_PID")
     proc=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f\n", a - b }')
     shown=$(grep -E '^Requests per server CPU-s ' "$D/cmp.out" | grep -oE '\([0-9.]+x\)' | tr -d '(x)')
     why=$("$PY" -c "$CMP_PY" "$D/cmp.json" "$proc" "${shown:-0}" 2>&1)
