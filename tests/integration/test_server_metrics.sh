@@ -107,9 +107,10 @@ bad_run() { # MODE: a run against bad_exporter.py MODE, into $D/MODE.out/.json
     el=$((($(date +%s%N) - t0) / 1000000))
 }
 # slow: each reading gives up after a third of the interval (100 ms), so
-# the run ends within a second of its 2 s, and no load thread waited on it.
+# the 2 s run does not wait out the exporter's 30 s (the bound leaves room
+# for a loaded machine).
 bad_run slow
-ok slow_runs_on "exit $rc after ${el}ms: $(tail -3 "$D/slow.out")" "[ $rc -eq 0 ] && [ $el -lt 3500 ]"
+ok slow_runs_on "exit $rc after ${el}ms: $(tail -3 "$D/slow.out")" "[ $rc -eq 0 ] && [ $el -lt 6000 ]"
 ok slow_says_why "$(grep -A2 '^  Server:' "$D/slow.out")" \
     "grep -qE '^    CPU: not measured \\(http://127.0.0.1:[0-9]+/metrics: no answer within 100 ms\\)\$' '$D/slow.out'"
 bad_run garbage
