@@ -65,6 +65,12 @@ ok pid_intervals "$(json_get "$D/pid.json" "len(d['server']['intervals']), len(d
 ok report_reads_server "$(diff <(grep -A3 '^  Server:' "$D/cpu_pid.out") <(grep -A3 '^  Server:' "$D/rep.out"))" \
     "diff <(grep -A3 '^  Server:' '$D/cpu_pid.out') <(grep -A3 '^  Server:' '$D/rep.out') >/dev/null"
 
+# The other layouts: the same block, each line prefixed "pacer: ".
+"$PACER" --format h2load -t1 -c4 -d1s --server-pid "$NGX_PID" "$URL" >"$D/h2l.out" 2>&1
+ok h2load_layout_block "$(tail -5 "$D/h2l.out")" \
+    "grep -qE '^pacer: Server: pid $NGX_PID and 1 descendant, sampled over [0-9.]+s\$' '$D/h2l.out' &&
+     grep -qE '^pacer:   CPU: [0-9.]+s, [0-9.]+% of one core' '$D/h2l.out'"
+
 # --- the same through the exporters -----------------------------------------
 b=$(tree_cpu "$NGX_PID")
 "$PACER" -t1 -c20 -d3s --server-metrics "$PE_URL" --server-metrics "$NE_URL" --json "$D/pe.json" "$URL" \
