@@ -156,7 +156,7 @@ demo: deps-build
 # The docs the man page and each other point to (docs/NAME, which the
 # installed man page calls $(DOCDIR)/NAME).
 DOCS := docs/pacer.md docs/output.md docs/reading-the-report.md docs/methodology.md docs/scripting.md \
-        docs/distributed.md \
+        docs/distributed.md docs/server-cost.md \
         docs/pacer-result.schema.json docs/pacer-workflow.schema.json
 
 install: pacer

@@ -56,6 +56,8 @@ zsh                   # the zsh completion, loaded by compinit (test_completion.
 dpkg-dev debhelper    # make deb (test_deb.sh)
 lintian               # the packages checked (test_deb.sh)
 git binutils          # the tree copied for make deb, readelf (test_deb.sh)
+prometheus-node-exporter    # the server host's exporters, started on loopback (test_server_metrics.sh)
+prometheus-process-exporter
 EOF
 )
 # bench/run.sh compares pacer with wrk, ab and h2load and measures with

@@ -217,6 +217,15 @@ typedef struct pc_shard_opts {
                                  epoch); 0: when the connections are open */
 } pc_shard_opts;
 
+/* The server's cost (src/srvm/, docs/server-cost.md): what the sampler
+ * reads at the start, each --interval and the end. */
+#define PC_SRV_MAX_URLS 8
+typedef struct pc_server_opts {
+    const char *pid;                      /* --server-pid PID|NAME; NULL: none */
+    const char *urls[PC_SRV_MAX_URLS];    /* --server-metrics URL, repeatable */
+    uint32_t nurls;
+} pc_server_opts;
+
 /* Everything a command line asks for: the run (the engine and the script
  * read these), the files it writes (out), the workflow's own options (wf).
  * The reports read a pc_rundesc made from it (report/rundesc.h). */
@@ -297,6 +306,7 @@ typedef struct pc_config {
     pc_shard_opts shard;   /* --shard, --start-at, mpirun */
     pc_shape shape;        /* --stages, -R A..B, --arrival, --seed; rate is then their mean */
     pc_metrics_opts metrics; /* --metrics-listen, --metrics-linger */
+    pc_server_opts srv;    /* --server-pid, --server-metrics */
 } pc_config;
 
 #endif

@@ -19,8 +19,8 @@ _pacer_run_long="--connections --duration --threads --rate --stages --start-rate
 --script --requests --no-keepalive --keepalive --method --body --body-file
 --content-type --cookie --basic-auth --head --host --connect-to --urls --mix
 --strict-length --gnuplot --percentiles-csv --unix --tls-resume --verify --cacert --hlog --hgrm
---json --csv --html --interval --progress --quiet --no-progress --slo --shard --start-at
---metrics-listen --metrics-linger
+--json --csv --html --interval --progress --quiet --no-progress --slo --server-pid --server-metrics
+--shard --start-at --metrics-listen --metrics-linger
 --per-rank --version --help"
 _pacer_run_short="-c -d -t -R -L -U -B -H -m -s -n -k -X -p -T -C -A -i -g -e -v -h"
 _pacer_compare_long="--rounds"
@@ -116,7 +116,7 @@ _pacer_value() {
         *:--connection-window-bits | *:--h3-conn-window | *:-n | *:--requests | *:--body | *:-T | \
         *:--content-type | *:-C | *:--cookie | *:-A | *:--basic-auth | *:--host | \
         *:--connect-to | *:--interval | *:--slo | *:--rounds | *:--start-rate | \
-        *:--shard | *:--start-at | *:--stages | *:--seed | \
+        *:--shard | *:--start-at | *:--stages | *:--seed | *:--server-pid | *:--server-metrics | \
         *:--metrics-listen | *:--metrics-linger | \
         *:--max-rate | *:--max-time | *:--precision | *:--pause | *:--from | *:--to)
         COMPREPLY=() ;;

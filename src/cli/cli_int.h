@@ -113,6 +113,8 @@ cli_take take_header;
 cli_take take_unix;
 cli_take take_cacert;
 cli_take take_slo;
+cli_take take_server_pid;    /* --server-pid (src/srvm/) */
+cli_take take_server_metrics; /* --server-metrics */
 cli_take take_precision;
 cli_take take_alpn;
 cli_take take_bytes;

@@ -138,6 +138,13 @@ static const cli_opt pacer_opts[] = {
     {"slo", 0, "EXPR", FN(take_slo),
      .help = "Objectives, e.g. 'p99<=100ms,errors<=0.1%,rate>=99%':\n"
              "PASS/FAIL lines, exit 5 when one fails"},
+    /* The server's cost (src/srvm/, docs/server-cost.md). */
+    {"server-pid", 0, "PID|NAME", FN(take_server_pid),
+     .help = "Sample the server's CPU and memory from /proc: PID and\n"
+             "its descendants, or every process named NAME"},
+    {"server-metrics", 0, "URL", FN(take_server_metrics),
+     .help = "Scrape a Prometheus exporter on the server host\n"
+             "(node-exporter, process-exporter; repeatable)"},
     {"rounds", 0, "N", U32(wf.rounds, 1, 1000), COMPARE_ONLY,
      .help = "Rounds of A B A B ... (default 3)"},
     {"start-rate", 0, "R", FN(take_start_rate), .section = "capacity",

@@ -17,6 +17,7 @@
 #include "dist/shard.h"
 #include "report/om_listen.h"
 #include "report/slo.h"
+#include "srvm/srvm.h"
 #include "stats/hdr_codec.h"
 #include "util/units.h"
 
@@ -245,6 +246,32 @@ int take_slo(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
         return cli_bad(err, "out of memory");
     if (slo_parse(arg, cfg->slo, serr, sizeof serr) < 0)
         return cli_bad(err, "%s", serr);
+    return 0;
+}
+
+/* --server-pid, --server-metrics (src/srvm/): checked here, read at the
+ * run's start. */
+int take_server_pid(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    char e[256];
+
+    (void)o;
+    if (srvm_check_pid(arg, e, sizeof e) < 0)
+        return cli_bad(err, "%s", e);
+    cfg->srv.pid = arg;
+    return 0;
+}
+
+int take_server_metrics(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    char e[384];
+
+    (void)o;
+    if (srvm_check_url(arg, e, sizeof e) < 0)
+        return cli_bad(err, "%s", e);
+    if (cfg->srv.nurls >= PC_SRV_MAX_URLS)
+        return cli_bad(err, "--server-metrics: at most %d exporters", PC_SRV_MAX_URLS);
+    cfg->srv.urls[cfg->srv.nurls++] = arg;
     return 0;
 }
 

@@ -755,6 +755,9 @@ int mpi_run_main(pc_config *cfg)
         mlive_set_metrics(r.live, r.om);
         r.whole.run_id = om_run_id(r.om);
     }
+    /* The server's cost is read once, by rank 0; the merge keeps its. */
+    if (r.rank != 0)
+        memset(&cfg->srv, 0, sizeof cfg->srv);
     code = wf_run_seq(cfg, &st, &res);
     om_stop(r.om); /* the report is out */
     r.om = NULL;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "report/server_cost.h"
 #include "report/report.h"
 #include "report/stages.h"
 #include "stats/interval.h"
@@ -119,6 +120,7 @@ void report_ab(FILE *f, const pc_rundesc *run, const pc_results *res)
     report_send_lag(f, run, res, "pacer: ");
     report_verdict(f, run, res, "pacer: ");
     report_notes(f, run, res, "pacer: ");
+    report_server(f, res, "pacer: ");
     report_stages(f, run, res, "pacer: ");
 }
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/server_cost.h"
 #include "report/report.h"
 #include "report/stages.h"
 
@@ -168,6 +169,7 @@ void report_h2load(FILE *f, const pc_rundesc *run, const pc_results *res)
     report_send_lag(f, run, res, "pacer: ");
     report_verdict(f, run, res, "pacer: ");
     report_notes(f, run, res, "pacer: ");
+    report_server(f, res, "pacer: ");
     report_stages(f, run, res, "pacer: ");
     if (res->signal)
         fprintf(f, "pacer: stopped early by %s\n", pc_signal_name(res->signal));

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 
 #include "util/units.h"
+#include "report/server_cost.h"
 #include "report/report.h"
 #include "report/stages.h"
 
@@ -167,6 +168,7 @@ static void pacer_lines(FILE *f, const pc_rundesc *run, const pc_results *res)
                 "hey's test too)\n",
                 redirects);
     report_notes(f, run, res, "pacer: ");
+    report_server(f, res, "pacer: ");
     report_stages(f, run, res, "pacer: ");
     if (res->signal)
         fprintf(f, "pacer: stopped early by %s\n", pc_signal_name(res->signal));

@@ -457,6 +457,46 @@ static double peak(const double *v, size_t n)
     return m;
 }
 
+/* The server's CPU beside the latency (--server-pid, --server-metrics):
+ * per interval, in % of one core, with the host's busy CPU when a
+ * node-exporter was read; an interval without a reading is a gap. */
+static int server_over_time(html_doc *d, const pc_results *res, const pc_series *s,
+                            const double *x, double xend)
+{
+    const pc_server *sv = res->server;
+    size_t n = s->n;
+    double *cpu, *host;
+    bool any_host = false;
+    html_chart *c;
+
+    if (!sv || !sv->niv)
+        return 0;
+    if (!(cpu = malloc(2 * n * sizeof *cpu)))
+        return -ENOMEM;
+    host = cpu + n;
+    for (size_t i = 0; i < n; i++) {
+        double len = s->v[i].length_s;
+        const pc_srv_point *p = i < sv->niv ? &sv->iv[i] : NULL;
+
+        cpu[i] = p && len > 0 ? 100.0 * p->cpu_s / len : NAN;
+        host[i] = p && len > 0 ? 100.0 * p->host_busy_s / len : NAN;
+        any_host |= isfinite(host[i]);
+    }
+    c = html_doc_chart(d, "Server CPU over time", "Time since start (s)", HTML_LINEAR,
+                       "CPU (% of one core)", HTML_LINEAR);
+    html_chart_steps(c, sv->source[0] ? sv->source : "server", n, x, cpu, xend);
+    if (any_host)
+        html_chart_steps(c, "host busy, all CPUs (node-exporter)", n, x, host, xend);
+    if (isnan(sv->cpu_s) && sv->proc_why[0]) {
+        char why[PC_SRV_WHY + 40];
+
+        snprintf(why, sizeof why, "Server CPU not measured: %s", sv->proc_why);
+        html_doc_text(d, why);
+    }
+    free(cpu);
+    return 0;
+}
+
 static int over_time(html_doc *d, const pc_rundesc *run, const pc_results *res,
                      const pc_series *s)
 {
@@ -510,6 +550,10 @@ static int over_time(html_doc *d, const pc_rundesc *run, const pc_results *res,
         html_chart_steps(c, "max", n, x, max, xend);
         slo_lines(c, run, false, 0, fmax(run_s, x[n - 1]));
         report_html_stage_marks(c, run, peak(p50, n) / 10, peak(max, n));
+        if (server_over_time(d, res, s, x, xend) < 0) {
+            free(v);
+            return -ENOMEM;
+        }
         c = html_doc_chart(d, "Throughput", xl, HTML_LINEAR, "Responses per second",
                            HTML_LINEAR);
         html_chart_steps(c, "completed/s", n, x, rate, xend);

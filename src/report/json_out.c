@@ -10,6 +10,7 @@
 #include <time.h>
 
 
+#include "report/server_cost.h"
 #include "report/json_out.h"
 #include "report/report.h"
 #include "report/verdict.h"
@@ -618,6 +619,7 @@ void report_json_obj(json_w *wp, const pc_rundesc *cfg, const pc_results *res, c
     report_json_stages(wp, cfg, res);
     if (cfg->slo)
         w_slo(wp, cfg, res);
+    report_server_json(wp, res);
     w_series(wp, series, (double)cfg->interval_ns / 1e9);
     json_w_obj_end(wp);
 }

@@ -7,6 +7,7 @@
  * wall-clock span covered by the files.
  */
 #include "report/merge.h"
+#include "report/server_cost.h"
 #include "report/stages.h"
 
 #include <errno.h>
@@ -55,6 +56,7 @@ void merge_free(pc_loaded *l)
         free(l->targets[i]);
     free(l->targets);
     stats_free(&l->res.st);
+    server_free(l->res.server);
     series_free(&l->series);
     memset(l, 0, sizeof *l);
 }
@@ -419,6 +421,8 @@ static int load_json(const char *path, const json_val *root, pc_loaded *l, char 
             return fail(err, errlen, -EINVAL, "%s: %s", path, why);
     }
 
+    if (report_server_load(root, &l->res) < 0)
+        return fail(err, errlen, -ENOMEM, "out of memory%s%s", "", "");
     series = json_path(root, "intervals.series");
     l->series.interval_s = (double)l->cfg.interval_ns / 1e9;
     for (size_t i = 0; i < json_len(series); i++) {
@@ -673,6 +677,10 @@ int merge_add(pc_loaded *dst, const pc_loaded *src, char *err, size_t errlen)
 
     stats_merge(&dst->res.st, &src->res.st);
     dst->res.warmup_outcomes += src->res.warmup_outcomes;
+    /* The server was sampled once (rank 0 under mpirun): the first file's. */
+    if (!dst->res.server && src->res.server &&
+        !(dst->res.server = report_server_dup(src->res.server)))
+        return fail(err, errlen, -ENOMEM, "out of memory%s%s", "", "");
     if (src->res.start_wall_ns < dst->res.start_wall_ns)
         dst->res.start_wall_ns = src->res.start_wall_ns;
     dst->res.duration_ns = (send > dend ? send : dend) - dst->res.start_wall_ns;
@@ -747,6 +755,7 @@ int merge_window(pc_loaded *l, double from_s, double to_s, char *err, size_t err
     double t0 = (double)l->res.start_wall_ns / 1e9, first = -1, end = 0;
     pc_stats *st = &l->res.st;
     pc_series kept = {.interval_s = l->series.interval_s};
+    size_t kfirst = 0;
 
     stats_reset(st);
     l->cfg.shape.n = 0; /* the stage rows are the whole run's: a window has none */
@@ -760,7 +769,7 @@ int merge_window(pc_loaded *l, double from_s, double to_s, char *err, size_t err
         if (series_add_point(&kept, p) < 0)
             return -ENOMEM;
         if (first < 0)
-            first = p->start_s;
+            first = p->start_s, kfirst = i;
         if (p->start_s + p->length_s > end)
             end = p->start_s + p->length_s;
         st->completed += p->completed;
@@ -788,6 +797,8 @@ int merge_window(pc_loaded *l, double from_s, double to_s, char *err, size_t err
     st->scheduled = st->completed + st->err[PC_ERR_TIMEOUT] + st->err[PC_ERR_READ];
     l->res.start_wall_ns = (uint64_t)(first * 1e9);
     l->res.duration_ns = (uint64_t)((end - first) * 1e9);
+    if (l->res.server)
+        report_server_window(l->res.server, kfirst, kept.n, end - first);
     l->have_outcomes = false;
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "report/server_cost.h"
 #include "util/units.h"
 #include "report/json_out.h"
 #include "report/report.h"
@@ -391,6 +392,7 @@ void report_wrk(FILE *f, const pc_rundesc *run, const pc_results *res)
     report_notes(f, run, res, "  ");
     print_shortfall(f, run, res);
     report_stages(f, run, res, "  ");
+    report_server(f, res, "  ");
     if (res->signal)
         fprintf(f, "  Stopped early by %s after %.2fs\n",
                 pc_signal_name(res->signal), secs);

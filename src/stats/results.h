@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "stats/server.h"
 #include "stats/stats.h"
 
 typedef struct pc_results {
@@ -36,9 +37,13 @@ typedef struct pc_results {
      * (series_place_never_sent). */
     uint64_t *never_sent_due;
     uint32_t never_sent_n;
+    /* The server's cost (--server-pid, --server-metrics; heap, NULL: not
+     * asked). Its iv[] runs beside the intervals. */
+    pc_server *server;
 } pc_results;
 
-/* Release what a pc_results holds (its statistics, the never-sent counts). */
+/* Release what a pc_results holds (its statistics, the never-sent counts,
+ * the server's figures). */
 void results_free(pc_results *res);
 
 #endif

@@ -6,6 +6,7 @@
 #include "stats/results.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -354,4 +355,25 @@ void results_free(pc_results *res)
     free(res->never_sent_due);
     res->never_sent_due = NULL;
     res->never_sent_n = 0;
+    server_free(res->server);
+    res->server = NULL;
+}
+
+pc_server *server_new(void)
+{
+    pc_server *s = calloc(1, sizeof *s);
+
+    if (!s)
+        return NULL;
+#define NAN_FIELD(f, obj, key, how) s->f = NAN;
+    PC_SERVER_FIELDS(NAN_FIELD)
+#undef NAN_FIELD
+    return s;
+}
+
+void server_free(pc_server *s)
+{
+    if (s)
+        free(s->iv);
+    free(s);
 }

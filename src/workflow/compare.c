@@ -21,6 +21,7 @@
 #include "report/outputs.h"
 #include "report/json_out.h"
 #include "report/report.h"
+#include "report/server_cost.h"
 #include "report/slo.h"
 #include "stats/hdr.h"
 #include "util/json.h"
@@ -160,14 +161,15 @@ static void cell_ratio(char *buf, size_t cap, const char *shown, double v, doubl
 }
 
 enum { ROW_REQ, ROW_RPS, ROW_SPREAD, ROW_MBS, ROW_ERR, ROW_CONNERR, ROW_NON2XX, ROW_P50, ROW_P90,
-       ROW_P99, ROW_P999, ROW_MAX, ROWS };
+       ROW_P99, ROW_P999, ROW_MAX, ROW_SRV_RPC, ROW_SRV_RSS, ROWS };
 
 /* One unit per row, named in the row (a row is one quantity across the
  * targets): MB = 2^20 bytes as in wrk's Transfer/sec, latency in ms. */
 static const char *const row_name[ROWS] = {
     "Requests", "Requests/sec", "  per round (min-max)", "Transfer/sec (MB)", "Errors",
     "Connect errors", "Non-2xx or 3xx", "Latency p50 (ms)", "Latency p90 (ms)",
-    "Latency p99 (ms)", "Latency p99.9 (ms)", "Latency max (ms)"};
+    "Latency p99 (ms)", "Latency p99.9 (ms)", "Latency max (ms)",
+    "Requests per server CPU-s", "Server peak RSS (MB)"};
 
 /* The measured value behind each row, for ratios (NAN: no ratio). */
 static double row_value(const target *t, int row)
@@ -190,6 +192,10 @@ static double row_value(const target *t, int row)
         return (double)hdr_value_at_percentile(&st->latency, pcts[row - ROW_P50]);
     case ROW_MAX:
         return (double)hdr_max(&st->latency);
+    case ROW_SRV_RPC:
+        return report_server_rps_per_cpu(&t->total);
+    case ROW_SRV_RSS:
+        return t->total.server ? t->total.server->rss_peak : NAN;
     }
     return NAN;
 }
@@ -226,6 +232,14 @@ static void row_text(const target *t, int row, char *buf, size_t cap)
     case ROW_NON2XX:
         snprintf(buf, cap, "%" PRIu64, st->non2xx);
         break;
+    case ROW_SRV_RPC:
+    case ROW_SRV_RSS: {
+        char rpc[32], rss[32];
+
+        report_server_cells(&t->total, rpc, rss, sizeof rpc);
+        snprintf(buf, cap, "%s", row == ROW_SRV_RPC ? rpc : rss);
+        break;
+    }
     default:
         if (st->latency.total_count)
             snprintf(buf, cap, "%.3f", v / 1e6);
@@ -235,9 +249,20 @@ static void row_text(const target *t, int row, char *buf, size_t cap)
     }
 }
 
+/* The server's rows only when its cost was measured (--server-pid,
+ * --server-metrics). */
+static bool any_server(const target *ts, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ts[i].total.server)
+            return true;
+    return false;
+}
+
 static void print_table(FILE *f, target *ts, size_t n)
 {
     size_t ncols = n + 1;
+    int rows = any_server(ts, n) ? ROWS : ROW_SRV_RPC;
     char **cells = calloc(ROWS + 1, ncols * sizeof *cells);
     char buf[128], shown[96];
 
@@ -246,7 +271,7 @@ static void print_table(FILE *f, target *ts, size_t n)
     cells[0] = strdup("");
     for (size_t i = 0; i < n; i++)
         cells[1 + i] = strdup(ts[i].label);
-    for (int r = 0; r < ROWS; r++) {
+    for (int r = 0; r < rows; r++) {
         cells[(r + 1) * ncols] = strdup(row_name[r]);
         for (size_t i = 0; i < n; i++) {
             row_text(&ts[i], r, shown, sizeof shown);
@@ -260,7 +285,10 @@ static void print_table(FILE *f, target *ts, size_t n)
             cells[(r + 1) * ncols + 1 + i] = strdup(buf);
         }
     }
-    wf_table(f, ncols, 1, ROWS + 1, cells);
+    wf_table(f, ncols, 1, (size_t)rows + 1, cells);
+    if (rows == ROWS)
+        for (size_t i = 0; i < n; i++)
+            report_server_note(f, &ts[i].total, ts[i].label);
 }
 
 /* The verdict of target i against the first, per metric. */

@@ -19,8 +19,10 @@
 #include "report/html.h"
 #include "report/outputs.h"
 #include "report/rundesc.h"
+#include "report/server_cost.h"
 #include "report/progress.h"
 #include "script/script.h"
+#include "srvm/srvm.h"
 
 static const wf_dist *dist; /* wf_set_dist */
 
@@ -121,9 +123,17 @@ static int replay_seq(const wf_steps *st, pc_results *res)
     return st->finished ? st->finished(st->ud, res) : PC_EXIT_OK;
 }
 
+/* The sampler's interval sink: it only signals the sampler's thread. */
+static void srvm_sink(void *ud, const pc_interval *iv)
+{
+    (void)iv;
+    srvm_tick(ud);
+}
+
 int wf_run_seq(const pc_config *cfg, const wf_steps *st, pc_results *res)
 {
     pc_engine *eng = NULL;
+    srvm *sampler = NULL;
     pc_script *script = NULL;
     pc_progress *prog = NULL;
     pc_config share;
@@ -163,11 +173,27 @@ int wf_run_seq(const pc_config *cfg, const wf_steps *st, pc_results *res)
         st->starting(st->ud);
     if ((prog = progress_new(cfg, res, st->label, stderr)))
         engine_add_interval_sink(eng, progress_period_ns(prog), progress_on_interval, prog);
+    /* The server's cost: read once (rank 0 under mpirun), from just before
+     * the connections open to just after the run ends. */
+    if ((cfg->srv.pid || cfg->srv.nurls) && wf_leader()) {
+        if (srvm_start(&sampler, &cfg->srv, cfg->interval_ns) < 0) {
+            fprintf(stderr, "pacer: out of memory\n");
+            code = PC_EXIT_RUNTIME;
+            goto out;
+        }
+        engine_add_interval_sink(eng, cfg->interval_ns, srvm_sink, sampler);
+    }
     if (engine_run(eng, res, err, sizeof err) < 0) {
+        server_free(srvm_finish(sampler, 0));
+        sampler = NULL;
         progress_end(prog);
         fprintf(stderr, "pacer: %s\n", err[0] ? err : "run failed");
         code = pc_exit_failed(res->signal, script != NULL);
         goto out;
+    }
+    if (sampler) {
+        res->server = srvm_finish(sampler, res->intervals);
+        sampler = NULL;
     }
     progress_end(prog);
     if (err[0])
@@ -189,6 +215,7 @@ int wf_run_seq(const pc_config *cfg, const wf_steps *st, pc_results *res)
 out:
     if (dist)
         dist->ended(dist->ud);
+    server_free(srvm_finish(sampler, 0));
     engine_free(eng);
     script_free(script);
     return code;
@@ -216,6 +243,8 @@ int wf_results_add(pc_results *dst, const pc_results *src)
     dst->duration_ns += src->duration_ns;
     dst->warmup_ns += src->warmup_ns;
     dst->warmup_outcomes += src->warmup_outcomes;
+    if (report_server_add(&dst->server, src->server) < 0)
+        return -ENOMEM;
     if (src->signal)
         dst->signal = src->signal;
     return 0;

@@ -10,6 +10,7 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "report/outputs.h"
 #include "report/json_out.h"
 #include "report/report.h"
+#include "report/server_cost.h"
 #include "report/slo.h"
 #include "stats/hdr.h"
 #include "util/json.h"
@@ -141,43 +143,90 @@ static void fmt_p99(const pc_results *r, char *buf, size_t cap)
         snprintf(buf, cap, "-");
 }
 
+/* The first finished run of r's profile: the server columns' ratios are
+ * against it (the suite file's first target). */
+static const run *profile_base(const suite *S, const run *r)
+{
+    for (int i = 0; i < S->nruns; i++)
+        if (S->runs[i].done && S->runs[i].profile == r->profile)
+            return &S->runs[i];
+    return r;
+}
+
+/* "v (0.50x)" against the base's value, or v alone (the base itself, or
+ * a value missing on either). */
+static void with_ratio(char *buf, size_t cap, const char *shown, double v, double base, bool first)
+{
+    if (first || isnan(v) || !(base > 0))
+        snprintf(buf, cap, "%s", shown);
+    else
+        snprintf(buf, cap, "%s (%.2fx)", shown, v / base);
+}
+
 static void print_table(FILE *f, const suite *S)
 {
-    enum { NC = 8 };
+    enum { NC_MAX = 10 };
     size_t nrows = 1;
-    char **cells = calloc((size_t)(S->nruns + 1) * NC, sizeof *cells);
+    bool server = false;
+    int nc = 8;
+    char **cells = calloc((size_t)(S->nruns + 1) * NC_MAX, sizeof *cells);
     /* One unit per column: the table's p99 is in ms whatever its size. */
-    static const char *const head[NC] = {"target", "profile", "duration", "req/s", "MB/s",
-                                         "failures", "p99(ms)", "SLO"};
+    static const char *const head[NC_MAX] = {"target", "profile", "duration", "req/s", "MB/s",
+                                             "failures", "p99(ms)", "SLO",
+                                             "req/server-CPU-s", "server RSS(MB)"};
 
     if (!cells)
         return;
-    for (int c = 0; c < NC; c++)
+    for (int i = 0; i < S->nruns; i++)
+        server |= S->runs[i].done && S->runs[i].res.server;
+    if (server)
+        nc = NC_MAX;
+    for (int c = 0; c < nc; c++)
         cells[c] = strdup(head[c]);
     for (int i = 0; i < S->nruns; i++) {
         const run *r = &S->runs[i];
-        char buf[8][64];
+        char buf[NC_MAX][96];
         double secs = (double)r->res.duration_ns / 1e9;
 
         if (!r->done)
             continue;
-        snprintf(buf[0], 64, "%s", r->target->name);
-        snprintf(buf[1], 64, "%s", r->profile->name);
-        snprintf(buf[2], 64, "%.2fs", secs);
-        snprintf(buf[3], 64, "%.2f", report_rate(&r->res));
-        snprintf(buf[4], 64, "%.2f", mbps(&r->res));
-        snprintf(buf[5], 64, "%" PRIu64, stats_failed(&r->res.st));
+        snprintf(buf[0], 96, "%s", r->target->name);
+        snprintf(buf[1], 96, "%s", r->profile->name);
+        snprintf(buf[2], 96, "%.2fs", secs);
+        snprintf(buf[3], 96, "%.2f", report_rate(&r->res));
+        snprintf(buf[4], 96, "%.2f", mbps(&r->res));
+        snprintf(buf[5], 96, "%" PRIu64, stats_failed(&r->res.st));
         if (r->res.st.latency.total_count)
-            snprintf(buf[6], 64, "%.3f",
+            snprintf(buf[6], 96, "%.3f",
                      (double)hdr_value_at_percentile(&r->res.st.latency, 99) / 1e6);
         else
-            snprintf(buf[6], 64, "-");
-        snprintf(buf[7], 64, "%s", !r->cfg.slo ? "-" : r->slo_pass ? "PASS" : "FAIL");
-        for (int c = 0; c < NC; c++)
-            cells[nrows * NC + c] = strdup(buf[c]);
+            snprintf(buf[6], 96, "-");
+        snprintf(buf[7], 96, "%s", !r->cfg.slo ? "-" : r->slo_pass ? "PASS" : "FAIL");
+        if (server) {
+            const run *b = profile_base(S, r);
+            char rpc[32], rss[32], brpc[32], brss[32];
+
+            report_server_cells(&r->res, rpc, rss, sizeof rpc);
+            report_server_cells(&b->res, brpc, brss, sizeof brpc);
+            with_ratio(buf[8], 96, rpc, report_server_rps_per_cpu(&r->res),
+                       report_server_rps_per_cpu(&b->res), b == r);
+            with_ratio(buf[9], 96, rss, r->res.server ? r->res.server->rss_peak : NAN,
+                       b->res.server ? b->res.server->rss_peak : NAN, b == r);
+        }
+        for (int c = 0; c < nc; c++)
+            cells[nrows * (size_t)nc + (size_t)c] = strdup(buf[c]);
         nrows++;
     }
-    wf_table(f, NC, 2, nrows, cells);
+    wf_table(f, (size_t)nc, 2, nrows, cells);
+    if (server)
+        for (int i = 0; i < S->nruns; i++)
+            if (S->runs[i].done) {
+                char who[160];
+
+                snprintf(who, sizeof who, "%s / %s", S->runs[i].profile->name,
+                         S->runs[i].target->name);
+                report_server_note(f, &S->runs[i].res, who);
+            }
 }
 
 static int write_json(const char *path, const char *file, const suite *S)

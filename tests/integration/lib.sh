@@ -176,6 +176,59 @@ nginx_logged() {
 # The pid of nginx's single worker process.
 nginx_worker() { pgrep -P "$NGX_PID" | head -n1; }
 
+# start_exporter VAR CMD...: a Prometheus exporter (prometheus-node-exporter,
+# prometheus-process-exporter) with --web.listen-address on a loopback port
+# picked here, retried on a bind race; sets VAR_PORT, its log in
+# $T_DIR/VAR.log, its pid kept for cleanup.
+start_exporter() {
+    local var=$1 port pid
+    shift
+    for _ in 1 2 3 4 5; do
+        port=$(pick_port) || return 1
+        "$@" "--web.listen-address=127.0.0.1:$port" >"$T_DIR/$var.log" 2>&1 &
+        pid=$!
+        T_PIDS+=("$pid")
+        if wait_port 127.0.0.1 "$port" "$pid"; then
+            printf -v "${var}_PORT" %s "$port"
+            return 0
+        fi
+        kill "$pid" 2>/dev/null
+    done
+    return 1
+}
+
+# start_nginx_exporters: prometheus-process-exporter with one group,
+# "testnginx": start_nginx's master (its command line names this test's
+# config) and its worker as its child; prometheus-node-exporter with the
+# collectors pacer reads, loopback counted. Sets PE_URL and NE_URL.
+start_nginx_exporters() {
+    cat >"$T_DIR/pe.yml" <<YML
+process_names:
+  - name: "testnginx"
+    cmdline:
+      - '.*$NGX_DIR/nginx\.conf.*'
+YML
+    start_exporter PE prometheus-process-exporter -config.path "$T_DIR/pe.yml" -children=true ||
+        { fail process_exporter_start "$(cat "$T_DIR/PE.log")"; return 1; }
+    start_exporter NE prometheus-node-exporter --collector.disable-defaults --collector.cpu \
+        --collector.meminfo --collector.netdev --collector.stat \
+        '--collector.netdev.device-exclude=^$' ||
+        { fail node_exporter_start "$(cat "$T_DIR/NE.log")"; return 1; }
+    PE_URL="http://127.0.0.1:$PE_PORT/metrics"
+    NE_URL="http://127.0.0.1:$NE_PORT/metrics"
+}
+
+# tree_cpu PID: the CPU seconds (utime + stime, /proc) of PID and its
+# children (an nginx master and its workers), 3 decimals.
+tree_cpu() {
+    local hz t=0 p
+    hz=$(getconf CLK_TCK)
+    for p in "$1" $(pgrep -P "$1"); do
+        t=$((t + $(sed 's/.*) //' "/proc/$p/stat" | awk '{print $12 + $13}')))
+    done
+    awk -v t="$t" -v hz="$hz" 'BEGIN { printf "%.3f\n", t / hz }'
+}
+
 # to_ms VALUE: "626.39us" / "1.64ms" / "2.00s" / "1.50m" -> milliseconds.
 to_ms() {
     awk -v v="$1" 'BEGIN {

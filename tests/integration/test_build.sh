@@ -180,7 +180,7 @@ files=$(cd "$D" 2>/dev/null && find . ! -type d | sort | tr '\n' ' ')
 want="./usr/bin/pacer ./usr/share/bash-completion/completions/pacer ./usr/share/doc/pacer/distributed.md ./usr/share/doc/pacer/methodology.md \
 ./usr/share/doc/pacer/output.md ./usr/share/doc/pacer/pacer-result.schema.json \
 ./usr/share/doc/pacer/pacer-workflow.schema.json ./usr/share/doc/pacer/pacer.md \
-./usr/share/doc/pacer/reading-the-report.md ./usr/share/doc/pacer/scripting.md \
+./usr/share/doc/pacer/reading-the-report.md ./usr/share/doc/pacer/scripting.md ./usr/share/doc/pacer/server-cost.md \
 ./usr/share/man/man1/pacer.1 ./usr/share/zsh/vendor-completions/_pacer "
 ok install_files "exit $rc, files: $files $(tail -3 "$T_DIR/install.log")" "[ $rc -eq 0 ] && [ '$files' = '$want' ]"
 ok install_binary_runs "$("$D/usr/bin/pacer" --version 2>&1 | head -1)" "[ -x '$D/usr/bin/pacer' ] && '$D/usr/bin/pacer' --version >/dev/null 2>&1"
