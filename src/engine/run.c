@@ -347,6 +347,8 @@ int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errl
         return rc;
     if ((rc = build_origins(e, err, errlen)) < 0)
         return rc;
+    if ((rc = engine_sources(cfg, &e->run.src_lo, &e->run.src_n, &e->run.src_auto, err, errlen)) < 0)
+        return rc;
 
     /* The protocol asked for, a row of the table: ALPN may change it below. */
     e->run.proto = http_wanted(cfg->h2, cfg->h3);

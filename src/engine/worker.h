@@ -60,6 +60,8 @@ typedef struct pc_run {
     http_settings http;  /* what its protocols are told (h1_depth, resp_cap, QUIC's TLS, ...) */
     uint64_t interval_ns; /* reporting interval; 0 = none */
     SSL_CTX *ssl_ctx;    /* NULL for plain http */
+    uint32_t src_lo, src_n; /* source addresses, round robin (engine_sources): host order */
+    bool src_auto;       /* ... chosen by pacer, for 127.x.y.z targets only */
 
     /* Start barrier: workers count themselves ready once every connection
      * is open (or has failed), then wait for start_ns to be published. */
