@@ -86,6 +86,9 @@ void worker_free(pc_worker *w);
 void *worker_main(void *arg);
 /* After the thread has been joined. */
 const pc_stats *worker_stats(const pc_worker *w);
+/* While it connects, from another thread: connections opened and settled
+ * (opened or failed) so far, of its own. */
+void worker_connecting(pc_worker *w, uint32_t *opened, uint32_t *settled);
 uint64_t worker_warmup_outcomes(const pc_worker *w);
 /* Connections the server ended with GOAWAY and the worker did not reopen. */
 uint32_t worker_retired(const pc_worker *w);

@@ -70,7 +70,7 @@ ok source_range_opened "connections.opened != 12" \
 # the backlog at net.core.somaxconn; below 6000 there the check proves
 # nothing about pacer serve, so it says so.
 somax=$(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 0)
-mid_run_peers "$PORT" 6000 -t1 -c6000 -R1000 -d4s --quiet --json "$T_DIR/c6k.json" "$SERVE_URL"
+mid_run_peers "$PORT" 6000 -t1 -c6000 -R1000 -d4s --progress --json "$T_DIR/c6k.json" "$SERVE_URL"
 n=$(wc -l <"$T_DIR/peers")
 ok auto_sources "distinct peers $n (want 3: 127.0.0.1..3), rc=$rc" \
     "[ $rc -eq 0 ] && [ $n -eq 3 ] && grep -qx 127.0.0.3 '$T_DIR/peers'"
@@ -83,6 +83,14 @@ if [ "$somax" -ge 4096 ]; then
 else
     skip no_syn_retransmit "net.core.somaxconn is $somax here: the accept queue cannot hold the burst"
 fi
+
+# The connect phase: counted live, its length in the report and the JSON.
+ok connect_progress "no 'connecting: 6000/6000 open, ... (done)' line: $(grep -m2 connecting "$R")" \
+    "grep -qE '^connecting: 6000/6000 open, [0-9.]+[mun]?s \(done\)' '$R'"
+phase=$(json_get "$T_DIR/c6k.json" 'd["connections"]["connect_phase_s"]')
+ok connect_phase_json "connections.connect_phase_s '$phase'" "fcmp '$phase' '>' 0 && fcmp '$phase' '<' 60"
+ok connect_phase_report "no 'Connect phase: 6000 of 6000' line: $(grep -m1 'Connect phase' "$R")" \
+    "grep -qE '^  Connect phase: 6000 of 6000 connections open in [0-9.]+[mun]?s \(connect time p50 ' '$R'"
 
 # Below 2000 connections nothing is bound: one source, the kernel's.
 mid_run_peers "$PORT" 50 -t1 -c50 -R100 -d2s --quiet "$SERVE_URL"
