@@ -70,7 +70,9 @@ int engine_sources(const pc_config *cfg, uint32_t *lo, uint32_t *n, bool *auto_l
     if (!cfg->source_lo) {
         uint32_t need = (cfg->connections + ENGINE_SOURCE_CONNS - 1) / ENGINE_SOURCE_CONNS;
 
-        if (need > 1 && !cfg->unix_path && !cfg->h3) {
+        /* Only a connection to 127.x.y.z binds (conn_source), and only
+         * over TCP: QUIC's UDP transport binds nothing. */
+        if (need > 1) {
             *lo = 0x7f000001u; /* 127.0.0.1 */
             *n = need > 254 ? 254 : need;
             *auto_lo = true;
