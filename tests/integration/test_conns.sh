@@ -55,6 +55,13 @@ start_serve || { fail serve_start "pacer serve did not start"; finish; }
 PORT=${SERVE_URL##*:}
 PORT=${PORT%%/*}
 
+# pacer serve's accept queue: the largest the kernel allows (a listening
+# socket's Send-Q in ss is its backlog), net.core.somaxconn.
+somax=$(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 0)
+backlog=$(ss -Hltn "( sport = :$PORT )" 2>/dev/null | awk 'NR == 1 {print $3}')
+ok serve_backlog "pacer serve's backlog '$backlog', net.core.somaxconn $somax" \
+    "[ -n '$backlog' ] && [ '$backlog' = '$somax' ]"
+
 # ---- --source A-B: the server sees exactly those addresses ------------------
 mid_run_peers "$PORT" 12 -t2 -c12 -R200 -d2s --quiet --source 127.0.0.2-127.0.0.4 \
     --json "$T_DIR/src.json" "$SERVE_URL"
@@ -64,33 +71,33 @@ ok source_range_seen "peers: '$got' (want 127.0.0.2 .3 .4), rc=$rc" \
 ok source_range_opened "connections.opened != 12" \
     "[ \"\$(json_get '$T_DIR/src.json' 'd[\"connections\"][\"opened\"]')\" = 12 ]"
 
-# ---- loopback, -c 6000: spread by itself, all opened, no SYN retransmit -----
-# 6000 is past one batch of the old accept loop and past the default accept
-# queue (4096): it needs the queue emptied at each wakeup. The kernel caps
-# the backlog at net.core.somaxconn; below 6000 there the check proves
-# nothing about pacer serve, so it says so.
-somax=$(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 0)
-mid_run_peers "$PORT" 6000 -t1 -c6000 -R1000 -d4s --progress --json "$T_DIR/c6k.json" "$SERVE_URL"
+# ---- loopback, -c 4000: spread by itself, all opened, no SYN retransmit -----
+# 4000 connections fit the accept queue pacer serve asks for (the kernel caps
+# it at net.core.somaxconn, 4096 by default), so however little CPU the
+# server gets while they open (JOBS=4 on 2 cores), none may need a SYN
+# retransmit: a rule, not a timing. Where somaxconn is lower the check says
+# so and is skipped. (18,000 without one is bench/conns.sh's.)
+mid_run_peers "$PORT" 4000 -t1 -c4000 -R1000 -d4s --progress --json "$T_DIR/c4k.json" "$SERVE_URL"
 n=$(wc -l <"$T_DIR/peers")
-ok auto_sources "distinct peers $n (want 3: 127.0.0.1..3), rc=$rc" \
-    "[ $rc -eq 0 ] && [ $n -eq 3 ] && grep -qx 127.0.0.3 '$T_DIR/peers'"
-opened=$(json_get "$T_DIR/c6k.json" 'd["connections"]["opened"]')
-retr=$(json_get "$T_DIR/c6k.json" 'd["connections"]["syn_retransmitted"]')
-ok all_opened "opened $opened of 6000" "[ '$opened' = 6000 ]"
+ok auto_sources "distinct peers $n (want 2: 127.0.0.1, 127.0.0.2), rc=$rc" \
+    "[ $rc -eq 0 ] && [ $n -eq 2 ] && grep -qx 127.0.0.2 '$T_DIR/peers'"
+opened=$(json_get "$T_DIR/c4k.json" 'd["connections"]["opened"]')
+retr=$(json_get "$T_DIR/c4k.json" 'd["connections"]["syn_retransmitted"]')
+ok all_opened "opened $opened of 4000" "[ '$opened' = 4000 ]"
 if [ "$somax" -ge 4096 ]; then
-    ok no_syn_retransmit "$retr of 6000 connects needed a SYN retransmit (somaxconn $somax)" \
+    ok no_syn_retransmit "$retr of 4000 connects needed a SYN retransmit (somaxconn $somax)" \
         "[ '$retr' = 0 ]"
 else
     skip no_syn_retransmit "net.core.somaxconn is $somax here: the accept queue cannot hold the burst"
 fi
 
 # The connect phase: counted live, its length in the report and the JSON.
-ok connect_progress "no 'connecting: 6000/6000 open, ... (done)' line: $(grep -m2 connecting "$R")" \
-    "grep -qE '^connecting: 6000/6000 open, [0-9.]+[mun]?s \(done\)' '$R'"
-phase=$(json_get "$T_DIR/c6k.json" 'd["connections"]["connect_phase_s"]')
+ok connect_progress "no 'connecting: 4000/4000 open, ... (done)' line: $(grep -m2 connecting "$R")" \
+    "grep -qE '^connecting: 4000/4000 open, [0-9.]+[mun]?s \(done\)' '$R'"
+phase=$(json_get "$T_DIR/c4k.json" 'd["connections"]["connect_phase_s"]')
 ok connect_phase_json "connections.connect_phase_s '$phase'" "fcmp '$phase' '>' 0 && fcmp '$phase' '<' 60"
-ok connect_phase_report "no 'Connect phase: 6000 of 6000' line: $(grep -m1 'Connect phase' "$R")" \
-    "grep -qE '^  Connect phase: 6000 of 6000 connections open in [0-9.]+[mun]?s \(connect time p50 ' '$R'"
+ok connect_phase_report "no 'Connect phase: 4000 of 4000' line: $(grep -m1 'Connect phase' "$R")" \
+    "grep -qE '^  Connect phase: 4000 of 4000 connections open in [0-9.]+[mun]?s \(connect time p50 ' '$R'"
 
 # Below 2000 connections nothing is bound: one source, the kernel's.
 mid_run_peers "$PORT" 50 -t1 -c50 -R100 -d2s --quiet "$SERVE_URL"
