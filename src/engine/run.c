@@ -709,7 +709,11 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
             slice.tv_nsec -= 1000000000;
         }
         pthread_cond_timedwait(&run->cond, &run->lock, &slice);
+        /* Drawn without the lock: a slow terminal must not hold up a
+         * worker that is ready. */
+        pthread_mutex_unlock(&run->lock);
         connect_progress(e, ws, started, res->connect_mono_ns, false);
+        pthread_mutex_lock(&run->lock);
         if (!res->signal && ((sig = sigtimedwait(&block, NULL, &zero)) == SIGINT || sig == SIGTERM))
             first_signal(run, res, sig, " while connecting");
     }
