@@ -40,7 +40,7 @@ hey                   # hey, side by side with `pacer hey` (test_hey.sh)
 time                  # /usr/bin/time, peak RSS (test_faults.sh, test_h2_faults.sh)
 procps                # pgrep (lib.sh nginx_worker)
 tmux                  # a real terminal for the live view (test_live.sh)
-iproute2              # ip, tc (test_core.sh, test_faults.sh, test_mpi_netns.sh: namespaces, netem)
+iproute2              # ip, tc (test_core.sh, test_faults.sh, test_mpi_netns.sh: namespaces, netem), ss (test_conns.sh)
 mount                 # mount --bind in a private namespace (test_labels.sh)
 util-linux            # unshare, taskset (test_labels.sh, test_mpi_netns.sh, bench/)
 python3               # echo server, JSON checks, raw-socket clients

@@ -274,6 +274,7 @@ typedef struct pc_config {
     char *auth_b64;        /* -A user:pass, base64 (heap) */
     const char *host;      /* --host: Host header and SNI */
     const char *connect_to; /* --connect-to HOST:PORT */
+    uint32_t source_lo, source_hi; /* --source A[-B]: IPv4 range, host order (0: none) */
     bool strict_length;    /* --strict-length: ab's Length failures */
     bool peer_follows_redirects; /* the persona's tool follows redirects (hey without
                                     -disable-redirects); pacer does not: 3xx get a note */

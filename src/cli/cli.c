@@ -386,6 +386,9 @@ int cli_parse_as(const cli_persona *p, int mode, int argc, char **argv, pc_confi
                         "-m N (streams per connection)");
     if ((rc = check_slo(cfg, err)) < 0)
         return rc;
+    if (cfg->source_lo && (cfg->unix_path || cfg->h3))
+        return cli_bad(err, "--source binds TCP connections: it cannot be used with %s",
+                       cfg->unix_path ? "--unix" : "--h3 (QUIC is UDP)");
     if ((rc = check_shard(cfg, err)) < 0)
         return rc;
     if (cfg->batch_latency && cfg->pipeline < 2 && !(cfg->h2 && cfg->streams > 1))

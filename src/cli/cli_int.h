@@ -134,6 +134,7 @@ cli_take take_cookie;
 cli_take take_basic_auth;
 cli_take take_host;
 cli_take take_connect_to;
+cli_take take_source;
 cli_take take_mix;
 cli_take take_tls_resume;
 cli_take take_shard;

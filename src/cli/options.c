@@ -100,6 +100,9 @@ static const cli_opt pacer_opts[] = {
      .help = "Host header and TLS SNI (the URL's address is used)"},
     {"connect-to", 0, "H:P", FN(take_connect_to),
      .help = "Connect to H:P instead (the URL's Host is kept)"},
+    {"source", 0, "A[-B]", FN(take_source),
+     .help = "Bind each TCP connection to an IPv4 source address of A..B, round\n"
+             "robin (automatic on loopback past 2000 connections: 127.0.0.1..N)"},
     {"urls", 0, "FILE", STR(urls_path),
      .help = "Requests from a file: [METHOD] URL [@BODYFILE] [WEIGHT]"},
     {"mix", 0, "M", FN(take_mix),

@@ -6,6 +6,7 @@
  */
 #include "cli/cli_int.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -504,6 +505,32 @@ int take_connect_to(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err
     cfg->connect_to = arg;
     if (!colon || colon == arg || *end || port < 1 || port > 65535)
         return cli_bad(err, "invalid --connect-to '%s': expected HOST:PORT", arg);
+    return 0;
+}
+
+/* --source A or A-B: IPv4 addresses, the range ascending. 0.0.0.0 is
+ * "any", which binds nothing: refused rather than ignored. */
+int take_source(pc_config *cfg, const cli_opt *o, const char *arg, FILE *err)
+{
+    char lo[INET_ADDRSTRLEN], hi[INET_ADDRSTRLEN];
+    const char *dash = strchr(arg, '-');
+    size_t ll = dash ? (size_t)(dash - arg) : strlen(arg);
+    struct in_addr a, b;
+
+    (void)o;
+    if (ll >= sizeof lo || (dash && strlen(dash + 1) >= sizeof hi))
+        return cli_bad(err, "invalid --source '%s': expected an IPv4 address A or a range A-B", arg);
+    memcpy(lo, arg, ll);
+    lo[ll] = '\0';
+    snprintf(hi, sizeof hi, "%s", dash ? dash + 1 : lo);
+    if (inet_pton(AF_INET, lo, &a) != 1 || inet_pton(AF_INET, hi, &b) != 1)
+        return cli_bad(err, "invalid --source '%s': expected an IPv4 address A or a range A-B", arg);
+    cfg->source_lo = ntohl(a.s_addr);
+    cfg->source_hi = ntohl(b.s_addr);
+    if (!cfg->source_lo)
+        return cli_bad(err, "invalid --source '%s': 0.0.0.0 is no source address", arg);
+    if (cfg->source_hi < cfg->source_lo)
+        return cli_bad(err, "invalid --source '%s': the range ends before it starts", arg);
     return 0;
 }
 

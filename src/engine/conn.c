@@ -322,6 +322,24 @@ static void conn_count_reopen(conn *c)
     c->ended = CONN_END_NONE;
 }
 
+/* The IPv4 source c binds to (network order; 0: the kernel's choice): the
+ * run's range round robin over all its connections, c's place among them
+ * the same on every reconnect. Chosen by pacer (loopback), only toward a
+ * 127.x.y.z address; from --source, toward any (an IPv6 one then fails). */
+static uint32_t conn_source(const conn *c, const pc_addr *a)
+{
+    const pc_worker *w = c->w;
+    uint32_t g = (uint32_t)(c - w->conns) * w->cfg->threads + w->index;
+
+    if (!w->run->src_n)
+        return 0;
+    if (w->run->src_auto &&
+        (a->sa.ss_family != AF_INET ||
+         ntohl(((const struct sockaddr_in *)&a->sa)->sin_addr.s_addr) >> 24 != 127))
+        return 0;
+    return htonl(w->run->src_lo + g % w->run->src_n);
+}
+
 void conn_start(conn *c, uint64_t now)
 {
     pc_worker *w = c->w;
@@ -341,6 +359,7 @@ void conn_start(conn *c, uint64_t now)
     c->proto = NULL;
     conn_opening(c, true);
     w->starting++;
+    c->h.nc.src4 = conn_source(c, a);
     rc = c->h.net->connect(&c->h.nc, (const struct sockaddr *)&a->sa, a->len);
     if (rc == 0 || rc == -EINPROGRESS)
         w->st.connect_attempts++; /* the server may accept it, whatever comes of it here */
@@ -363,7 +382,8 @@ void conn_start(conn *c, uint64_t now)
         if (rc == -EMFILE || rc == -ENFILE)
             snprintf(w->err, sizeof w->err, "out of file descriptors");
         conn_connect_failed(c, rc == -EADDRNOTAVAIL ? "no free local port (port exhaustion)"
-                                               : strerror(-rc),
+                               : rc == -EAFNOSUPPORT ? "--source is IPv4, this address is not"
+                                                     : strerror(-rc),
                        now);
     }
     w->starting--;

@@ -49,20 +49,20 @@ struct conn {
     uint64_t done_total; /* measured responses over all its reconnections */
     uint32_t fails;      /* connections in a row that ended in an error before a response */
     uint32_t addr_idx, tries; /* address in use; addresses tried in this round */
+    uint32_t timer_pass; /* the wake_due pass that last expired its timer */
     bool last_try;      /* this failure would be the same on any address: back off */
+    bool fresh;         /* no request sent on this connection yet */
+    bool opening;       /* counted in the worker's `opening` (no request yet) */
     uint64_t t_start; /* connect started; in CS_BACKOFF: retry time */
     uint64_t t_tcp;   /* TCP connected */
     uint32_t *free_idx; /* stack of unused slot indexes */
     uint32_t nfree;
-    bool fresh;         /* no request sent on this connection yet */
     uint64_t *spoke;    /* the protocol counter (pc_stats h1_conns, h2_conns) it was counted
                          * in when it opened: rec_warmup_end counts it again (NULL: none yet) */
-    bool opening;       /* counted in the worker's `opening` (no request yet) */
     uint64_t conn_time; /* how long connecting (TCP + TLS) took */
     uint64_t wake_at;   /* delay(): no request before this time (0: none) */
     uint64_t timer_at;  /* the protocol's eng_timer: call expire then (0: none) */
     pc_heap_node timer_hn, wake_hn; /* timer_at's and wake_at's entries in w->due (wake.c) */
-    uint32_t timer_pass; /* the wake_due pass that last expired its timer */
     /* The batch a connection sends at once (--pipeline, --batch-latency):
      * the first one's intended time, and when its first byte went out. */
     uint64_t batch_intended; /* (h.batch_sent: when its first byte went out) */

@@ -64,6 +64,14 @@ typedef int (*pc_start_fn)(void *ud, uint32_t opened, uint32_t total, const char
                            uint64_t *start_wall_ns, char *err, size_t errlen);
 void engine_set_start_hook(pc_engine *e, pc_start_fn fn, void *ud);
 
+/* Called on the main thread while the connections open, every 20 ms or
+ * so, and once more (done) when all are open or given up: opened and
+ * settled (opened or failed) of total, elapsed since the first connect. A
+ * live view's "connecting: 12000/18000". */
+typedef void (*pc_connect_fn)(void *ud, uint32_t opened, uint32_t settled, uint32_t total,
+                              uint64_t elapsed_ns, bool done);
+void engine_set_connect_hook(pc_engine *e, pc_connect_fn fn, void *ud);
+
 void engine_free(pc_engine *e);
 
 #endif

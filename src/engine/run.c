@@ -45,7 +45,33 @@ struct pc_engine {
     uint64_t long_ns; /* the longer sink period (run.interval_ns is the shorter) */
     pc_start_fn start_fn; /* NULL: start when connected (or at --start-at) */
     void *start_ud;
+    pc_connect_fn connect_fn; /* NULL: nobody watches the connections open */
+    void *connect_ud;
 };
+
+void engine_set_connect_hook(pc_engine *e, pc_connect_fn fn, void *ud)
+{
+    e->connect_fn = fn;
+    e->connect_ud = ud;
+}
+
+/* Tell the connect hook how far the workers are. */
+static void connect_progress(pc_engine *e, pc_worker **ws, uint32_t started, uint64_t since,
+                             bool done)
+{
+    uint32_t opened = 0, settled = 0;
+
+    for (uint32_t i = 0; e->connect_fn && i < started; i++) {
+        uint32_t o, s;
+
+        worker_connecting(ws[i], &o, &s);
+        opened += o;
+        settled += s;
+    }
+    if (e->connect_fn)
+        e->connect_fn(e->connect_ud, opened, settled, e->cfg->connections, pc_now_ns() - since,
+                      done);
+}
 
 void engine_set_start_hook(pc_engine *e, pc_start_fn fn, void *ud)
 {
@@ -346,6 +372,8 @@ int engine_prepare(const pc_config *cfg, pc_engine **out, char *err, size_t errl
     if (rc < 0)
         return rc;
     if ((rc = build_origins(e, err, errlen)) < 0)
+        return rc;
+    if ((rc = engine_sources(cfg, &e->run.src_lo, &e->run.src_n, &e->run.src_auto, err, errlen)) < 0)
         return rc;
 
     /* The protocol asked for, a row of the table: ALPN may change it below. */
@@ -681,11 +709,19 @@ int engine_run(pc_engine *e, pc_results *res, char *err, size_t errlen)
             slice.tv_nsec -= 1000000000;
         }
         pthread_cond_timedwait(&run->cond, &run->lock, &slice);
+        /* Drawn without the lock: a slow terminal must not hold up a
+         * worker that is ready. */
+        pthread_mutex_unlock(&run->lock);
+        connect_progress(e, ws, started, res->connect_mono_ns, false);
+        pthread_mutex_lock(&run->lock);
         if (!res->signal && ((sig = sigtimedwait(&block, NULL, &zero)) == SIGINT || sig == SIGTERM))
             first_signal(run, res, sig, " while connecting");
     }
     pthread_mutex_unlock(&run->lock);
     start = pc_now_ns();
+    res->connect_phase_ns = start - res->connect_mono_ns;
+    if (rc == 0)
+        connect_progress(e, ws, started, res->connect_mono_ns, true);
     clock_gettime(CLOCK_REALTIME, &wall);
     start_wall = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
     if (rc == 0 && !res->signal)

@@ -399,7 +399,16 @@ static void run_loop(pc_worker *w)
     }
 }
 
-/* Open every connection at once (wrk2 staggers them; pacer does not) and
+/* What the main thread may read while this worker connects. */
+static void publish_connects(pc_worker *w)
+{
+    atomic_store_explicit(&w->pub_opened, (uint32_t)w->st.connects, memory_order_relaxed);
+    atomic_store_explicit(&w->pub_settled, w->settled, memory_order_relaxed);
+}
+
+/* Open every connection (wrk2 staggers them; pacer does not), CONNECT_BATCH
+ * at a time with what came back handled in between, so each connect is
+ * timed from its own connect(2) and the live view can count them; then
  * wait until each has connected or failed: at most --connect-timeout, and
  * no longer than CONNECT_IDLE_NS after the last one settled, so a server
  * that drops the SYNs or never answers the handshake does not hold the
@@ -410,17 +419,22 @@ static void connect_phase(pc_worker *w)
 {
     struct epoll_event ev[MAX_EVENTS];
     uint64_t now = pc_now_ns(), until = now + w->cfg->connect_timeout_ns, last = now;
-    uint32_t settled = 0;
+    uint32_t settled = 0, started = 0;
 
     w->phase = P_CONNECT;
     w->next_tick = now + w->tick_ns;
-    for (uint32_t i = 0; i < w->nconns; i++)
-        conn_start(&w->conns[i], now);
-    settled = w->settled;
     while (w->settled < w->nconns && now < until && now - last < CONNECT_IDLE_NS &&
            !atomic_load_explicit(&w->run->stop_ns, memory_order_relaxed)) {
         uint64_t deadline = min_u64(min_u64(until, last + CONNECT_IDLE_NS), w->next_tick);
-        int n = pace_wait(w, ev, w->next_wake ? min_u64(deadline, w->next_wake) : deadline, now);
+        int n;
+
+        for (uint32_t b = 0; b < CONNECT_BATCH && started < w->nconns; b++)
+            conn_start(&w->conns[started++], pc_now_ns());
+        if (started < w->nconns) {
+            deadline = now; /* only what is there already: then the next batch */
+            last = now;
+        }
+        n = pace_wait(w, ev, w->next_wake ? min_u64(deadline, w->next_wake) : deadline, now);
 
         if (n > 0)
             handle_events(w, ev, n);
@@ -433,9 +447,13 @@ static void connect_phase(pc_worker *w)
             settled = w->settled;
             last = now;
         }
+        publish_connects(w);
     }
+    for (uint32_t i = started; i < w->nconns; i++)
+        conn_start(&w->conns[i], now); /* stopped or timed out first: still opened */
     for (uint32_t i = 0; i < w->nconns; i++)
         w->st.connect_late += still_connecting(&w->conns[i]);
+    publish_connects(w);
 }
 
 void *worker_main(void *arg)
@@ -664,6 +682,12 @@ void worker_free(pc_worker *w)
     free(w->ns_due);
     pc_heap_free(&w->due);
     free(w);
+}
+
+void worker_connecting(pc_worker *w, uint32_t *opened, uint32_t *settled)
+{
+    *opened = atomic_load_explicit(&w->pub_opened, memory_order_relaxed);
+    *settled = atomic_load_explicit(&w->pub_settled, memory_order_relaxed);
 }
 
 const pc_stats *worker_stats(const pc_worker *w)

@@ -60,6 +60,8 @@ typedef struct pc_run {
     http_settings http;  /* what its protocols are told (h1_depth, resp_cap, QUIC's TLS, ...) */
     uint64_t interval_ns; /* reporting interval; 0 = none */
     SSL_CTX *ssl_ctx;    /* NULL for plain http */
+    uint32_t src_lo, src_n; /* source addresses, round robin (engine_sources): host order */
+    bool src_auto;       /* ... chosen by pacer, for 127.x.y.z targets only */
 
     /* Start barrier: workers count themselves ready once every connection
      * is open (or has failed), then wait for start_ns to be published. */
@@ -84,6 +86,9 @@ void worker_free(pc_worker *w);
 void *worker_main(void *arg);
 /* After the thread has been joined. */
 const pc_stats *worker_stats(const pc_worker *w);
+/* While it connects, from another thread: connections opened and settled
+ * (opened or failed) so far, of its own. */
+void worker_connecting(pc_worker *w, uint32_t *opened, uint32_t *settled);
 uint64_t worker_warmup_outcomes(const pc_worker *w);
 /* Connections the server ended with GOAWAY and the worker did not reopen. */
 uint32_t worker_retired(const pc_worker *w);

@@ -36,6 +36,7 @@
 #define BACKOFF_NS 50000000ull   /* wait after a failed connect */
 #define RECONNECT_BACKOFF_NS 10000000ull /* first wait after connections fail in a row */
 #define CONNECT_IDLE_NS 1000000000ull /* the connect phase ends once none settled for this long */
+#define CONNECT_BATCH 64 /* connects started between two looks at what came back */
 #define MAX_RETRIES 3            /* re-sends of a request the server refused */
 
 enum { P_CONNECT, P_RUN, P_DRAIN, P_DONE };
@@ -82,6 +83,7 @@ struct pc_worker {
     bool warm_reset;
     uint64_t tick_ns, next_tick, rps_t, rps_completed;
     uint32_t inflight, settled;
+    _Atomic uint32_t pub_opened, pub_settled; /* st.connects, settled: the main thread's copy */
     uint64_t warm_outcomes, stopped_ns;
     uint64_t last_done;  /* time of the last measured response */
     bool script_stop;    /* thread:stop() or a script error ended this thread */

@@ -40,6 +40,8 @@ typedef struct net_conn {
     bool rx_ts;        /* plain reads ask the kernel when the bytes came (net_rx_times) */
     uint64_t rx_real;  /* after a read: CLOCK_REALTIME ns its last byte came, 0 = unknown */
     bool tcp;          /* a TCP socket (plain discard works there only) */
+    uint32_t src4;     /* set by the caller before connect: the IPv4 source address
+                        * to bind to (network order), 0 for the kernel's choice */
 } net_conn;
 
 typedef struct net_ops {
@@ -84,8 +86,10 @@ extern const net_ops net_tls_ops;
  * reads until -EAGAIN). ICMP port unreachable reads as -ECONNREFUSED. */
 extern const net_ops net_udp_ops;
 
-/* Start a non-blocking connect of a new socket to addr. Returns 0 when
- * connected at once, -EINPROGRESS when EPOLLOUT will say, or -errno. */
+/* Start a non-blocking connect of a new socket to addr, from c->src4 when
+ * that is set (the port still the kernel's choice, at connect). Returns 0
+ * when connected at once, -EINPROGRESS when EPOLLOUT will say, or -errno
+ * (-EAFNOSUPPORT: a source address for an address that is not IPv4). */
 int net_connect(net_conn *c, const struct sockaddr *addr, socklen_t alen);
 
 /* From now on each read also says when its last byte came (rx_real, the

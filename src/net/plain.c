@@ -13,9 +13,26 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-int net_connect(net_conn *c, const struct sockaddr *addr, socklen_t alen)
+/* Bind fd to the IPv4 source src (network order) without a port:
+ * IP_BIND_ADDRESS_NO_PORT leaves the port to connect, which may then reuse
+ * one that another destination holds; a bind with port 0 would take a
+ * port of its own for good and run out at ~28k per source address. */
+static int bind_source(int fd, const struct sockaddr *addr, uint32_t src)
 {
     int one = 1;
+    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = src};
+
+    if (addr->sa_family != AF_INET)
+        return -EAFNOSUPPORT;
+    if (setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one) < 0 ||
+        bind(fd, (const struct sockaddr *)&sin, sizeof sin) < 0)
+        return -errno;
+    return 0;
+}
+
+int net_connect(net_conn *c, const struct sockaddr *addr, socklen_t alen)
+{
+    int one = 1, rc;
     int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
     c->ssl = NULL;
@@ -28,6 +45,11 @@ int net_connect(net_conn *c, const struct sockaddr *addr, socklen_t alen)
         return -errno;
     if (addr->sa_family != AF_UNIX)
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (c->src4 && (rc = bind_source(fd, addr, c->src4)) < 0) {
+        close(fd);
+        c->fd = -1;
+        return rc;
+    }
     if (connect(fd, addr, alen) == 0)
         return 0;
     if (errno == EINPROGRESS || errno == EAGAIN) /* AF_UNIX says EAGAIN */

@@ -516,6 +516,11 @@ void report_json_obj(json_w *wp, const pc_rundesc *cfg, const pc_results *res, c
     json_w_key(wp, "connections");
     json_w_obj_begin(wp);
     w_counters(wp, st, "connections", NULL, NULL);
+    json_w_key(wp, "connect_phase_s"); /* OUT: not read back, a merged result has none */
+    if (res->connect_phase_ns)
+        json_w_double(wp, (double)res->connect_phase_ns / 1e9);
+    else
+        json_w_null(wp);
     json_w_obj_end(wp);
 
     json_w_key(wp, "latency");

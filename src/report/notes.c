@@ -133,6 +133,18 @@ void report_notes(FILE *f, const pc_rundesc *run, const pc_results *res, const c
                 indent, st->connect_retrans, (uint64_t)st->connect.total_count,
                 st->connect_timeouts - st->handshake_timeouts, to, p50, p99, max);
     }
+    /* Many connections, or a slow start: how long they took to open. */
+    if (res->connect_phase_ns && (run->connections >= 1000 || res->connect_phase_ns >= 1000000000u)) {
+        char ph[32], p50[32], p99[32];
+
+        units_fmt_time_us((double)res->connect_phase_ns / 1e3, ph, sizeof ph);
+        fmt_pct(&st->connect, 50, p50, sizeof p50);
+        fmt_pct(&st->connect, 99, p99, sizeof p99);
+        fprintf(f, "%sConnect phase: %" PRIu64 " of %u connections open in %s (connect time p50 %s, "
+                   "p99 %s)\n",
+                indent, st->connects < run->connections ? st->connects : (uint64_t)run->connections,
+                run->connections, ph, p50, p99);
+    }
     if (!run->h3 && st->handshake_timeouts) {
         char to[32];
 

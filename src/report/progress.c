@@ -57,6 +57,7 @@ struct pc_progress {
     /* What the last frame left on the terminal. */
     int drawn, drawn_len[MAX_LINES], drawn_width;
     bool signal_seen; /* res->signal, and the engine's line about it, accounted for */
+    uint64_t connect_line_s; /* not a terminal: the connect phase's last line, in whole seconds */
 };
 
 bool progress_wanted(const pc_config *cfg)
@@ -628,6 +629,42 @@ pc_progress *progress_new(const pc_config *cfg, const pc_results *res, const cha
     frame_fields(&fr, &l);
     frame_draw(p, &fr);
     return p;
+}
+
+void progress_on_connect(void *ud, uint32_t opened, uint32_t settled, uint32_t total,
+                         uint64_t elapsed_ns, bool done)
+{
+    pc_progress *p = ud;
+    char t[32], failed[48] = "";
+    frame fr;
+    fline l = {.n = 0};
+
+    units_fmt_time_us((double)elapsed_ns / 1e3, t, sizeof t);
+    if (settled > opened)
+        snprintf(failed, sizeof failed, ", %u failed", settled - opened);
+    if (!p->tty) {
+        uint64_t s = elapsed_ns / 1000000000u;
+
+        if (done ? s == 0 && total < 1000 : s == p->connect_line_s)
+            return;
+        p->connect_line_s = s;
+        fprintf(p->f, "%sconnecting: %u/%u open%s, %s%s\n", p->label, opened, total, failed, t,
+                done ? " (done)" : "");
+        fflush(p->f);
+        return;
+    }
+    frame_start(p, &fr);
+    if (p->label[0])
+        fl_add(&l, 0, "", "%s", p->label);
+    fl_add(&l, 0, "", "connecting: %u/%u open%s, %s", opened, total, failed, t);
+    if (p->cfg->warmup_ns) {
+        char w[32];
+
+        units_fmt_time_us((double)p->cfg->warmup_ns / 1e3, w, sizeof w);
+        fl_add(&l, 1, "", ", then warming up for %s", w);
+    }
+    frame_fields(&fr, &l);
+    frame_draw(p, &fr);
 }
 
 void progress_set_label(pc_progress *p, const char *label)

@@ -70,6 +70,13 @@ void progress_set_label(pc_progress *p, const char *label);
 /* The engine's interval sink (ud = the pc_progress). */
 void progress_on_interval(void *ud, const pc_interval *iv);
 
+/* The engine's connect hook (ud = the pc_progress): "connecting:
+ * 12000/18000 open, 1.20s" in place on a terminal; otherwise a line a
+ * second while they open, and the last one for a connect phase that took
+ * a second or -c of 1000 or more. */
+void progress_on_connect(void *ud, uint32_t opened, uint32_t settled, uint32_t total,
+                         uint64_t elapsed_ns, bool done);
+
 /* Erase the view (terminal) and free. NULL is fine. */
 void progress_end(pc_progress *p);
 

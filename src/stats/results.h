@@ -29,6 +29,8 @@ typedef struct pc_results {
     uint64_t start_wall_ns;   /* the same moment, wall clock (ns since the epoch) */
     uint64_t start_late_ns;   /* --start-at (or an agreed start): how late this process
                                  woke for it, on its own clock */
+    uint64_t connect_phase_ns; /* from connect_mono_ns until every connection was open or
+                                  given up (before any agreed start; 0: not known) */
     uint32_t intervals;       /* intervals delivered to the sink */
     /* Never-sent requests by the index of the interval they were due in
      * (heap, never_sent_n entries; NULL: none, or no intervals). They are

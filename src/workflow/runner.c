@@ -171,8 +171,10 @@ int wf_run_seq(const pc_config *cfg, const wf_steps *st, pc_results *res)
     /* The header (starting) is out before the live view is drawn below it. */
     if (st->starting)
         st->starting(st->ud);
-    if ((prog = progress_new(cfg, res, st->label, stderr)))
+    if ((prog = progress_new(cfg, res, st->label, stderr))) {
         engine_add_interval_sink(eng, progress_period_ns(prog), progress_on_interval, prog);
+        engine_set_connect_hook(eng, progress_on_connect, prog);
+    }
     /* The server's cost: read once (rank 0 under mpirun), from just before
      * the connections open to just after the run ends. */
     if ((cfg->srv.pid || cfg->srv.nurls) && wf_leader()) {

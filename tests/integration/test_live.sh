@@ -242,15 +242,15 @@ live conn 100 30 -t1 -c8 -d1s --connect-timeout 2s "http://127.0.0.1:$(cat "$D/h
 # first screen's time (measured and said, not judged).
 for _ in $(seq 1 100); do
     cap conn >"$D/conn.1"
-    grep -qE '^connecting 8 connections\.\.\.|^__done__' "$D/conn.1" && break
+    grep -qE '^connecting( 8 connections\.\.\.|: [0-9]+/8 open)|^__done__' "$D/conn.1" && break
     sleep 0.05
 done
 ms=$((($(date +%s%N) - t0) / 1000000))
 ok live_connecting_at_once "after ${ms} ms: $(cat "$D/conn.1")" \
-    "grep -q '^connecting 8 connections\.\.\.' '$D/conn.1' && ! grep -q '^__done__' '$D/conn.1'"
+    "grep -qE '^connecting( 8 connections\.\.\.|: [0-9]+/8 open)' '$D/conn.1' && ! grep -q '^__done__' '$D/conn.1'"
 wait_done conn
 cap conn >"$D/conn.final"
-ok live_connecting_gone "$(cat "$D/conn.final")" "! grep -q '^connecting ' '$D/conn.final'"
+ok live_connecting_gone "$(cat "$D/conn.final")" "! grep -qE '^connecting[ :]' '$D/conn.final'"
 
 # --- --no-progress and --quiet: nothing but the report ---------------------
 for flag in --no-progress --quiet; do
