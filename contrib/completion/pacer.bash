@@ -17,7 +17,7 @@ _pacer_run_long="--connections --duration --threads --rate --stages --start-rate
 --batch_latency --header --timeout --connect-timeout --slack --spin --warmup --pipeline --h2 --alpn --h3
 --h3-window --h3-conn-window --streams --max-concurrent-streams --window-bits --connection-window-bits --format
 --script --requests --no-keepalive --keepalive --method --body --body-file
---content-type --cookie --basic-auth --head --host --connect-to --urls --mix
+--content-type --cookie --basic-auth --head --host --connect-to --source --urls --mix
 --strict-length --gnuplot --percentiles-csv --unix --tls-resume --verify --cacert --hlog --hgrm
 --json --csv --html --interval --progress --quiet --no-progress --slo --server-pid --server-metrics
 --shard --start-at --metrics-listen --metrics-linger
@@ -115,7 +115,7 @@ _pacer_value() {
         *:-m | *:--streams | *:--max-concurrent-streams | *:--window-bits | *:--h3-window | \
         *:--connection-window-bits | *:--h3-conn-window | *:-n | *:--requests | *:--body | *:-T | \
         *:--content-type | *:-C | *:--cookie | *:-A | *:--basic-auth | *:--host | \
-        *:--connect-to | *:--interval | *:--slo | *:--rounds | *:--start-rate | \
+        *:--connect-to | *:--source | *:--interval | *:--slo | *:--rounds | *:--start-rate | \
         *:--shard | *:--start-at | *:--stages | *:--seed | *:--server-pid | *:--server-metrics | \
         *:--metrics-listen | *:--metrics-linger | \
         *:--max-rate | *:--max-time | *:--precision | *:--pause | *:--from | *:--to)
