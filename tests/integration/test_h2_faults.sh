@@ -24,7 +24,8 @@ ok m_capped_at_rate "max_concurrent=$(h2f_stat max_concurrent) violations=$(h2f_
 # new connection and counted once; nothing is lost.
 start_h2fault --mode goaway --every 10 || fail h2fault_start "no h2fault"
 "$PACER" -t1 -c2 -m8 -d1s -R500 --h2 "$H2F_URL" >"$R" 2>&1
-ok goaway_no_loss "$(grep -E 'Outcomes|HTTP/2|Errors|Re-sent' "$R")" \
+rc=$?
+ok goaway_no_loss "exit $rc: $(grep -E 'Outcomes|HTTP/2|Errors|Re-sent' "$R"); last: $(tail -3 "$R" | tr '\n' ' ')" \
     "grep -qE '^  Outcomes: 500 scheduled = 500 completed \\+ 0 timed out \\+ 0 errors \\+ 0 never sent' '$R' && grep -qE 'GOAWAY [1-9]' '$R'"
 ok goaway_accounted_once "server saw $(h2f_stat requests) streams for 500 requests" \
     "[ \"\$(h2f_stat requests)\" -ge 500 ] && [ \"\$(h2f_stat goaways)\" -ge 10 ]"
