@@ -32,7 +32,7 @@ start_nginx_exporters || finish
 URL="http://127.0.0.1:$NGX_PORT/"
 
 # agree NAME JSON BEFORE AFTER: the file's server.cpu_s within 10% of the
-# /proc difference (which spans the whole pacer process; nginx is idle
+# /proc difference (over the whole pacer process; nginx is idle
 # outside the run), and that difference large enough to tell.
 agree() {
     local name=$1 f=$2 before=$3 after=$4 got want
