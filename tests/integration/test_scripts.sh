@@ -164,8 +164,11 @@ if need_cmd /usr/bin/time time; then
     printf 'function done(s, l, r) end\n' >"$S/nobuf.lua"
     /usr/bin/time -v "$PACER" -t2 -c8 -n 80 -s "$S/nobuf.lua" "$SERVE_URL" >/dev/null 2>"$R.base"
     base=$(awk '/Maximum resident set size/ { print $NF }' "$R.base")
-    ok script_body_cap_memory "max RSS ${rss} KiB, ${base} KiB without response()" \
-        "[ -n '$rss' ] && [ -n '$base' ] && [ \$(( $rss - $base )) -lt 14000 ]"
+    case "$PACER" in
+    *build-san*) skip script_body_cap_memory "an ASan build's RSS is ASan's shadow memory and quarantine, not pacer's (the plain build checks the cap)" ;;
+    *) ok script_body_cap_memory "max RSS ${rss} KiB, ${base} KiB without response()" \
+        "[ -n '$rss' ] && [ -n '$base' ] && [ \$(( $rss - $base )) -lt 14000 ]" ;;
+    esac
 fi
 
 finish
