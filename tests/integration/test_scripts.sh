@@ -164,11 +164,10 @@ if need_cmd /usr/bin/time time; then
     printf 'function done(s, l, r) end\n' >"$S/nobuf.lua"
     /usr/bin/time -v "$PACER" -t2 -c8 -n 80 -s "$S/nobuf.lua" "$SERVE_URL" >/dev/null 2>"$R.base"
     base=$(awk '/Maximum resident set size/ { print $NF }' "$R.base")
-    case "$PACER" in
-    *build-san*) skip script_body_cap_memory "an ASan build's RSS is ASan's shadow memory and quarantine, not pacer's (the plain build checks the cap)" ;;
-    *) ok script_body_cap_memory "max RSS ${rss} KiB, ${base} KiB without response()" \
-        "[ -n '$rss' ] && [ -n '$base' ] && [ \$(( $rss - $base )) -lt 14000 ]" ;;
-    esac
+    # Measured here: 12.3 to 14.4 MB more (on builds before and after this
+    # bound was set); without the cap, 8 x 3 MB would be 24 MB more.
+    ok script_body_cap_memory "max RSS ${rss} KiB, ${base} KiB without response()" \
+        "[ -n '$rss' ] && [ -n '$base' ] && [ \$(( $rss - $base )) -lt 18000 ]"
 fi
 
 finish
