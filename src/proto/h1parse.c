@@ -404,12 +404,20 @@ int h1_feed(h1_parser *p, const char *buf, size_t len, size_t *consumed)
 
         hint = 0; /* only the first line of the call was held back */
         switch (p->st_) {
-        case ST_STATUS:
-            /* Fail a non-HTTP peer now, not after max_header_bytes. */
-            if (memcmp(s, "HTTP/1.", avail < 7 ? avail : 7) != 0) {
+        case ST_STATUS: {
+            /* Fail a non-HTTP peer now, not after max_header_bytes. Only
+             * the bytes within the line's allowance are looked at, or the
+             * verdict (bad status line or too big) would depend on where
+             * the reads happened to split the bytes. */
+            size_t k = avail < 7 ? avail : 7;
+
+            if ((uint64_t)k > line_allowance(p))
+                k = (size_t)line_allowance(p);
+            if (memcmp(s, "HTTP/1.", k) != 0) {
                 rc = H1_E_STATUS;
                 goto out;
             }
+        }
             /* fall through */
         case ST_HEADER:
         case ST_CHUNK_SIZE:

@@ -31,11 +31,12 @@ static double add(double a, double b)
 /* Add a process-exporter group name to the list once. */
 static void note_group(page_acc *a, const char *g)
 {
-    size_t have, n = strlen(g);
+    size_t have, n;
     const char *p;
 
     if (!a->groups || !a->gcap || !g)
         return;
+    n = strlen(g);
     have = strlen(a->groups);
     for (p = a->groups; (p = strstr(p, g)); p += n)
         if ((p == a->groups || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))

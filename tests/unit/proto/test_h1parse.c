@@ -635,6 +635,27 @@ static void test_interim_counts_toward_limit(void)
     CHECK_EQ_I64(W.final_rc, H1_E_TOO_BIG);
 }
 
+static void test_limit_decides_before_status_prefix(void)
+{
+    /* Four bytes of allowance left after the interim head: the bytes past
+     * them are never looked at, so the verdict is the limit's however the
+     * reads split the input (the fuzzer found "bad status line" whole and
+     * "too big" split). A mismatch inside the allowance is still a bad
+     * status line, also at every split. */
+    static const char big[] =
+        "HTTP/1.1 100 Continue\r\n\r\n"
+        "HTTPX/1.1 200 OK\r\n\r\n";
+    static const char bad[] =
+        "HTTP/1.1 100 Continue\r\n\r\n"
+        "HTXP/1.1 200 OK\r\n\r\n";
+    uint32_t max = (uint32_t)strlen("HTTP/1.1 100 Continue\r\n\r\n") + 4;
+
+    CHECK(agree_max(big, LEN(big), false, max));
+    CHECK_EQ_I64(W.final_rc, H1_E_TOO_BIG);
+    CHECK(agree_max(bad, LEN(bad), false, max));
+    CHECK_EQ_I64(W.final_rc, H1_E_STATUS);
+}
+
 static void test_eof_and_started(void)
 {
     h1_parser p;
@@ -1069,6 +1090,7 @@ int main(void)
     RUN(test_te_codings);
     RUN(test_header_limit_boundary);
     RUN(test_interim_counts_toward_limit);
+    RUN(test_limit_decides_before_status_prefix);
     RUN(test_eof_and_started);
     RUN(test_strerror);
     RUN(test_bad_status_lines);

@@ -127,6 +127,24 @@ static void test_bad_pages(void)
     CHECK(NEAR(r.cpu_s, 2));
 }
 
+static void test_group_label_missing(void)
+{
+    /* A process-exporter sample with no groupname label (the fuzzer's
+     * misspelt one) still counts when no group is asked for, and adds no
+     * name to the list of groups seen; it once passed NULL to strlen. */
+    static const char page[] =
+        "namedprocess_namegroup_cpu_seconds_total{gpoupname=\"a\",mode=\"user\"} 0.5\n"
+        "namedprocess_namegroup_cpu_seconds_total{groupname=\"b\",mode=\"user\"} 1\n";
+    char groups[64] = "";
+    srvm_reading r;
+
+    CHECK_EQ_I64(srvm_page_read(page, sizeof page - 1, NULL, &r, groups, sizeof groups), 0);
+    CHECK(NEAR(r.cpu_s, 1.5));
+    CHECK_EQ_STR(groups, "b");
+    CHECK_EQ_I64(srvm_page_read(page, sizeof page - 1, "b", &r, groups, sizeof groups), 0);
+    CHECK(NEAR(r.cpu_s, 1));
+}
+
 static void test_url(void)
 {
     srvm_url u;
@@ -315,6 +333,7 @@ int main(void)
     RUN(test_process_exporter_page);
     RUN(test_process_exporter_group);
     RUN(test_bad_pages);
+    RUN(test_group_label_missing);
     RUN(test_url);
     RUN(test_http_body);
     RUN(test_proc);
