@@ -53,7 +53,7 @@ libhdrhistogram-java  # ... HdrHistogram's HistogramLogProcessor on --hlog files
 valgrind              # test_valgrind.sh
 chromium              # renders --html pages headless (tests/tools/html_check.sh)
 zsh                   # the zsh completion, loaded by compinit (test_completion.sh)
-dpkg-dev debhelper    # make deb (test_deb.sh)
+dpkg-dev debhelper build-essential  # make deb (test_deb.sh; dpkg-checkbuilddeps wants build-essential)
 lintian               # the packages checked (test_deb.sh)
 git binutils          # the tree copied for make deb, readelf (test_deb.sh)
 prometheus-node-exporter    # the server host's exporters, started on loopback (test_server_metrics.sh)

@@ -122,10 +122,16 @@ mount_in() {
     mounted+=("$target")
 }
 
-# Mounts what a running system has: /proc, /sys, /dev (the host's, as a
+# Mounts what a running system has: / itself a mount point (a private
+# bind of the chroot onto itself: `ip netns exec` remounts / as a slave,
+# which fails where / is no mount), /proc, /sys, /dev (the host's, as a
 # slave bind so nothing mounted inside reaches the host), /dev/pts, a
-# fresh /dev/shm.
+# fresh /dev/shm and a fresh /run (tmpfs, as on a booted system; what
+# `ip netns add` mounts at /run/netns goes with it).
 mount_system() {
+    mount_in --bind "$root" "$root"
+    mount --make-private "$root"
+    mount_in -t tmpfs -o mode=0755,nosuid,nodev run "$root/run"
     mount_in -t proc proc "$root/proc"
     mount_in -t sysfs sysfs "$root/sys" 2>/dev/null || mount_in --bind /sys "$root/sys"
     mount_in --bind /dev "$root/dev"

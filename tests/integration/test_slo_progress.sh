@@ -69,7 +69,9 @@ bad_slo slo_bad_share 'rate>=120%' "bad number .120%."
 # the view itself in tmux).
 run_pty() { # LOG OUT ARGS...
     local log=$1 out=$2; shift 2
-    timeout 20 script -qec "$(printf '%q ' "$PACER" "$@") >$out" "$log" </dev/null >/dev/null 2>&1
+    # The terminal script(1) makes is one that redraws, whatever TERM this
+    # suite runs with (the fresh-machine check's is dumb: plain lines).
+    TERM=xterm timeout 20 script -qec "$(printf '%q ' "$PACER" "$@") >$out" "$log" </dev/null >/dev/null 2>&1
 }
 
 run_pty "$D/warm.log" "$D/warm.out" -t1 -c2 -d1s -R100 --warmup 1s "$SERVE_URL"

@@ -35,7 +35,9 @@ ok slo_fail_lines "$(tail -4 "$D/slo_fail.out")" \
 # (test_live.sh looks at the view itself in tmux).
 run_pty() { # LOG OUT ARGS...
     local log=$1 out=$2; shift 2
-    timeout 20 script -qec "$(printf '%q ' "$PACER" "$@") >$out" "$log" </dev/null >/dev/null 2>&1
+    # The terminal script(1) makes is one that redraws, whatever TERM this
+    # suite runs with (the fresh-machine check's is dumb: plain lines).
+    TERM=xterm timeout 20 script -qec "$(printf '%q ' "$PACER" "$@") >$out" "$log" </dev/null >/dev/null 2>&1
 }
 run_pty "$D/pty.log" "$D/pty.out" -t1 -c2 -d3s -R100 "$SERVE_URL"
 n=$(tr '\r' '\n' <"$D/pty.log" | grep -cE '^\[[#.]{20}\] [0-9.]+s/3.00s  [0-9.]+s left')
