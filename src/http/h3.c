@@ -152,6 +152,7 @@ static int h3_start(http_conn *c, uint64_t now)
     h->held_len = 0;
     h->ack_owed = 0;
     h->ack_owed_n = 0;
+    h->ack_data = false;
     h->unsent = 0;
     h->goaway_id = -1;
     h->n_sent = h->n_recv = h->n_lost = h->n_pto = 0;
@@ -343,6 +344,7 @@ static int send_pkt(http_conn *c, h3state *h, const uint8_t *p, size_t n, uint64
         h->n_sent++;
         h->ack_owed = 0; /* every packet ngtcp2 writes carries the ACK owed */
         h->ack_owed_n = 0;
+        h->ack_data = false;
         c->env->st->bytes_written += n;
         return 1;
     }
@@ -406,10 +408,11 @@ static bool write_on(http_conn *c, h3state *h, ngtcp2_ssize n, int64_t sid, ngtc
  * kernel delays its ACKs. What the connection has to send now waits, up to
  * H3_ACK_HOLD_NS from the first datagram it answers (inside the
  * max_ack_delay pacer offers, which the server's probe timeout allows for),
- * while no request is in flight, or while one datagram alone is owed (as
- * RFC 9000 13.2.2 has it: acknowledge at once from the second; a sender's
- * window is at least two datagrams, so one held ACK never stalls a
- * response). Never past ngtcp2's loss-detection timer (a probe or a
+ * while no request is in flight; while one is, only for a single datagram
+ * owed that carried no stream data (the server's ACK or MAX_STREAMS before
+ * the response: RFC 9000 13.2.2 acknowledges at once from the second, a
+ * sender's window is at least two datagrams, and the flow-control credit
+ * that stream data earns goes out at once). Never past ngtcp2's loss-detection timer (a probe or a
  * retransmission is never late), nor during the handshake. Nothing pacer
  * measures moves: a response is timed when it arrives, and the ACK's delay
  * field tells the server how long it waited. */
@@ -418,7 +421,8 @@ static uint64_t ack_wait_until(const http_conn *c, const h3state *h)
     ngtcp2_conn_stat cs;
     uint64_t until;
 
-    if (!h->hs_done || !h->ack_owed || h->held_len || (c->count && h->ack_owed_n > 1))
+    if (!h->hs_done || !h->ack_owed || h->held_len ||
+        (c->count && (h->ack_owed_n > 1 || h->ack_data)))
         return 0;
     until = h->ack_owed + H3_ACK_HOLD_NS;
     ngtcp2_conn_get_conn_stat(h->q, &cs);

@@ -37,6 +37,7 @@ typedef struct h3state {
     uint64_t q_ts;       /* the last timestamp handed to ngtcp2 (h3_ts) */
     uint64_t ack_owed;   /* the first datagram read since a packet went out (0: none) */
     uint32_t ack_owed_n; /* and how many */
+    bool ack_data;       /* and stream data came in them */
     bool hs_flag;        /* ngtcp2 said the handshake completed */
     bool hs_done;        /* and it has been reported */
     bool closed;         /* ngtcp2 is done with the connection: nothing more to send */

@@ -136,8 +136,9 @@ static void test_stray_datagram(void)
 
 /* When an ACK may wait for the next request (ack_wait_until): only once
  * the handshake is done, while no request is in flight or one datagram
- * alone is owed, H3_ACK_HOLD_NS from the first owed datagram, never past
- * ngtcp2's loss-detection timer; h3_arm's timer then waits with it. The
+ * without stream data alone is owed, H3_ACK_HOLD_NS from the first owed
+ * datagram, never past ngtcp2's loss-detection timer; h3_arm's timer
+ * waits with it. The
  * client here is mid-handshake, so the loss timer is its Initial's probe
  * (about a second away: the initial RTT). */
 static void test_ack_waits_for_the_next_request(void)
@@ -162,6 +163,12 @@ static void test_ack_waits_for_the_next_request(void)
     CHECK_EQ_U64(ack_wait_until(&E.c, h), 0);
     h->ack_owed_n = 1;
     CHECK_EQ_U64(ack_wait_until(&E.c, h), now + H3_ACK_HOLD_NS);
+    h->ack_data = true; /* stream data in it: its credit goes at once */
+    CHECK_EQ_U64(ack_wait_until(&E.c, h), 0);
+    E.c.count = 0; /* unless nothing is in flight */
+    CHECK_EQ_U64(ack_wait_until(&E.c, h), now + H3_ACK_HOLD_NS);
+    E.c.count = 1;
+    h->ack_data = false;
     h->ack_owed = 0; /* nothing owed */
     CHECK_EQ_U64(ack_wait_until(&E.c, h), 0);
     h->ack_owed = cs.loss_detection_timer; /* the probe comes first */
@@ -175,6 +182,7 @@ static void test_ack_waits_for_the_next_request(void)
     /* A packet sent carries what was owed. */
     CHECK(send_pkt(&E.c, h, (const uint8_t *)"x", 1, now) == 1);
     CHECK_EQ_U64(h->ack_owed, 0);
+    CHECK(h->ack_owed_n == 0 && !h->ack_data);
     CHECK_EQ_U64(ack_wait_until(&E.c, h), 0);
     h->hs_done = false;
     E.c.count = 0;
