@@ -605,7 +605,10 @@ void conn_readable(conn *c)
     pc_worker *w = c->w;
     uint32_t gen = c->h.gen;
 
-    for (int rounds = 0; rounds < 16; rounds++) {
+    /* 16 rounds, then the other connections' turn; but what the transport
+     * holds read ahead (net_ops.held) is taken first: nothing would wake
+     * the connection for it. */
+    for (int rounds = 0; rounds < 16 || (c->h.net->held && c->h.net->held(&c->h.nc)); rounds++) {
         uint32_t keep = c->carry_len;
         size_t room = RBUF_SIZE - keep;
         uint64_t skip = !keep && c->h.net->discard && c->proto->skippable ? c->proto->skippable(&c->h) : 0;

@@ -127,6 +127,8 @@ static int quic_new(http_conn *c, h3state *h, uint64_t now)
     params.initial_max_streams_bidi = 0;
     params.initial_max_streams_uni = 3;
     params.max_idle_timeout = H3_IDLE_NS;
+    params.max_ack_delay = H3_MAX_ACK_DELAY_NS;
+    params.max_udp_payload_size = NET_UDP_MAX; /* what the UDP transport reads whole */
     h->ref.get_conn = get_conn;
     h->ref.user_data = h;
     if (ngtcp2_conn_client_new(&h->q, &dcid, &scid, &path, NGTCP2_PROTO_VER_V1,
@@ -148,6 +150,9 @@ static int h3_start(http_conn *c, uint64_t now)
     h->now = now;
     h->hs_flag = h->hs_done = h->closed = false;
     h->held_len = 0;
+    h->ack_owed = 0;
+    h->ack_owed_n = 0;
+    h->ack_data = false;
     h->unsent = 0;
     h->goaway_id = -1;
     h->n_sent = h->n_recv = h->n_lost = h->n_pto = 0;
@@ -337,6 +342,9 @@ static int send_pkt(http_conn *c, h3state *h, const uint8_t *p, size_t n, uint64
 
     if (w >= 0) {
         h->n_sent++;
+        h->ack_owed = 0; /* every packet ngtcp2 writes carries the ACK owed */
+        h->ack_owed_n = 0;
+        h->ack_data = false;
         c->env->st->bytes_written += n;
         return 1;
     }
@@ -392,6 +400,35 @@ static bool write_on(http_conn *c, h3state *h, ngtcp2_ssize n, int64_t sid, ngtc
     }
 }
 
+/* Until when the acknowledgement owed may wait for the next request, whose
+ * packet carries it (0: it may not wait). ngtcp2 acknowledges after a
+ * smoothed RTT / 8, microseconds on a LAN, so under -R every response and
+ * the MAX_STREAMS around it were acknowledged each in a datagram of its
+ * own: two sends and two wake-ups a request more than over TCP, whose
+ * kernel delays its ACKs. What the connection has to send now waits, up to
+ * H3_ACK_HOLD_NS from the first datagram it answers (inside the
+ * max_ack_delay pacer offers, which the server's probe timeout allows for),
+ * while no request is in flight; while one is, only for a single datagram
+ * owed that carried no stream data (the server's ACK or MAX_STREAMS before
+ * the response: RFC 9000 13.2.2 acknowledges at once from the second, a
+ * sender's window is at least two datagrams, and the flow-control credit
+ * that stream data earns goes out at once). Never past ngtcp2's loss-detection timer (a probe or a
+ * retransmission is never late), nor during the handshake. Nothing pacer
+ * measures moves: a response is timed when it arrives, and the ACK's delay
+ * field tells the server how long it waited. */
+static uint64_t ack_wait_until(const http_conn *c, const h3state *h)
+{
+    ngtcp2_conn_stat cs;
+    uint64_t until;
+
+    if (!h->hs_done || !h->ack_owed || h->held_len ||
+        (c->count && (h->ack_owed_n > 1 || h->ack_data)))
+        return 0;
+    until = h->ack_owed + H3_ACK_HOLD_NS;
+    ngtcp2_conn_get_conn_stat(h->q, &cs);
+    return cs.loss_detection_timer < until ? 0 : until;
+}
+
 /* Write what nghttp3 and ngtcp2 have, a packet a datagram, until ngtcp2
  * has nothing more (or the socket is full: the datagram is held for
  * EPOLLOUT). No ngtcp2_conn_update_pkt_tx_time: that is what turns
@@ -428,6 +465,8 @@ void h3_flush(http_conn *c, uint64_t now)
                 return;
             }
         }
+        if (round == 0 && sid < 0 && now < ack_wait_until(c, h))
+            break; /* only ngtcp2's own frames: the next request carries them */
         /* Time into ngtcp2: the caller's pc_now_ns() reading (a pass's,
          * or fresh per send), through h3_ts: never a request's intended
          * or ready time, so a packet's sent time only grows. */
@@ -461,9 +500,11 @@ void h3_arm(http_conn *c, h3state *h)
     /* Time out of ngtcp2: on the clock h3_ts fed it (pc_now_ns, at most
      * a few ns ahead of it), so the worker compares it with pc_now_ns()
      * as it is. */
-    ngtcp2_tstamp t = ngtcp2_conn_get_expiry(h->q);
+    uint64_t t = ngtcp2_conn_get_expiry(h->q), until = ack_wait_until(c, h);
 
-    eng_timer(c, t == UINT64_MAX ? 0 : (uint64_t)t);
+    if (until && t < until)
+        t = until; /* an ACK waiting for the next request (ack_wait_until) */
+    eng_timer(c, t == UINT64_MAX ? 0 : t);
 }
 
 static size_t h3_input(http_conn *c, const char *buf, size_t len, uint64_t now)
@@ -477,6 +518,9 @@ static size_t h3_input(http_conn *c, const char *buf, size_t len, uint64_t now)
         return len;
     h->now = now;
     h->n_recv++;
+    if (!h->ack_owed)
+        h->ack_owed = now ? now : 1;
+    h->ack_owed_n++;
     path.local.addr = (ngtcp2_sockaddr *)&h->local;
     path.local.addrlen = h->llen;
     path.remote.addr = (ngtcp2_sockaddr *)&h->remote;

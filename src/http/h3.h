@@ -18,6 +18,11 @@
 
 #define H3_IDLE_NS (30ull * 1000000000ull) /* QUIC max_idle_timeout we offer */
 #define H3_PKT_MAX 1500
+/* The max_ack_delay pacer offers (the peer's probe timeout allows for it),
+ * and how long an ACK may wait for the next request to carry it: less, so
+ * a timer a little late still keeps the promise (h3_arm). */
+#define H3_MAX_ACK_DELAY_NS (25ull * 1000000ull)
+#define H3_ACK_HOLD_NS (20ull * 1000000ull)
 
 /* What HTTP/3 keeps per connection (http_conn.ps). */
 typedef struct h3state {
@@ -30,6 +35,9 @@ typedef struct h3state {
     socklen_t llen, rlen;
     uint64_t now;        /* time of the datagram or timer being handled */
     uint64_t q_ts;       /* the last timestamp handed to ngtcp2 (h3_ts) */
+    uint64_t ack_owed;   /* the first datagram read since a packet went out (0: none) */
+    uint32_t ack_owed_n; /* and how many */
+    bool ack_data;       /* and stream data came in them */
     bool hs_flag;        /* ngtcp2 said the handshake completed */
     bool hs_done;        /* and it has been reported */
     bool closed;         /* ngtcp2 is done with the connection: nothing more to send */

@@ -36,6 +36,7 @@ static int on_recv_stream_data(ngtcp2_conn *q, uint32_t flags, int64_t id, uint6
 
     (void)offset;
     (void)sud;
+    h->ack_data = true; /* its credit may be what the server waits for (ack_wait_until) */
     if (!h->h3)
         return 0;
     n = nghttp3_conn_read_stream(h->h3, id, data, len, flags & NGTCP2_STREAM_DATA_FLAG_FIN);

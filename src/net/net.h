@@ -68,6 +68,11 @@ typedef struct net_ops {
     /* Non-zero when bytes wait inside the transport (TLS buffers) that the
      * socket will not report as readable again. */
     size_t (*pending)(net_conn *c);
+    /* Optional (NULL: nothing is read ahead). What the transport has
+     * already taken from the socket and holds for the next reads (UDP's
+     * batch of datagrams): the read loop takes it all before it stops,
+     * whatever its round limit, since the socket will not say it is there. */
+    size_t (*held)(net_conn *c);
     /* Release everything; c->fd becomes -1. */
     void (*close)(net_conn *c);
     /* Optional (NULL: the transport is not TLS). Once connected: attach a
@@ -81,9 +86,12 @@ typedef struct net_ops {
 
 extern const net_ops net_plain_ops;
 extern const net_ops net_tls_ops;
-/* A connected UDP socket: read is one datagram (empty ones skipped), write
- * one datagram, handshake nothing; pending says "read again" (the loop
- * reads until -EAGAIN). ICMP port unreachable reads as -ECONNREFUSED. */
+/* A connected UDP socket: read is one datagram (empty ones skipped; the
+ * socket is read a batch at a time, recvmmsg, and a datagram longer than
+ * NET_UDP_MAX is cut), write one datagram, handshake nothing; pending says
+ * "read again" until a batch came back short and is handed out. ICMP port
+ * unreachable reads as -ECONNREFUSED. */
+#define NET_UDP_MAX 1500
 extern const net_ops net_udp_ops;
 
 /* Start a non-blocking connect of a new socket to addr, from c->src4 when

@@ -75,6 +75,15 @@ run 20 --h3 -t1 -c2 -m4 -d1s -R100 --slo 'p99<=1s,errors<=0%,rate>=99%' --hlog "
 ok h3_slo_hlog_html "exit $rc: $(grep -E '^(  PASS|  FAIL|SLO)' "$R")" \
     "[ $rc -eq 0 ] && [ \$(grep -c '^  PASS ' '$R') = 3 ] && grep -q 'Tag=corrected' '$T_DIR/r.hlog' && grep -qF -- '--h3' '$T_DIR/r.html'"
 
+# --- ACKs ride on the next request (http/h3.c ack_wait_until) -----------------
+# One connection at 100 req/s: a request every 10 ms, under the 20 ms an ACK
+# may wait. ngtcp2 alone acknowledged the response and the MAX_STREAMS after
+# it in a datagram each, 3 sent a request; now the request's packet carries
+# them (the handshake's few datagrams on top).
+run 20 --h3 -t1 -c1 -R100 -d2s --json "$T_DIR/acks.json" "$C"
+ok h3_acks_ride_requests "exit $rc: $(grep -E 'QUIC datagrams|Outcomes' "$R")" \
+    "[ $rc -eq 0 ] && [ \"\$(j acks.json \"d['requests']['completed'] >= 150 and d['quic']['packets_sent'] <= 1.3 * d['requests']['completed'] + 8\")\" = True ]"
+
 # --- the peer's MAX_STREAMS caps -m (quic-go allows 100 a connection) ---------
 run 20 --h3 -t1 -c1 -m300 -n 1000 "$C"
 ok h3_max_streams_waits "exit $rc: $(grep -E 'Outcomes|rror' "$R")" \

@@ -134,12 +134,68 @@ static void test_stray_datagram(void)
     stop();
 }
 
+/* When an ACK may wait for the next request (ack_wait_until): only once
+ * the handshake is done, while no request is in flight or one datagram
+ * without stream data alone is owed, H3_ACK_HOLD_NS from the first owed
+ * datagram, never past ngtcp2's loss-detection timer; h3_arm's timer
+ * waits with it. The
+ * client here is mid-handshake, so the loss timer is its Initial's probe
+ * (about a second away: the initial RTT). */
+static void test_ack_waits_for_the_next_request(void)
+{
+    uint64_t now = pc_now_ns();
+    h3state *h;
+    ngtcp2_conn_stat cs;
+
+    CHECK(start(now));
+    h = E.c.ps;
+    ngtcp2_conn_get_conn_stat(h->q, &cs);
+    CHECK(cs.loss_detection_timer > now + 2 * H3_ACK_HOLD_NS);
+    h->ack_owed = now;
+    h->ack_owed_n = 1;
+    CHECK_EQ_U64(ack_wait_until(&E.c, h), 0); /* the handshake: never */
+    h->hs_done = true;
+    E.c.count = 0;
+    CHECK_EQ_U64(ack_wait_until(&E.c, h), now + H3_ACK_HOLD_NS);
+    h->ack_owed_n = 5; /* no request in flight: any number waits */
+    CHECK_EQ_U64(ack_wait_until(&E.c, h), now + H3_ACK_HOLD_NS);
+    E.c.count = 1; /* a response in flight: the second datagram is answered at once */
+    CHECK_EQ_U64(ack_wait_until(&E.c, h), 0);
+    h->ack_owed_n = 1;
+    CHECK_EQ_U64(ack_wait_until(&E.c, h), now + H3_ACK_HOLD_NS);
+    h->ack_data = true; /* stream data in it: its credit goes at once */
+    CHECK_EQ_U64(ack_wait_until(&E.c, h), 0);
+    E.c.count = 0; /* unless nothing is in flight */
+    CHECK_EQ_U64(ack_wait_until(&E.c, h), now + H3_ACK_HOLD_NS);
+    E.c.count = 1;
+    h->ack_data = false;
+    h->ack_owed = 0; /* nothing owed */
+    CHECK_EQ_U64(ack_wait_until(&E.c, h), 0);
+    h->ack_owed = cs.loss_detection_timer; /* the probe comes first */
+    CHECK_EQ_U64(ack_wait_until(&E.c, h), 0);
+    h->ack_owed = now;
+    h->held_len = 1; /* a datagram the socket refused goes first */
+    CHECK_EQ_U64(ack_wait_until(&E.c, h), 0);
+    h->held_len = 0;
+    h3_arm(&E.c, h); /* a later expiry (the probe) is not brought forward */
+    CHECK_EQ_U64(E.timer, ngtcp2_conn_get_expiry(h->q));
+    /* A packet sent carries what was owed. */
+    CHECK(send_pkt(&E.c, h, (const uint8_t *)"x", 1, now) == 1);
+    CHECK_EQ_U64(h->ack_owed, 0);
+    CHECK(h->ack_owed_n == 0 && !h->ack_data);
+    CHECK_EQ_U64(ack_wait_until(&E.c, h), 0);
+    h->hs_done = false;
+    E.c.count = 0;
+    stop();
+}
+
 int main(void)
 {
     RUN(test_first_flight);
     RUN(test_silent_server_times_out);
     RUN(test_port_unreachable);
     RUN(test_stray_datagram);
+    RUN(test_ack_waits_for_the_next_request);
     net_quic_ctx_free(qctx);
     return unit_done();
 }
