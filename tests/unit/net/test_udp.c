@@ -134,6 +134,19 @@ static void test_each_its_own_time(void)
     CHECK(open_pair(c));
     net_rx_times(c);
     CHECK(c->rx_ts);
+    /* The kernel turns receive timestamps on for the host a moment after
+     * the first socket asks (a deferred static key): until then datagrams
+     * come without one (rx_real 0). Wait until one has it. */
+    for (int i = 0; i < 100; i++) {
+        char buf[64];
+
+        CHECK(send(peer, "probe", 5, 0) == 5);
+        usleep(10000);
+        CHECK_EQ_I64(net_udp_ops.read(c, buf, sizeof buf), 5);
+        if (c->rx_real)
+            break;
+    }
+    CHECK(c->rx_real != 0);
     began = real_ns();
     for (int i = 0; i < 3; i++)
         send_n(i, 1); /* 20 ms apart */
