@@ -139,6 +139,15 @@ static int quic_new(http_conn *c, h3state *h, uint64_t now)
     return 0;
 }
 
+/* Nothing is owed any more (ack_wait_until): a packet went out, or the
+ * connection begins. */
+static void ack_paid(h3state *h)
+{
+    h->ack_owed = 0;
+    h->ack_owed_n = 0;
+    h->ack_data = false;
+}
+
 static int h3_start(http_conn *c, uint64_t now)
 {
     const http_settings *set = c->env->set;
@@ -150,9 +159,7 @@ static int h3_start(http_conn *c, uint64_t now)
     h->now = now;
     h->hs_flag = h->hs_done = h->closed = false;
     h->held_len = 0;
-    h->ack_owed = 0;
-    h->ack_owed_n = 0;
-    h->ack_data = false;
+    ack_paid(h);
     h->unsent = 0;
     h->goaway_id = -1;
     h->n_sent = h->n_recv = h->n_lost = h->n_pto = 0;
@@ -342,9 +349,7 @@ static int send_pkt(http_conn *c, h3state *h, const uint8_t *p, size_t n, uint64
 
     if (w >= 0) {
         h->n_sent++;
-        h->ack_owed = 0; /* every packet ngtcp2 writes carries the ACK owed */
-        h->ack_owed_n = 0;
-        h->ack_data = false;
+        ack_paid(h); /* every packet ngtcp2 writes carries the ACK owed */
         c->env->st->bytes_written += n;
         return 1;
     }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <time.h>
 
 typedef struct ssl_st SSL;
 typedef struct ssl_ctx_st SSL_CTX;
@@ -109,6 +110,14 @@ void net_rx_times(net_conn *c);
  * sets c->rx_real to when the kernel received them (net_rx_times); the
  * system call's own result (-1 with errno). The transports' own. */
 ssize_t net_read_timed(net_conn *c, void *buf, size_t len, int flags);
+/* Room for the one control message a timed read asks for (SO_TIMESTAMPNS). */
+typedef union net_ts_cmsg {
+    char b[CMSG_SPACE(sizeof(struct timespec))];
+    struct cmsghdr align;
+} net_ts_cmsg;
+/* The kernel's receive time a recvmsg(2) or recvmmsg(2) brought in m's
+ * control messages: CLOCK_REALTIME ns, 0 when none came. */
+uint64_t net_msg_rx_real(struct msghdr *m);
 
 /* After EPOLLOUT on a connecting socket: 0, or the connect's -errno. */
 int net_connect_result(net_conn *c);

@@ -87,24 +87,28 @@ void net_rx_times(net_conn *c)
  * the last segment it reached into); flags MSG_TRUNC: dropped, not copied. */
 ssize_t net_read_timed(net_conn *c, void *buf, size_t len, int flags)
 {
-    union {
-        char b[CMSG_SPACE(sizeof(struct timespec))];
-        struct cmsghdr align;
-    } cb;
+    net_ts_cmsg cb;
     struct iovec io = {.iov_base = buf, .iov_len = len};
     struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = cb.b,
                        .msg_controllen = sizeof cb.b};
     ssize_t n = recvmsg(c->fd, &m, flags);
 
-    c->rx_real = 0;
-    for (struct cmsghdr *h = n > 0 ? CMSG_FIRSTHDR(&m) : NULL; h; h = CMSG_NXTHDR(&m, h))
+    c->rx_real = n > 0 ? net_msg_rx_real(&m) : 0;
+    return n;
+}
+
+uint64_t net_msg_rx_real(struct msghdr *m)
+{
+    uint64_t t = 0;
+
+    for (struct cmsghdr *h = CMSG_FIRSTHDR(m); h; h = CMSG_NXTHDR(m, h))
         if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_TIMESTAMPNS) {
             struct timespec ts;
 
             memcpy(&ts, CMSG_DATA(h), sizeof ts);
-            c->rx_real = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+            t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
         }
-    return n;
+    return t;
 }
 
 /* A read's result: bytes, 0 at EOF, -EAGAIN (want set), or -errno. */

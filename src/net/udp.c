@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 static int udp_connect(net_conn *c, const struct sockaddr *addr, socklen_t alen)
@@ -57,26 +56,11 @@ typedef struct udp_batch {
     struct mmsghdr m[UDP_BATCH];
     struct iovec io[UDP_BATCH];
     uint64_t rx_real[UDP_BATCH];
-    union {
-        char b[CMSG_SPACE(sizeof(struct timespec))];
-        struct cmsghdr align;
-    } cm[UDP_BATCH];
+    net_ts_cmsg cm[UDP_BATCH];
     unsigned char d[UDP_BATCH][NET_UDP_MAX];
 } udp_batch;
 
 static __thread udp_batch batch; /* 12 KiB a thread, in its static TLS */
-
-static uint64_t msg_rx_real(struct msghdr *m)
-{
-    for (struct cmsghdr *h = CMSG_FIRSTHDR(m); h; h = CMSG_NXTHDR(m, h))
-        if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_TIMESTAMPNS) {
-            struct timespec ts;
-
-            memcpy(&ts, CMSG_DATA(h), sizeof ts);
-            return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-        }
-    return 0;
-}
 
 /* Fill the batch from c's socket: datagrams read (> 0), or -1 with errno. */
 static int batch_fill(udp_batch *b, net_conn *c)
@@ -95,7 +79,7 @@ static int batch_fill(udp_batch *b, net_conn *c)
     if (n <= 0)
         return n < 0 ? -1 : (errno = EAGAIN, -1);
     for (int i = 0; i < n; i++)
-        b->rx_real[i] = c->rx_ts ? msg_rx_real(&b->m[i].msg_hdr) : 0;
+        b->rx_real[i] = c->rx_ts ? net_msg_rx_real(&b->m[i].msg_hdr) : 0;
     b->owner = c;
     b->n = (unsigned)n;
     b->next = 0;
