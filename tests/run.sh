@@ -71,13 +71,16 @@ report_one() {
     f=$(grep -c '^FAIL ' "$log")
     s=$(grep -c '^SKIP ' "$log")
     grep -E '^(FAIL|SKIP) ' "$log" | sed "s|^|  [$name] |"
+    grep -E '^FAIL ' "$log" | sed "s|^|[$name] |" >>"$out/failures"
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         # A crash or a timeout is a failure even if no line said so.
         echo "  [$name] FAIL: exited with status $rc; last lines:"
+        echo "[$name] FAIL: exited with status $rc" >>"$out/failures"
         tail -n 15 "$log" | sed 's/^/      /'
         f=$((f + 1))
     elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && [ "$s" -eq 0 ]; then
         echo "  [$name] FAIL: ran no check (no PASS, FAIL or SKIP line); last lines:"
+        echo "[$name] FAIL: ran no check" >>"$out/failures"
         tail -n 15 "$log" | sed 's/^/      /'
         f=1
     fi
@@ -153,8 +156,14 @@ wrote=$(find . \( -path ./.git -o -path ./build -o -path ./build-san -o -path ./
     -o -path "./$BUILD" -o -path ./pacer \) -prune -o -type f -newer "$out/start" -print | sort | head -n 20)
 if [ -n "$wrote" ]; then
     echo "  [run.sh] FAIL tests_write_outside_tmp: the tests left in the repository:" $wrote
+    echo "[run.sh] FAIL tests_write_outside_tmp" >>"$out/failures"
     failed=$((failed + 1))
 fi
 
+# The failures once more, last: a log read from its tail shows them.
+if [ -s "$out/failures" ]; then
+    echo "failed checks:"
+    sed 's/^/  /' "$out/failures"
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
