@@ -48,17 +48,19 @@ void eng_refused(http_conn *hc, slot *s, const char *why, uint64_t now)
     conn *c = conn_of(hc);
     pc_worker *w = c->w;
 
-    if (s->retries >= MAX_RETRIES) {
+    uint8_t idle = (uint8_t)(s->idle_refusals + !c->reused);
+
+    if (idle > MAX_RETRIES || s->retries >= MAX_RETRIES_ALL) {
         char buf[STATS_WHY_LEN];
 
-        snprintf(buf, sizeof buf, "%s, %d times", why, MAX_RETRIES + 1);
+        snprintf(buf, sizeof buf, "%s, %d times", why, s->retries + 1);
         eng_failed(&c->h, s, PC_ERR_PROTOCOL, buf, now);
         return;
     }
     /* Back to the front of its origin's line: it was due before anything
      * queued. */
     if (queue_push(w, (resend){.intended = s->intended, .retries = (uint8_t)(s->retries + 1),
-                            .tmpl = s->tmpl},
+                               .idle_refusals = idle, .tmpl = s->tmpl},
                 true) < 0) {
         eng_failed(&c->h, s, PC_ERR_PROTOCOL, "out of memory to re-send it", now);
         return;

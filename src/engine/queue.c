@@ -248,6 +248,7 @@ static void queue_enqueue(conn *c, resend r)
      * one had: the rest of the wait until its first byte is pacer's own. */
     s->ready = r.intended > c->room_at ? r.intended : c->room_at;
     s->retries = r.retries;
+    s->idle_refusals = r.idle_refusals;
     s->tmpl = r.tmpl;
     if (c->fresh) {
         s->ctime = c->conn_time;

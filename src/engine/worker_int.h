@@ -37,14 +37,22 @@
 #define RECONNECT_BACKOFF_NS 10000000ull /* first wait after connections fail in a row */
 #define CONNECT_IDLE_NS 1000000000ull /* the connect phase ends once none settled for this long */
 #define CONNECT_BATCH 64 /* connects started between two looks at what came back */
-#define MAX_RETRIES 3            /* re-sends of a request the server refused */
+/* Re-sends of a request the server refused: at most MAX_RETRIES after
+ * refusals by connections that had answered nothing (a server that
+ * processes nothing), MAX_RETRIES_ALL in all (one that answers others: a
+ * GOAWAY refuses up to -m - 1 streams, and the re-send can land on another
+ * connection about to go away, as often as not against a server that
+ * ends each connection after a few requests). */
+#define MAX_RETRIES 3
+#define MAX_RETRIES_ALL 15
 
 enum { P_CONNECT, P_RUN, P_DRAIN, P_DONE };
 
 typedef struct resend {
     uint64_t intended;
     uint32_t tmpl;
-    uint8_t retries;
+    uint8_t retries;      /* times refused */
+    uint8_t idle_refusals; /* of them, by a connection that had answered nothing */
 } resend;
 
 /* What queue.c keeps (queue_init, queue_free); the others only read a

@@ -33,6 +33,7 @@ typedef struct slot {
     uint64_t ctime;      /* connect (+TLS) time if this request opened its connection, else 0 */
     uint32_t tmpl;       /* which request (the run's templates) */
     uint8_t retries;     /* times re-sent after the server refused it */
+    uint8_t idle_refusals; /* of them, refused by a connection that had answered nothing */
     bool used;
 } slot;
 
