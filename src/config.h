@@ -242,6 +242,7 @@ typedef struct pc_config {
     uint64_t slack_ns;     /* --slack: how late a due request may be sent, to coalesce */
     bool slack_set;        /* --slack given; otherwise adaptive (0 while a thread is idle) */
     uint64_t spin_ns;      /* --spin: poll, not sleep, the last this of each wait under -R */
+    bool no_tx_times;      /* --no-tx-times: no kernel send stamps; uncorrected from the write */
     double rate;           /* -R requests/s in total; 0 = closed loop */
     bool latency;          /* -L: print the latency distribution */
     bool u_latency;        /* -U: also the uncorrected distribution */

@@ -14,7 +14,7 @@
 # pacer's run options (pacer URL, compare, capacity, and the wrk / wrk2
 # personas, which are pacer's own command line).
 _pacer_run_long="--connections --duration --threads --rate --stages --start-rate --arrival --seed --latency --u_latency
---batch_latency --header --timeout --connect-timeout --slack --spin --warmup --pipeline --h2 --alpn --h3
+--batch_latency --header --timeout --connect-timeout --slack --spin --no-tx-times --warmup --pipeline --h2 --alpn --h3
 --h3-window --h3-conn-window --streams --max-concurrent-streams --window-bits --connection-window-bits --format
 --script --requests --no-keepalive --keepalive --method --body --body-file
 --content-type --cookie --basic-auth --head --host --connect-to --source --urls --mix

@@ -50,6 +50,9 @@ static const cli_opt pacer_opts[] = {
     {"spin", 0, "D", FN(take_spin), AT(spin_ns),
      .help = "-R: poll instead of sleeping for the last D of each wait\n"
              "(on time where a sleeping thread wakes late; costs CPU; default 0)"},
+    {"no-tx-times", 0, NULL, ON(no_tx_times),
+     .help = "-R over TCP: no kernel send stamps (the uncorrected latency then\n"
+             "counts from pacer's write, not from when the kernel sent it)"},
     {"warmup", 0, "T", DUR(warmup_ns, 0),
      .help = "Run this long first and discard it (default 0)"},
     {"pipeline", 0, "N", U32(pipeline, 1, 1024),

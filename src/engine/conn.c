@@ -274,6 +274,10 @@ void conn_tcp_connected(conn *c, uint64_t now)
     hdr_record(&w->st.connect, (int64_t)(now - c->t_start));
     if (conn_syn_retransmitted(c->h.nc.fd))
         w->st.connect_retrans++;
+    /* Where the responses carry the kernel's receive time, the requests
+     * carry its send time: connected, nothing sent yet (net_tx_times). */
+    if (c->h.nc.rx_ts && c->h.net->tx_times && !w->cfg->no_tx_times)
+        c->h.net->tx_times(&c->h.nc);
     if (c->h.net->tls_attach) {
         bool resume = w->run->http.tls_resume;
 

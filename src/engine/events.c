@@ -13,11 +13,52 @@ void eng_first_byte(http_conn *hc, slot *s, uint64_t now)
         s->first_byte = now;
 }
 
+/* ---- the kernel's send stamps (net_tx_times) ----------------------------- */
+
+#define TX_STAMPS 32
+
+int conn_tx_collect(conn *c)
+{
+    net_tx_stamp st[TX_STAMPS];
+    int n = net_tx_stamps(&c->h.nc, st, TX_STAMPS);
+    struct timespec rt;
+    uint64_t mono, real;
+
+    if (n <= 0 || !c->h.count || clock_gettime(CLOCK_REALTIME, &rt) < 0)
+        return n;
+    mono = pc_now_ns();
+    real = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
+    /* In the order the kernel sent them: a request's stamp is the first
+     * whose send ends at or past the byte its write began with. */
+    for (int i = 0; i < n; i++) {
+        uint64_t age = real > st[i].real ? real - st[i].real : 0;
+        uint64_t t = mono > age ? mono - age : 0;
+
+        for (uint32_t j = 0; j < c->h.depth; j++) {
+            slot *s = &c->h.slots[j];
+
+            if (s->used && s->tx_wait && (int32_t)(st[i].key - s->tx_key) >= 0) {
+                s->wire = t > s->sent ? t : s->sent; /* never before pacer wrote it */
+                s->tx_wait = false;
+            }
+        }
+    }
+    return n;
+}
+
+void eng_wrote(http_conn *hc)
+{
+    if (hc->nc.tx_ts)
+        conn_tx_collect(conn_of(hc));
+}
+
 void eng_done(http_conn *hc, slot *s, int status, uint64_t body_len, uint64_t now)
 {
     conn *c = conn_of(hc);
     pc_worker *w = c->w;
 
+    if (s->tx_wait) /* its stamp came after the last write's look (a device's late stamp) */
+        conn_tx_collect(c);
     c->reused = true;
     c->fails = 0;
     if (!warm(w, s->intended)) {

@@ -30,6 +30,11 @@ static void on_event(conn *c, uint32_t ev)
     uint64_t now = pc_now_ns();
 
     check_warmup(c->w, now);
+    /* The kernel's send stamps make a socket EPOLLERR until they are taken
+     * (epoll is level-triggered): take them, in any state; an event that
+     * was only that is done. */
+    if ((ev & EPOLLERR) && c->h.nc.tx_ts && conn_tx_collect(c) > 0 && !(ev &= ~(uint32_t)EPOLLERR))
+        return;
     switch (c->state) {
     case CS_CONNECTING: {
         int rc = net_connect_result(&c->h.nc);

@@ -166,6 +166,10 @@ void conn_fail(conn *c, enum pc_err_kind kind, const char *why, uint64_t now);
 /* Close the connection (nothing in flight), and open a new one. */
 void conn_recycle(conn *c, uint64_t now);
 void conn_tcp_connected(conn *c, uint64_t now);
+/* events.c: take the kernel's send stamps waiting for c (net_tx_stamps)
+ * and give each request they cover its wire time: how many came, or
+ * -errno. */
+int conn_tx_collect(conn *c);
 
 /* c is counted among the worker's connections opening (no request yet),
  * or no longer. Shared state kept in step, so inline: conn.c opens,

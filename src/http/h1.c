@@ -179,6 +179,7 @@ static void h1_flush(http_conn *c, uint64_t now)
     h1state *h = c->ps;
 
     while (h->ooff < h->olen) {
+        uint64_t at = c->nc.tx_bytes;
         ssize_t n = c->net->write(&c->nc, h->obuf + h->ooff, h->olen - h->ooff);
 
         if (n > 0) {
@@ -190,9 +191,7 @@ static void h1_flush(http_conn *c, uint64_t now)
 
                 if (h1s(h, c, s)->obeg >= h->owr)
                     break;
-                s->sent = now;
-                if (!c->batch_sent)
-                    c->batch_sent = now;
+                http_mark_sent(c, s, now, at);
                 h->unsent--;
             }
             /* ...and written when its last byte is (hey's Request-write). */
@@ -205,6 +204,7 @@ static void h1_flush(http_conn *c, uint64_t now)
                 h->unwritten--;
             }
             c->env->st->bytes_written += (uint64_t)n;
+            eng_wrote(c);
         } else if (n == -EAGAIN) {
             eng_want_write(c, c->nc.want != NET_WANT_READ);
             return;

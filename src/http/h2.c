@@ -196,11 +196,10 @@ static int on_frame_send(nghttp2_session *s, const nghttp2_frame *f, void *ud)
     h2state *h = ud;
     slot *sl;
 
-    if (f->hd.type == NGHTTP2_HEADERS && (sl = stream_slot(s, f->hd.stream_id)) && !sl->sent) {
-        sl->sent = h->now;
-        if (!h->c->batch_sent) /* --batch-latency: the batch went out with its first */
-            h->c->batch_sent = h->now;
-    }
+    /* Framed into an output buffer that was empty (h2_flush): its write
+     * begins at the transport's count now. */
+    if (f->hd.type == NGHTTP2_HEADERS && (sl = stream_slot(s, f->hd.stream_id)) && !sl->sent)
+        http_mark_sent(h->c, sl, h->now, h->c->nc.tx_bytes);
     /* The request's last frame (hey's Request-write ends here). */
     if ((f->hd.type == NGHTTP2_HEADERS || f->hd.type == NGHTTP2_DATA) &&
         (f->hd.flags & NGHTTP2_FLAG_END_STREAM) && (sl = stream_slot(s, f->hd.stream_id)))
@@ -591,6 +590,7 @@ static void h2_flush(http_conn *c, uint64_t now)
         if (w > 0) {
             h->out_off += (size_t)w;
             c->env->st->bytes_written += (uint64_t)w;
+            eng_wrote(c);
             continue;
         }
         if (w == -EAGAIN) {

@@ -31,6 +31,11 @@ typedef struct slot {
     uint64_t ready;      /* when it became sendable: intended, or when its connection had room */
     uint64_t first_byte; /* first byte of the response seen (0 = not yet): eng_first_byte */
     uint64_t ctime;      /* connect (+TLS) time if this request opened its connection, else 0 */
+    uint64_t wire;       /* when the kernel sent its first byte on (0 = not known): the
+                          * first send stamp (net_tx_stamps) at or past tx_key */
+    uint32_t tx_key;     /* the transport's byte count (tx_bytes) where the write that
+                          * carries its first byte begins */
+    bool tx_wait;        /* sent over a stamped transport, its stamp not yet come */
     uint32_t tmpl;       /* which request (the run's templates) */
     uint8_t retries;     /* times re-sent after the server refused it */
     uint8_t idle_refusals; /* of them, refused by a connection that had answered nothing */
@@ -81,6 +86,20 @@ typedef struct http_conn {
 static inline uint32_t http_slot_index(const http_conn *c, const slot *s)
 {
     return (uint32_t)(s - c->slots);
+}
+
+/* s's first byte goes out now, with the write that begins at the
+ * transport's byte count `at` (c->nc.tx_bytes before that write): the
+ * protocols' one way to mark a request sent. Where the kernel stamps sends
+ * (nc.tx_ts) the engine then gives s its wire time from the stamp (eng_wrote). */
+static inline void http_mark_sent(http_conn *c, slot *s, uint64_t now, uint64_t at)
+{
+    s->sent = now;
+    s->wire = 0;
+    s->tx_key = (uint32_t)at;
+    s->tx_wait = c->nc.tx_ts;
+    if (!c->batch_sent) /* --batch-latency: the batch went out with its first */
+        c->batch_sent = now;
 }
 
 /* Whether the Server header is still wanted (ab reports it): until one is known. */
@@ -231,6 +250,10 @@ void eng_idle_closed(http_conn *c);
  * `counter`, the protocol's own (pc_stats h1_conns, h2_conns), again if it
  * is still open when the warm-up ends. */
 void eng_speaks(http_conn *c, uint64_t *counter);
+/* The protocol wrote to c's transport: where the kernel stamps sends
+ * (nc.tx_ts), take the stamps that came and give the requests they cover
+ * their wire time. */
+void eng_wrote(http_conn *c);
 /* Want (or not) to be told when the socket is writable. */
 void eng_want_write(http_conn *c, bool on);
 /* Wake the protocol's expire at `when` (0: no timer). One per connection,

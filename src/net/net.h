@@ -41,6 +41,9 @@ typedef struct net_conn {
     bool rx_ts;        /* plain reads ask the kernel when the bytes came (net_rx_times) */
     uint64_t rx_real;  /* after a read: CLOCK_REALTIME ns its last byte came, 0 = unknown */
     bool tcp;          /* a TCP socket (plain discard works there only) */
+    bool tx_ts;        /* the kernel stamps each send's way out (net_tx_times) */
+    uint64_t tx_bytes; /* with tx_ts: bytes handed to the socket since net_tx_times, the
+                        * transport's own (TLS records included): what a stamp's key counts */
     uint32_t src4;     /* set by the caller before connect: the IPv4 source address
                         * to bind to (network order), 0 for the kernel's choice */
 } net_conn;
@@ -54,6 +57,9 @@ typedef struct net_ops {
      * its bytes came (net_conn.rx_ts, rx_real), however long they waited
      * in the socket. */
     void (*rx_times)(net_conn *c);
+    /* Optional (NULL: the transport cannot): once connected, have the
+     * kernel stamp when each send left (net_tx_times, net_tx_stamps). */
+    void (*tx_times)(net_conn *c);
     /* Finish what follows the TCP connect (the TLS handshake). 0 when done,
      * -EAGAIN to wait for want, -ENOPROTOOPT when the server refused every
      * protocol offered (ALPN), another negative errno on failure. */
@@ -110,14 +116,32 @@ void net_rx_times(net_conn *c);
  * sets c->rx_real to when the kernel received them (net_rx_times); the
  * system call's own result (-1 with errno). The transports' own. */
 ssize_t net_read_timed(net_conn *c, void *buf, size_t len, int flags);
-/* Room for the one control message a timed read asks for (SO_TIMESTAMPNS). */
+/* Room for the control messages a timed read brings: SO_TIMESTAMPNS's, and
+ * SO_TIMESTAMPING's three times once net_tx_times has set that option. */
 typedef union net_ts_cmsg {
-    char b[CMSG_SPACE(sizeof(struct timespec))];
+    char b[CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(3 * sizeof(struct timespec))];
     struct cmsghdr align;
 } net_ts_cmsg;
 /* The kernel's receive time a recvmsg(2) or recvmmsg(2) brought in m's
  * control messages: CLOCK_REALTIME ns, 0 when none came. */
 uint64_t net_msg_rx_real(struct msghdr *m);
+
+/* Once a TCP socket is connected, and only where its reads are timed
+ * (rx_ts; TLS: before tls_attach, so that its records go through the timed
+ * BIO, which counts them): the kernel stamps when the last byte of each
+ * send was handed to the device (SO_TIMESTAMPING, software TX, OPT_ID with
+ * OPT_TSONLY), and tx_bytes counts from here. tx_ts says whether it took. */
+void net_tx_times(net_conn *c);
+/* One stamp from the kernel's send path: key, the offset of the last byte
+ * of the send it is for (tx_bytes - 1 after that send, modulo 2^32); real,
+ * CLOCK_REALTIME ns. */
+typedef struct net_tx_stamp {
+    uint32_t key;
+    uint64_t real;
+} net_tx_stamp;
+/* Take the stamps that wait in c's error queue (they make it EPOLLERR),
+ * up to cap into out: how many (0: none), or -errno. */
+int net_tx_stamps(net_conn *c, net_tx_stamp *out, int cap);
 
 /* After EPOLLOUT on a connecting socket: 0, or the connect's -errno. */
 int net_connect_result(net_conn *c);

@@ -6,6 +6,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/errqueue.h>
+#include <linux/net_tstamp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <string.h>
@@ -39,6 +41,8 @@ int net_connect(net_conn *c, const struct sockaddr *addr, socklen_t alen)
     c->want = 0;
     c->rx_ts = false;
     c->rx_real = 0;
+    c->tx_ts = false;
+    c->tx_bytes = 0;
     c->tcp = addr->sa_family != AF_UNIX;
     c->fd = fd;
     if (fd < 0)
@@ -97,18 +101,107 @@ ssize_t net_read_timed(net_conn *c, void *buf, size_t len, int flags)
     return n;
 }
 
+static uint64_t ts_ns(const struct timespec *ts)
+{
+    return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+/* SO_TIMESTAMPNS's time, or SO_TIMESTAMPING's software one (the same
+ * clock reading: a socket with both options gets both messages). */
 uint64_t net_msg_rx_real(struct msghdr *m)
 {
     uint64_t t = 0;
 
-    for (struct cmsghdr *h = CMSG_FIRSTHDR(m); h; h = CMSG_NXTHDR(m, h))
-        if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_TIMESTAMPNS) {
-            struct timespec ts;
+    for (struct cmsghdr *h = CMSG_FIRSTHDR(m); h; h = CMSG_NXTHDR(m, h)) {
+        struct timespec ts[3];
 
-            memcpy(&ts, CMSG_DATA(h), sizeof ts);
-            t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        if (h->cmsg_level != SOL_SOCKET)
+            continue;
+        if (h->cmsg_type == SCM_TIMESTAMPNS) {
+            memcpy(ts, CMSG_DATA(h), sizeof ts[0]);
+            t = ts_ns(&ts[0]);
+        } else if (h->cmsg_type == SCM_TIMESTAMPING && !t) {
+            memcpy(ts, CMSG_DATA(h), sizeof ts);
+            t = ts_ns(&ts[0]);
         }
+    }
     return t;
+}
+
+void net_tx_times(net_conn *c)
+{
+    /* SND only: SCHED (the packet entered the device's queue) would be a
+     * second message, one more to read, per send; on loopback's noqueue
+     * device the two are the same time. */
+    int f = SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_ID |
+            SOF_TIMESTAMPING_OPT_TSONLY;
+
+    /* OPT_ID counts from the first unacknowledged byte: connected, nothing
+     * sent yet, that is the first byte pacer sends. */
+    c->tx_ts = c->fd >= 0 && c->tcp && c->rx_ts && !c->ssl &&
+               setsockopt(c->fd, SOL_SOCKET, SO_TIMESTAMPING, &f, sizeof f) == 0;
+    c->tx_bytes = 0;
+}
+
+/* The stamp one error-queue message carries, or false for any other
+ * (an ICMP error, a truncated one). */
+static bool tx_stamp_of(struct msghdr *m, net_tx_stamp *st)
+{
+    bool have_ts = false, have_id = false;
+
+    for (struct cmsghdr *h = CMSG_FIRSTHDR(m); h; h = CMSG_NXTHDR(m, h)) {
+        if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_TIMESTAMPING) {
+            struct timespec ts[3];
+
+            memcpy(ts, CMSG_DATA(h), sizeof ts);
+            st->real = ts_ns(&ts[0]);
+            have_ts = st->real != 0;
+        } else if ((h->cmsg_level == SOL_IP && h->cmsg_type == IP_RECVERR) ||
+                   (h->cmsg_level == SOL_IPV6 && h->cmsg_type == IPV6_RECVERR)) {
+            struct sock_extended_err e;
+
+            memcpy(&e, CMSG_DATA(h), sizeof e);
+            if (e.ee_errno == ENOMSG && e.ee_origin == SO_EE_ORIGIN_TIMESTAMPING &&
+                e.ee_info == SCM_TSTAMP_SND) {
+                st->key = e.ee_data;
+                have_id = true;
+            }
+        }
+    }
+    return have_ts && have_id;
+}
+
+#define TX_BATCH 8
+
+int net_tx_stamps(net_conn *c, net_tx_stamp *out, int cap)
+{
+    union {
+        /* SO_TIMESTAMPNS's (the socket asks for receive times too), the stamp, its id */
+        char b[CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(3 * sizeof(struct timespec)) +
+               CMSG_SPACE(sizeof(struct sock_extended_err) + sizeof(struct sockaddr_in6))];
+        struct cmsghdr align;
+    } cb[TX_BATCH];
+    struct mmsghdr mm[TX_BATCH];
+    int k = 0;
+
+    /* A batch at a time, until one comes back short (the queue is empty:
+     * no read that only finds EAGAIN) or out is full. */
+    while (k < cap) {
+        int want = cap - k < TX_BATCH ? cap - k : TX_BATCH, n;
+
+        for (int i = 0; i < want; i++)
+            mm[i] = (struct mmsghdr){
+                .msg_hdr = {.msg_control = cb[i].b, .msg_controllen = sizeof cb[i].b}};
+        n = recvmmsg(c->fd, mm, (unsigned)want, MSG_ERRQUEUE | MSG_DONTWAIT, NULL);
+        if (n < 0)
+            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || k ? k : -errno;
+        for (int i = 0; i < n; i++)
+            if (!(mm[i].msg_hdr.msg_flags & MSG_CTRUNC) && tx_stamp_of(&mm[i].msg_hdr, &out[k]))
+                k++;
+        if (n < want)
+            break;
+    }
+    return k;
 }
 
 /* A read's result: bytes, 0 at EOF, -EAGAIN (want set), or -errno. */
@@ -142,8 +235,10 @@ static ssize_t plain_write(net_conn *c, const void *buf, size_t len)
 {
     ssize_t n = send(c->fd, buf, len, MSG_NOSIGNAL);
 
-    if (n >= 0)
+    if (n >= 0) {
+        c->tx_bytes += (uint64_t)n;
         return n;
+    }
     if (errno == EAGAIN || errno == EWOULDBLOCK) {
         c->want = NET_WANT_WRITE;
         return -EAGAIN;
@@ -167,6 +262,7 @@ static void plain_close(net_conn *c)
 const net_ops net_plain_ops = {
     .connect = net_connect,
     .rx_times = net_rx_times,
+    .tx_times = net_tx_times,
     .handshake = plain_handshake,
     .read = plain_read,
     .discard = plain_discard,

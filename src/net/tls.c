@@ -123,6 +123,8 @@ static int timed_write(BIO *b, const char *buf, int len)
 
     BIO_clear_retry_flags(b);
     n = send(c->fd, buf, (size_t)len, MSG_NOSIGNAL);
+    if (n > 0)
+        c->tx_bytes += (uint64_t)n; /* what the kernel's send stamps count (net_tx_times) */
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
         BIO_set_retry_write(b);
     return (int)n;
@@ -419,6 +421,7 @@ static void tls_close(net_conn *c)
 const net_ops net_tls_ops = {
     .connect = net_connect,
     .rx_times = net_rx_times, /* before tls_attach, which then reads through timed_bio */
+    .tx_times = net_tx_times, /* the same: timed_bio counts what it sends */
     .handshake = tls_handshake,
     .read = tls_read,
     .write = tls_write,

@@ -19,6 +19,8 @@ static int udp_connect(net_conn *c, const struct sockaddr *addr, socklen_t alen)
     c->want = 0;
     c->rx_ts = false;
     c->rx_real = 0;
+    c->tx_ts = false; /* no send stamps (net_tx_times is TCP's) */
+    c->tx_bytes = 0;
     c->fd = fd;
     if (fd < 0)
         return -errno;

@@ -272,7 +272,8 @@ static void summary(html_doc *d, const pc_rundesc *run, const pc_results *res)
     row(t, "Corrected (from the intended send time)", u64(a, (uint64_t)st->latency.total_count),
         ms(b, &st->latency, 50), ms(c, &st->latency, 90), ms(e, &st->latency, 99),
         ms(f, &st->latency, 99.9), ms(g, &st->latency, -1), NULL);
-    row(t, "Uncorrected (from the first byte written)",
+    row(t, st->wire_lag.total_count ? "Uncorrected (from the first byte sent: the kernel's stamp)"
+                                    : "Uncorrected (from the first byte written)",
         u64(a, (uint64_t)st->latency_u.total_count), ms(b, &st->latency_u, 50),
         ms(c, &st->latency_u, 90), ms(e, &st->latency_u, 99), ms(f, &st->latency_u, 99.9),
         ms(g, &st->latency_u, -1), NULL);
@@ -281,6 +282,11 @@ static void summary(html_doc *d, const pc_rundesc *run, const pc_results *res)
             u64(a, (uint64_t)st->send_lag.total_count), ms(b, &st->send_lag, 50),
             ms(c, &st->send_lag, 90), ms(e, &st->send_lag, 99), ms(f, &st->send_lag, 99.9),
             ms(g, &st->send_lag, -1), NULL);
+    if (st->wire_lag.total_count)
+        row(t, "To the wire (the kernel's send stamp - first byte written)",
+            u64(a, (uint64_t)st->wire_lag.total_count), ms(b, &st->wire_lag, 50),
+            ms(c, &st->wire_lag, 90), ms(e, &st->wire_lag, 99), ms(f, &st->wire_lag, 99.9),
+            ms(g, &st->wire_lag, -1), NULL);
     table(d, "Latency", t);
 }
 

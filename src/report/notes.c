@@ -229,6 +229,16 @@ void report_send_lag(FILE *f, const pc_rundesc *run, const pc_results *res, cons
     fmt_slack(run, st, slack, sizeof slack);
     fprintf(f, "%sSend lag (pacer's own): p50 %s p99 %s max %s; threads busy %s%s%s\n", indent,
             p50, p99, max, busy[0] ? busy : "?", wait, slack);
+    if (st->wire_lag.total_count) {
+        /* The rest of the way out, from the kernel's own send stamps. */
+        fmt_pct(&st->wire_lag, 50, p50, sizeof p50);
+        fmt_pct(&st->wire_lag, 99, p99, sizeof p99);
+        fmt_pct(&st->wire_lag, 100, max, sizeof max);
+        fprintf(f, "%sTo the wire (kernel send stamps, %" PRIu64 " of %" PRIu64
+                   " requests sent): p50 %s p99 %s max %s after pacer's write\n",
+                indent, (uint64_t)st->wire_lag.total_count, (uint64_t)st->send_lag.total_count,
+                p50, p99, max);
+    }
 }
 
 void report_verdict(FILE *f, const pc_rundesc *run, const pc_results *res, const char *indent)

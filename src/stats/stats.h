@@ -80,7 +80,8 @@ typedef struct pc_stage_stats {
 /* Every field is in PC_STATS_FIELDS below too. */
 typedef struct pc_stats {
     hdr_hist latency;   /* corrected: done - intended send time */
-    hdr_hist latency_u; /* uncorrected: done - first byte written */
+    hdr_hist latency_u; /* uncorrected: done - first byte sent (the kernel's stamp where
+                         * it has one, wire_lag, else when pacer wrote it) */
     hdr_hist connect;   /* TCP (or Unix) connect */
     hdr_hist tls;       /* TLS handshake */
     hdr_hist ttfb;      /* first byte written -> first byte of the response */
@@ -91,6 +92,8 @@ typedef struct pc_stats {
     hdr_hist processing; /* per request: first byte of the response -> last byte */
     hdr_hist total_req; /* per request: its connect time + first byte written -> last byte (ab's Total) */
     hdr_hist send_lag;  /* per request: first byte written - when it became sendable (pacer's own lag) */
+    hdr_hist wire_lag;  /* per request the kernel stamped: its send on the wire (the device) -
+                         * pacer's clock when it wrote it (net_tx_times) */
     hdr_hist busy;      /* per thread: its CPU time / wall time over the run, in per mille */
     hdr_hist cpu_wait;  /* per thread: time it was ready to run but had no CPU / wall (the
                          * kernel's schedstat run delay: a shared machine), per mille */
@@ -214,6 +217,7 @@ typedef struct pc_stats {
     X(HIST_NS, conn_req, TABLE, "latency.connect_per_request")                               \
     X(HIST_NS, total_req, TABLE, "latency.total")                                            \
     X(HIST_NS, send_lag, TABLE, "latency.send_lag")                                          \
+    X(HIST_NS, wire_lag, TABLE, "latency.wire_lag")                                          \
     X(HIST_NS, batch, NONE, NULL)                                                            \
     X(HIST_RATE, busy, TABLE, "client.threads_busy")                                         \
     X(HIST_RATE, cpu_wait, TABLE, "client.threads_cpu_wait")                                 \

@@ -85,9 +85,11 @@ import html, re, sys
 page, text = open(sys.argv[1]).read(), open(sys.argv[2]).read().splitlines()
 m = re.search(r'<div class="pacer-diagnosis" id="pacer-diagnosis">(.*?)</div>', page, re.S)
 box = [html.unescape(t) for t in re.findall(r'<p>(.*?)</p>', m.group(1))] if m else []
-# The verdict is the line after Transfer/sec (or after the send lag), unindented.
+# The verdict is the line after Transfer/sec (or after the send lag's
+# lines: Send lag, To the wire), unindented.
+lag = ('Send lag', 'To the wire')
 said = [n.strip() for l, n in zip(text, text[1:])
-        if l.startswith(('Transfer/sec', 'Send lag')) and n and not n.startswith((' ', 'Send lag'))]
+        if l.startswith(('Transfer/sec',) + lag) and n and not n.startswith((' ',) + lag)]
 print('box: %s | text: %s' % (box, said))
 ok = all(any(b == l.strip() for l in text) for b in box) and all(l in box for l in said)
 ok = ok and bool(box) == bool(said) and (not m or page.index(m.group(0)) < page.index('<h2>'))

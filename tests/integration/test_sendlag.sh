@@ -76,13 +76,15 @@ start_serve --threads 1 || { fail serve_start "$(serve_err)"; finish; }
 "$PACER" -t1 -c20 -d2s -R3000 -s "$D/burn.lua" --json "$D/b.json" "$SERVE_URL" >"$D/b.out" 2>"$D/b.err"
 rc=$?
 ok lag_burn_exit0 "exit $rc: $(cat "$D/b.err")" "[ $rc -eq 0 ]"
+# The verdict follows the send lag's lines (Send lag, then To the wire
+# where the kernel stamped the sends).
 ok lag_burn_flagged "$(grep -A2 '^Send lag' "$D/b.out")" \
-    "grep -A1 '^Send lag' '$D/b.out' | grep -q '^The client, not the server, limited this run: .*more threads (-t), --slack'"
+    "grep -A2 '^Send lag' '$D/b.out' | grep -q '^The client, not the server, limited this run: .*more threads (-t), --slack'"
 # With a slack in force the diagnosis says what of the lag lies beyond it
 # (that part is what it weighs).
 "$PACER" -t1 -c20 -d2s -R3000 --slack 100us -s "$D/burn.lua" "$SERVE_URL" >"$D/bs.out" 2>&1
-ok lag_burn_beyond_slack "$(grep -A1 '^Send lag' "$D/bs.out")" \
-    "grep -A1 '^Send lag' '$D/bs.out' | grep -qE '^The client, not the server, limited this run: .*\(lag p99 [0-9.]+(us|ms|s), [0-9.]+(us|ms|s) beyond the slack; latency p50 [0-9.]+(us|ms|s)\); use more threads'"
+ok lag_burn_beyond_slack "$(grep -A2 '^Send lag' "$D/bs.out")" \
+    "grep -A2 '^Send lag' '$D/bs.out' | grep -qE '^The client, not the server, limited this run: .*\(lag p99 [0-9.]+(us|ms|s), [0-9.]+(us|ms|s) beyond the slack; latency p50 [0-9.]+(us|ms|s)\); use more threads'"
 # A closed loop has no lateness: a thread that is always busy made all the
 # load it could, and the line says that, not "sent late".
 "$PACER" -t1 -c4 -d1s -s "$D/burn.lua" "$SERVE_URL" >"$D/bc.out" 2>&1

@@ -14,11 +14,11 @@ start_serve --threads 1 --capacity 1500 || { fail serve_start "$(serve_err)"; fi
 SERVER_RE='^The server, not the client, limited this run: '
 
 # names_server NAME FILE JSON: the verdict (right after Transfer/sec and the
-# send lag) names the server, the client is blamed nowhere, and the JSON
+# send lag's lines, Send lag and To the wire) names the server, the client is blamed nowhere, and the JSON
 # says the same.
 names_server() {
     ok "$1_names_server" "$(grep -E 'limited|Requested' "$2")" \
-        "grep -A2 '^Transfer/sec' '$2' | grep -qE '$SERVER_RE' && ! grep -q 'The client, not the server' '$2' && ! grep -q 'client could not keep up' '$2'"
+        "grep -A3 '^Transfer/sec' '$2' | grep -qE '$SERVER_RE' && ! grep -q 'The client, not the server' '$2' && ! grep -q 'client could not keep up' '$2'"
     ok "$1_json_diagnosis" "$(json_get "$3" "d.get('diagnosis'), d['client']['limited']" 2>&1)" \
         "[ \"\$(json_get '$3' \"d['diagnosis']['by'] == 'server' and d['client']['limited'] is False and d['diagnosis']['text'].startswith('The server, not the client')\")\" = True ]"
 }

@@ -84,6 +84,35 @@ static void test_pipelined_any_split(void)
     }
 }
 
+/* Each request is marked with the transport's byte count where the write
+ * that carries its first byte begins (the kernel's send stamps are keyed
+ * by it), and the engine hears of every write. */
+static void test_sent_marks_the_write(void)
+{
+    start();
+    E.c.nc.tx_ts = true;
+    E.c.nc.tx_bytes = 1000;
+    slot *a = fe_submit(&E, &proto_h1, get_a, false);
+    proto_h1.flush(&E.c, 5);
+    slot *b = fe_submit(&E, &proto_h1, get_b, false);
+    slot *c = fe_submit(&E, &proto_h1, get_a, false);
+    proto_h1.flush(&E.c, 6);
+    CHECK_EQ_U64(a->tx_key, 1000);
+    CHECK(a->tx_wait && a->sent == 5 && a->wire == 0);
+    CHECK_EQ_U64(b->tx_key, 1000 + strlen(get_a)); /* b and c: one write */
+    CHECK_EQ_U64(c->tx_key, 1000 + strlen(get_a));
+    CHECK(b->tx_wait && c->tx_wait && c->sent == 6);
+    CHECK(fe_logged(&E, "wrote 1039"));
+    CHECK(fe_logged(&E, "wrote 1117"));
+    fe_free(&E, &proto_h1);
+    /* Without the kernel's stamps nothing waits for one. */
+    start();
+    a = fe_submit(&E, &proto_h1, get_a, false);
+    proto_h1.flush(&E.c, 5);
+    CHECK(!a->tx_wait && a->sent == 5);
+    fe_free(&E, &proto_h1);
+}
+
 /* Connection: close on the first of two: the second goes back (refused),
  * the close is reported with its reason. */
 static void test_close_refuses_the_rest(void)
@@ -183,6 +212,7 @@ int main(void)
 {
     RUN(test_request_bytes_and_response);
     RUN(test_pipelined_any_split);
+    RUN(test_sent_marks_the_write);
     RUN(test_close_refuses_the_rest);
     RUN(test_eof_and_garbage);
     RUN(test_head_has_no_body);

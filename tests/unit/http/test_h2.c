@@ -156,6 +156,31 @@ static void test_get_answered(void)
     fe_free(&E, &proto_h2);
 }
 
+/* A stream is marked with the transport's byte count where the write of
+ * the buffer its HEADERS was framed into begins (the preface and SETTINGS
+ * went out before it), and the engine hears of the write. */
+static void test_sent_marks_the_write(void)
+{
+    start(ANSWER);
+    E.c.nc.tx_ts = true;
+    pump(2); /* the preface, SETTINGS and their ACKs */
+    uint64_t before = E.c.nc.tx_bytes;
+    slot *a = fe_submit(&E, &proto_h2, "GET /a HTTP/1.1\r\nHost: example.test\r\n\r\n", false);
+    slot *b = fe_submit(&E, &proto_h2, "GET /b HTTP/1.1\r\nHost: example.test\r\n\r\n", false);
+    proto_h2.flush(&E.c, 7);
+    CHECK(before > 24);
+    CHECK_EQ_U64(a->tx_key, before);
+    CHECK_EQ_U64(b->tx_key, before);
+    CHECK(a->tx_wait && b->tx_wait && a->sent == 7);
+    CHECK(E.c.nc.tx_bytes > before);
+    char line[32];
+    snprintf(line, sizeof line, "wrote %llu", (unsigned long long)E.c.nc.tx_bytes);
+    CHECK(fe_logged(&E, line));
+    pump(8);
+    CHECK(fe_logged(&E, "done 0 200 0") && fe_logged(&E, "done 1 200 0"));
+    fe_free(&E, &proto_h2);
+}
+
 /* A template's prebuilt fields (not copied by nghttp2) and its body. */
 static void test_template_fields_and_body(void)
 {
@@ -249,6 +274,7 @@ static void test_eof_with_stream_open(void)
 int main(void)
 {
     RUN(test_get_answered);
+    RUN(test_sent_marks_the_write);
     RUN(test_template_fields_and_body);
     RUN(test_refused_stream);
     RUN(test_goaway_before_any_response);
