@@ -51,8 +51,8 @@ static const cli_opt pacer_opts[] = {
      .help = "-R: poll instead of sleeping for the last D of each wait\n"
              "(on time where a sleeping thread wakes late; costs CPU; default 0)"},
     {"no-tx-times", 0, NULL, ON(no_tx_times),
-     .help = "-R over TCP: no kernel send stamps (the uncorrected latency then\n"
-             "counts from pacer's write, not from when the kernel sent it)"},
+     .help = "-R over TCP or QUIC: no kernel send stamps (the uncorrected\n"
+             "latency then counts from pacer's write, not the kernel's send)"},
     {"warmup", 0, "T", DUR(warmup_ns, 0),
      .help = "Run this long first and discard it (default 0)"},
     {"pipeline", 0, "N", U32(pipeline, 1, 1024),

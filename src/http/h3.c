@@ -335,7 +335,9 @@ static void stamp_sent(http_conn *c, h3state *h, int64_t id, uint64_t now)
         slot *s = &c->slots[i];
 
         if (s->used && !s->sent && h3_stream(h, s)->id == id) {
-            s->sent = now;
+            /* In the packet being built: the datagram sent next (nothing is
+             * held while one is built), numbered tx_bytes. */
+            http_mark_sent(c, s, now, c->nc.tx_bytes);
             h->unsent--;
             return;
         }
@@ -351,6 +353,7 @@ static int send_pkt(http_conn *c, h3state *h, const uint8_t *p, size_t n, uint64
         h->n_sent++;
         ack_paid(h); /* every packet ngtcp2 writes carries the ACK owed */
         c->env->st->bytes_written += n;
+        eng_wrote(c);
         return 1;
     }
     if (w == -EAGAIN) {

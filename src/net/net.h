@@ -41,9 +41,11 @@ typedef struct net_conn {
     bool rx_ts;        /* plain reads ask the kernel when the bytes came (net_rx_times) */
     uint64_t rx_real;  /* after a read: CLOCK_REALTIME ns its last byte came, 0 = unknown */
     bool tcp;          /* a TCP socket (plain discard works there only) */
+    bool dgram;        /* a UDP socket (net_udp_ops) */
     bool tx_ts;        /* the kernel stamps each send's way out (net_tx_times) */
-    uint64_t tx_bytes; /* with tx_ts: bytes handed to the socket since net_tx_times, the
-                        * transport's own (TLS records included): what a stamp's key counts */
+    uint64_t tx_bytes; /* with tx_ts: what was handed to the socket since net_tx_times, in
+                        * the unit a stamp's key counts: bytes on TCP (TLS records
+                        * included), datagrams on UDP */
     uint32_t src4;     /* set by the caller before connect: the IPv4 source address
                         * to bind to (network order), 0 for the kernel's choice */
 } net_conn;
@@ -126,15 +128,15 @@ typedef union net_ts_cmsg {
  * control messages: CLOCK_REALTIME ns, 0 when none came. */
 uint64_t net_msg_rx_real(struct msghdr *m);
 
-/* Once a TCP socket is connected, and only where its reads are timed
- * (rx_ts; TLS: before tls_attach, so that its records go through the timed
- * BIO, which counts them): the kernel stamps when the last byte of each
- * send was handed to the device (SO_TIMESTAMPING, software TX, OPT_ID with
+/* Once a TCP or UDP socket is connected, and only where its reads are
+ * timed (rx_ts; TLS: before tls_attach, so that its records go through the
+ * timed BIO, which counts them): the kernel stamps when each send was
+ * handed to the device (SO_TIMESTAMPING, software TX, OPT_ID with
  * OPT_TSONLY), and tx_bytes counts from here. tx_ts says whether it took. */
 void net_tx_times(net_conn *c);
-/* One stamp from the kernel's send path: key, the offset of the last byte
- * of the send it is for (tx_bytes - 1 after that send, modulo 2^32); real,
- * CLOCK_REALTIME ns. */
+/* One stamp from the kernel's send path: key, the send's last unit (TCP:
+ * the offset of its last byte; UDP: the datagram's number, from 0), i.e.
+ * tx_bytes - 1 after that send, modulo 2^32; real, CLOCK_REALTIME ns. */
 typedef struct net_tx_stamp {
     uint32_t key;
     uint64_t real;

@@ -43,6 +43,7 @@ int net_connect(net_conn *c, const struct sockaddr *addr, socklen_t alen)
     c->rx_real = 0;
     c->tx_ts = false;
     c->tx_bytes = 0;
+    c->dgram = false;
     c->tcp = addr->sa_family != AF_UNIX;
     c->fd = fd;
     if (fd < 0)
@@ -136,9 +137,9 @@ void net_tx_times(net_conn *c)
     int f = SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_ID |
             SOF_TIMESTAMPING_OPT_TSONLY;
 
-    /* OPT_ID counts from the first unacknowledged byte: connected, nothing
-     * sent yet, that is the first byte pacer sends. */
-    c->tx_ts = c->fd >= 0 && c->tcp && c->rx_ts && !c->ssl &&
+    /* OPT_ID counts TCP's bytes from the first unacknowledged one (connected,
+     * nothing sent yet: the first pacer sends), UDP's datagrams from 0. */
+    c->tx_ts = c->fd >= 0 && (c->tcp || c->dgram) && c->rx_ts && !c->ssl &&
                setsockopt(c->fd, SOL_SOCKET, SO_TIMESTAMPING, &f, sizeof f) == 0;
     c->tx_bytes = 0;
 }

@@ -19,8 +19,10 @@ static int udp_connect(net_conn *c, const struct sockaddr *addr, socklen_t alen)
     c->want = 0;
     c->rx_ts = false;
     c->rx_real = 0;
-    c->tx_ts = false; /* no send stamps (net_tx_times is TCP's) */
+    c->tx_ts = false;
     c->tx_bytes = 0;
+    c->dgram = true;
+    c->tcp = false;
     c->fd = fd;
     if (fd < 0)
         return -errno;
@@ -139,8 +141,10 @@ static ssize_t udp_write(net_conn *c, const void *buf, size_t len)
     for (;;) {
         ssize_t n = send(c->fd, buf, len, 0);
 
-        if (n >= 0)
+        if (n >= 0) {
+            c->tx_bytes++; /* a datagram: what UDP's send stamps count (net_tx_times) */
             return n;
+        }
         if (errno == EINTR)
             continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) {
@@ -183,6 +187,7 @@ static void udp_close(net_conn *c)
 const net_ops net_udp_ops = {
     .connect = udp_connect,
     .rx_times = net_rx_times,
+    .tx_times = net_tx_times,
     .handshake = udp_handshake,
     .read = udp_read,
     .write = udp_write,

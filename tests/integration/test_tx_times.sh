@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The kernel's send stamps (issue 28 item 3): under -R over TCP (plain and
-# TLS, HTTP/1.1 pipelined or not, HTTP/2 in clear and over TLS) every
-# request sent has its wire time from the kernel, the report says so in
+# TLS, HTTP/1.1 pipelined or not, HTTP/2 in clear and over TLS) and over
+# QUIC (HTTP/3, against Caddy) every request sent has its wire time from
+# the kernel, the report says so in
 # one line, and the uncorrected latency counts from that time: per request
 # corrected = uncorrected + send lag + wire lag (+ any wait for a
 # connection, none here), so the means add up with the wire lag and not
@@ -55,6 +56,16 @@ ok tx_h2c_uncorrected_from_wire "$(means "$D/h2c.json")" "[ \"\$(sums_up '$D/h2c
 
 run h2 --h2 "https://127.0.0.1:$NGX_TLS_PORT/index.html"
 ok tx_h2_tls_all_stamped "$(grep -E '^(Send lag|To the wire)|Errors' "$D/h2.out"); $(tail -3 "$D/h2.out" | tr '\n' ' ')" stamped_all "$D/h2"
+
+# HTTP/3: a request's stamp is that of the datagram its first stream data
+# went out in.
+if start_caddy; then
+    run h3 --h3 "$CADDY_URL"
+    ok tx_h3_all_stamped "$(grep -E '^(Send lag|To the wire)|Errors' "$D/h3.out"); $(tail -3 "$D/h3.out" | tr '\n' ' ')" stamped_all "$D/h3"
+    ok tx_h3_uncorrected_from_wire "$(means "$D/h3.json")" "[ \"\$(sums_up '$D/h3.json' 1)\" = True ]"
+else
+    fail caddy_start "Caddy did not start: $(tail -3 "$CADDY_DIR/out" 2>/dev/null)"
+fi
 
 # Asked not to: nothing stamped, no line, and the uncorrected latency from
 # pacer's write.

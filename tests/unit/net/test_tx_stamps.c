@@ -1,7 +1,8 @@
 /*
  * test_tx_stamps.c - the kernel's send stamps (net_tx_times,
- * net_tx_stamps) on real loopback TCP sockets: each send is stamped once,
- * keyed by the offset of its last byte counted from the first byte sent,
+ * net_tx_stamps) on real loopback TCP and UDP sockets: each send is
+ * stamped once, keyed by the offset of its last byte counted from the
+ * first byte sent (UDP: by the datagram's number),
  * at a time between the clock before the send and after the stamp was
  * taken; taking them empties the error queue (the socket is no longer
  * EPOLLERR); the transport's byte count is the key's; and only a
@@ -143,7 +144,44 @@ static void test_stamps_in_order(void)
     tidy();
 }
 
-/* Only where reads are timed, and only TCP. */
+/* UDP: each datagram its stamp, numbered from 0, as the transport counts. */
+static void test_udp_datagrams_numbered(void)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    net_tx_stamp st[8];
+    int k = 0;
+
+    tidy();
+    memset(&C, 0, sizeof C);
+    C.fd = -1;
+    peer = socket(AF_INET, SOCK_DGRAM, 0);
+    CHECK(peer >= 0 && bind(peer, (struct sockaddr *)&a, sizeof a) == 0 &&
+          getsockname(peer, (struct sockaddr *)&a, &len) == 0);
+    CHECK_EQ_I64(net_udp_ops.connect(&C, (struct sockaddr *)&a, sizeof a), 0);
+    net_rx_times(&C);
+    net_tx_times(&C);
+    CHECK(C.tx_ts);
+    for (int i = 0; i < 5; i++)
+        CHECK_EQ_I64(net_udp_ops.write(&C, "datagram", 3 + (size_t)i), 3 + i);
+    CHECK_EQ_U64(C.tx_bytes, 5);
+    for (int tries = 0; k < 5 && tries < 500; tries++) {
+        int n = net_tx_stamps(&C, st + k, 8 - k);
+
+        CHECK(n >= 0);
+        k += n > 0 ? n : 0;
+        if (n == 0)
+            usleep(1000);
+    }
+    CHECK_EQ_I64(k, 5);
+    for (int i = 0; i < k; i++)
+        CHECK_EQ_U64(st[i].key, (uint64_t)i);
+    CHECK(error_queue_empty());
+    net_udp_ops.close(&C);
+    tidy();
+}
+
+/* Only where reads are timed, and only TCP or UDP. */
 static void test_only_timed_tcp(void)
 {
     int sv[2];
@@ -170,6 +208,7 @@ int main(void)
 {
     RUN(test_each_send_stamped_once);
     RUN(test_stamps_in_order);
+    RUN(test_udp_datagrams_numbered);
     RUN(test_only_timed_tcp);
     tidy();
     return unit_done();
