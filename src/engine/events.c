@@ -21,18 +21,15 @@ int conn_tx_collect(conn *c)
 {
     net_tx_stamp st[TX_STAMPS];
     int n = net_tx_stamps(&c->h.nc, st, TX_STAMPS);
-    struct timespec rt;
     uint64_t mono, real;
 
-    if (n <= 0 || !c->h.count || clock_gettime(CLOCK_REALTIME, &rt) < 0)
+    if (n <= 0 || !c->h.count || !(real = pc_real_ns()))
         return n;
     mono = pc_now_ns();
-    real = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
     /* In the order the kernel sent them: a request's stamp is the first
      * whose send ends at or past the byte its write began with. */
     for (int i = 0; i < n; i++) {
-        uint64_t age = real > st[i].real ? real - st[i].real : 0;
-        uint64_t t = mono > age ? mono - age : 0;
+        uint64_t t = pc_mono_of_real(st[i].real, mono, real);
 
         for (uint32_t j = 0; j < c->h.depth; j++) {
             slot *s = &c->h.slots[j];

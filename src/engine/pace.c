@@ -255,14 +255,11 @@ static int wait_events(pc_worker *w, struct epoll_event *ev, uint64_t deadline, 
  * before then, so no response reads as earlier than its request). */
 uint64_t pace_came_at(const pc_worker *w, const conn *c, uint64_t now)
 {
-    struct timespec ts;
-    uint64_t real, age, t;
+    uint64_t real = c->h.nc.rx_real ? pc_real_ns() : 0, t;
 
-    if (!c->h.nc.rx_real || clock_gettime(CLOCK_REALTIME, &ts) < 0)
+    if (!real)
         return now;
-    real = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    age = real > c->h.nc.rx_real ? real - c->h.nc.rx_real : 0;
-    t = now > age ? now - age : 0;
+    t = pc_mono_of_real(c->h.nc.rx_real, now, real);
     return t > w->wait_start ? t : w->wait_start < now ? w->wait_start : now;
 }
 

@@ -26,12 +26,14 @@ static pc_stage_stats *rec_step_at(pc_worker *w, uint64_t intended)
     return i >= 0 && (uint64_t)i < w->st.nsteps ? &w->st.steps[i] : NULL;
 }
 
-/* When s's first byte left: the kernel's stamp of it where there is one
- * (net_tx_times), else when pacer wrote it, else (never sent) its
- * intended time. What the uncorrected latency counts from. */
-static uint64_t rec_out(const slot *s)
+/* s's uncorrected latency at now: from when its first byte left, the
+ * kernel's stamp of it where there is one (net_tx_times), else when pacer
+ * wrote it, else (never sent) its intended time. */
+static int64_t rec_uncorrected(const slot *s, uint64_t now)
 {
-    return s->wire ? s->wire : s->sent ? s->sent : s->intended;
+    uint64_t out = s->wire ? s->wire : s->sent ? s->sent : s->intended;
+
+    return (int64_t)(now > out ? now - out : 0);
 }
 
 /* A stage's or row's share of a request that ended: its corrected latency
@@ -44,11 +46,9 @@ static void rec_row_latency(pc_stage_stats *g, const slot *s, uint64_t now, int6
     if (corr >= 0)
         hdr_record(&g->latency, corr);
     if (s->sent) {
-        uint64_t out = rec_out(s);
-
         hdr_record(&g->send_lag, (int64_t)(s->sent > s->ready ? s->sent - s->ready : 0));
         if (corr >= 0)
-            hdr_record(&g->latency_u, (int64_t)(now > out ? now - out : 0));
+            hdr_record(&g->latency_u, rec_uncorrected(s, now));
     }
 }
 
@@ -132,7 +132,7 @@ void rec_done(pc_worker *w, const slot *s, uint64_t now, int status, uint64_t bo
             w->iv->status_other++;
     }
     if (!w->cfg->batch_latency || w->depth < 2)
-        rec_latency(w, (int64_t)(now - s->intended), (int64_t)(now > rec_out(s) ? now - rec_out(s) : 0));
+        rec_latency(w, (int64_t)(now - s->intended), rec_uncorrected(s, now));
     for (int r = 0; r < 2; r++)
         if ((sg = r ? rec_step_at(w, s->intended) : rec_stage_at(w, s->intended))) {
             sg->completed++;
@@ -161,7 +161,7 @@ void rec_failed(pc_worker *w, const slot *s, int kind, uint64_t now)
         }
     rec_send_lag(w, s);
     if (kind == PC_ERR_TIMEOUT) {
-        rec_latency(w, (int64_t)(now - s->intended), (int64_t)(now > rec_out(s) ? now - rec_out(s) : 0));
+        rec_latency(w, (int64_t)(now - s->intended), rec_uncorrected(s, now));
         w->st.lower_bound++;
         if (w->iv)
             w->iv->timeouts++;

@@ -205,6 +205,15 @@ static void shape(html_doc *d, const pc_rundesc *run, const pc_results *res)
     }
 }
 
+/* A row of the latency table: label, samples, p50, p90, p99, p99.9, max (ms). */
+static void lat_row(tbl *t, const char *label, const hdr_hist *h)
+{
+    char n[CELL], p50[CELL], p90[CELL], p99[CELL], p999[CELL], max[CELL];
+
+    row(t, label, u64(n, (uint64_t)h->total_count), ms(p50, h, 50), ms(p90, h, 90), ms(p99, h, 99),
+        ms(p999, h, 99.9), ms(max, h, -1), NULL);
+}
+
 static void summary(html_doc *d, const pc_rundesc *run, const pc_results *res)
 {
     static const int order[] = {PC_ERR_TIMEOUT, PC_ERR_READ, PC_ERR_WRITE, PC_ERR_PROTOCOL,
@@ -212,7 +221,7 @@ static void summary(html_doc *d, const pc_rundesc *run, const pc_results *res)
     const pc_stats *st = &res->st;
     double secs = (double)res->duration_ns / 1e9;
     double rps = report_rate(res);
-    char a[CELL], b[CELL], c[CELL], e[CELL], f[CELL], g[CELL];
+    char a[CELL], b[CELL];
     tbl tb = {.ncols = 3}, *t = &tb;
 
     row(t, "", "Value", "Note", NULL);
@@ -269,24 +278,14 @@ static void summary(html_doc *d, const pc_rundesc *run, const pc_results *res)
     t->nrows = 0;
     t->ncols = 7;
     row(t, "Latency (ms)", "Samples", "p50", "p90", "p99", "p99.9", "Max", NULL);
-    row(t, "Corrected (from the intended send time)", u64(a, (uint64_t)st->latency.total_count),
-        ms(b, &st->latency, 50), ms(c, &st->latency, 90), ms(e, &st->latency, 99),
-        ms(f, &st->latency, 99.9), ms(g, &st->latency, -1), NULL);
-    row(t, st->wire_lag.total_count ? "Uncorrected (from the first byte sent: the kernel's stamp)"
-                                    : "Uncorrected (from the first byte written)",
-        u64(a, (uint64_t)st->latency_u.total_count), ms(b, &st->latency_u, 50),
-        ms(c, &st->latency_u, 90), ms(e, &st->latency_u, 99), ms(f, &st->latency_u, 99.9),
-        ms(g, &st->latency_u, -1), NULL);
+    lat_row(t, "Corrected (from the intended send time)", &st->latency);
+    lat_row(t, st->wire_lag.total_count ? "Uncorrected (from the first byte sent: the kernel's stamp)"
+                                        : "Uncorrected (from the first byte written)",
+            &st->latency_u);
     if (st->send_lag.total_count)
-        row(t, "Send lag (pacer's own: first byte written - when it could be sent)",
-            u64(a, (uint64_t)st->send_lag.total_count), ms(b, &st->send_lag, 50),
-            ms(c, &st->send_lag, 90), ms(e, &st->send_lag, 99), ms(f, &st->send_lag, 99.9),
-            ms(g, &st->send_lag, -1), NULL);
+        lat_row(t, "Send lag (pacer's own: first byte written - when it could be sent)", &st->send_lag);
     if (st->wire_lag.total_count)
-        row(t, "To the wire (the kernel's send stamp - first byte written)",
-            u64(a, (uint64_t)st->wire_lag.total_count), ms(b, &st->wire_lag, 50),
-            ms(c, &st->wire_lag, 90), ms(e, &st->wire_lag, 99), ms(f, &st->wire_lag, 99.9),
-            ms(g, &st->wire_lag, -1), NULL);
+        lat_row(t, "To the wire (the kernel's send stamp - first byte written)", &st->wire_lag);
     table(d, "Latency", t);
 }
 
