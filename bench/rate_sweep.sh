@@ -10,7 +10,15 @@
 #   BASE=PATH     also an older pacer binary (adaptive), e.g. before a change
 #   ROUNDS=N      rounds (default 3); DUR=S seconds per run (default 5)
 #   FLOOR=1       also, each round: pacer -R1000 against wrk -t1 -c1 (the
-#                 closed-loop single-connection floor), p50 side by side
+#                 closed-loop single-connection floor), p50 side by side, and
+#                 bench/floor_probe (built here with cc) at 1,000 req/s and in
+#                 a closed loop: the ideal client (it polls the clock and the
+#                 socket, never sleeps), which splits the gap into the
+#                 server's share (woken for each request) and pacer's
+#   AWAKE=1       with FLOOR=1, also pacer -R1000 and the probe with both
+#                 cores kept out of their idle state (a SCHED_IDLE busy loop
+#                 on each, which runs only when nothing else would): what the
+#                 gap owes to idle CPUs waking (a VM's vCPU halts when idle)
 #   PAGE=NAME     4k.html (default, 4096 bytes) or empty (0 bytes)
 #   SLACKS="D..." also pacer --slack D for each D (e.g. "100us 200us 500us"):
 #                 the trade-off between wake-ups (CPU) and lateness (p50)
@@ -70,16 +78,37 @@ URL=http://127.0.0.1:$PORT/${PAGE:-4k.html}
 BASE=${BASE:-}
 [ -z "$BASE" ] || [ -x "$BASE" ] || { echo "rate_sweep: BASE=$BASE is not executable" >&2; BASE=""; }
 
-# run TOOL R ROUND: one run; appends "tool R cpu_s responses rate p50_ms p99_ms csw" to $W/rows
+PROBE=""
+if [ "${FLOOR:-0}" = 1 ]; then
+    PROBE=$W/floor_probe
+    cc -O2 -o "$PROBE" "$ROOT/bench/floor_probe.c" || { echo "rate_sweep: cannot build floor_probe" >&2; PROBE=""; }
+fi
+IDLERS=()
+# idlers_start / idlers_stop: a SCHED_IDLE busy loop on cores 0 and 1 (AWAKE=1)
+idlers_start() { for c in 0 1; do taskset -c $c chrt -i 0 sh -c 'while :; do :; done' & IDLERS+=($!); done; sleep 0.2; }
+idlers_stop() {
+    [ ${#IDLERS[@]} -gt 0 ] || return 0
+    kill "${IDLERS[@]}" 2>/dev/null
+    wait "${IDLERS[@]}" 2>/dev/null
+    IDLERS=()
+}
+trap 'idlers_stop; cleanup' EXIT
+
+# run TOOL R ROUND: one run (TOOL awake-X: X with idlers_start around it); appends "tool R cpu_s responses rate p50_ms p99_ms csw" to $W/rows
 run() {
-    local tool=$1 r=$2 n=$3 out=$W/$1.$2.$3 t=$W/$1.$2.$3.time
-    case $tool in
+    local tool=$1 r=$2 n=$3 out=$W/$1.$2.$3 t=$W/$1.$2.$3.time what=${1#awake-}
+    [ "$what" = "$tool" ] || idlers_start
+    case $what in
     pacer) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$PACER" -t1 -c50 -d"${DUR}s" -R"$r" \
         --json "$out.json" "$URL" >"$out" 2>&1 ;;
     base) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$BASE" -t1 -c50 -d"${DUR}s" -R"$r" \
         --json "$out.json" "$URL" >"$out" 2>&1 ;;
     pacer1k) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$PACER" -t1 -c50 -d"${DUR}s" -R1000 \
         --json "$out.json" "$URL" >"$out" 2>&1 ;;
+    ideal1k) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$PROBE" 127.0.0.1 "$PORT" \
+        "/${PAGE:-4k.html}" 1000 "$DUR" >"$out" 2>&1 ;;
+    idealc1) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$PROBE" 127.0.0.1 "$PORT" \
+        "/${PAGE:-4k.html}" 0 "$DUR" >"$out" 2>&1 ;;
     wrkc1) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" wrk -t1 -c1 -d"${DUR}s" \
         --latency "$URL" >"$out" 2>&1 ;;
     pacer0) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$PACER" -t1 -c50 -d"${DUR}s" -R"$r" \
@@ -93,13 +122,18 @@ run() {
     wrk2) taskset -c 1 /usr/bin/time -o "$t" -f "%U %S %w %c" "$WRK2" -t1 -c50 -d"${DUR}s" -R"$r" \
         --latency "$URL" >"$out" 2>&1 ;;
     esac
-    python3 - "$tool" "$r" "$out" "$t" >>"$W/rows" <<'PY'
+    [ "$what" = "$tool" ] || idlers_stop
+    python3 - "$tool" "$r" "$out" "$t" "$DUR" >>"$W/rows" <<'PY'
 import json, re, sys
-tool, r, out, t = sys.argv[1:5]
+tool, r, out, t, dur = sys.argv[1:6]
+what = tool[len("awake-"):] if tool.startswith("awake-") else tool
 u, s, w, c = open(t).read().split()[-4:]
 cpu = float(u) + float(s); csw = int(w) + int(c)
 def ms(v, unit): return float(v) * {"us": 1e-3, "ms": 1, "s": 1e3, "m": 6e4}[unit]
-if tool.startswith("pacer") or tool == "base" or tool.startswith(("slack=", "spin")):
+if what.startswith("ideal"):
+    p50, p99, n = open(out).read().split()[-3:]
+    p50, p99, n = float(p50), float(p99), int(n); rate = n / float(dur)
+elif what.startswith("pacer") or what == "base" or what.startswith(("slack=", "spin")):
     d = json.load(open(out + ".json"))
     n = d["requests"]["completed"]; rate = d["rate"]["achieved"]
     p50 = d["latency"]["corrected"]["percentiles"]["50"] / 1e3
@@ -123,7 +157,8 @@ for round in $(seq 1 "$ROUNDS"); do
         done
     done
     if [ "${FLOOR:-0}" = 1 ]; then
-        for tool in pacer1k ${SPINS:+$(printf 'spin1k=%s ' $SPINS)} wrkc1; do
+        for tool in pacer1k ${SPINS:+$(printf 'spin1k=%s ' $SPINS)} wrkc1 ${PROBE:+ideal1k idealc1} \
+            ${PROBE:+${AWAKE:+awake-pacer1k awake-ideal1k awake-wrkc1}}; do
             run "$tool" 1000 "$round" || echo "rate_sweep: $tool failed (round $round)" >&2
         done
     fi
@@ -166,10 +201,23 @@ for d in os.environ["SPINS"].split():
         print(f"- p50 at 1,000 req/s with --spin {d}: {st.median(float(x[5]) for x in rs):.3f} ms, "
               f"CPU/request {st.median(float(x[2]) / max(1, int(x[3])) * 1e6 for x in rs):.1f} µs; without: "
               f"CPU/request {st.median(float(x[2]) / max(1, int(x[3])) * 1e6 for x in rows if x[0] == 'pacer1k') if any(x[0] == 'pacer1k' for x in rows) else float('nan'):.1f} µs")
-fl = {k: [float(x[5]) for x in rows if x[0] == k] for k in ("pacer1k", "wrkc1")}
+fl = {k: [float(x[5]) for x in rows if x[0] == k]
+      for k in ("pacer1k", "wrkc1", "ideal1k", "idealc1", "awake-pacer1k", "awake-ideal1k", "awake-wrkc1")}
+runs = lambda k: " ".join(f"{v:.3f}" for v in fl[k])
 if fl["pacer1k"] and fl["wrkc1"]:
     a, b = st.median(fl["pacer1k"]), st.median(fl["wrkc1"])
     print(f"- p50 at 1,000 req/s (pacer -t1 -c50 -R1000): {a:.3f} ms; wrk -t1 -c1 (closed-loop floor): "
           f"{b:.3f} ms; difference {a - b:+.3f} ms ({len(fl['pacer1k'])} runs each: "
           f"pacer {' '.join(f'{v:.3f}' for v in fl['pacer1k'])}; wrk {' '.join(f'{v:.3f}' for v in fl['wrkc1'])})")
+    if fl["ideal1k"] and fl["idealc1"]:
+        i, c = st.median(fl["ideal1k"]), st.median(fl["idealc1"])
+        print(f"- the ideal client (bench/floor_probe: polls, never sleeps) at 1,000 req/s: {i:.3f} ms "
+              f"({runs('ideal1k')}); in a closed loop: {c:.3f} ms ({runs('idealc1')})")
+        print(f"- of pacer's {a - b:+.3f} ms over wrk -c1: the server's share (the ideal client at 1,000 req/s "
+              f"over wrk -c1) {i - b:+.3f} ms, pacer's (pacer over the ideal client) {a - i:+.3f} ms")
+    if fl["awake-pacer1k"] and fl["awake-ideal1k"] and fl["awake-wrkc1"]:
+        pa, ia, wa = (st.median(fl[k]) for k in ("awake-pacer1k", "awake-ideal1k", "awake-wrkc1"))
+        print(f"- with both cores kept awake (AWAKE=1): pacer {pa:.3f} ms ({runs('awake-pacer1k')}), the ideal "
+              f"client {ia:.3f} ms ({runs('awake-ideal1k')}), wrk -c1 {wa:.3f} ms ({runs('awake-wrkc1')}): "
+              f"pacer over wrk -c1 {pa - wa:+.3f} ms, over the ideal client {pa - ia:+.3f} ms")
 PY
