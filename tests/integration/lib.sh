@@ -25,7 +25,9 @@ cleanup() {
 trap cleanup EXIT
 
 pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; T_FAILED=1; }
+# fail NAME WHY: WHY on one line (its newlines folded), so that the runner's
+# list of failed checks, which keeps a check's first line, keeps all of it.
+fail() { echo "FAIL $1: ${2//$'\n'/ | }"; T_FAILED=1; }
 # skip NAME WHY: only for what this platform cannot provide (say why); a
 # missing program or file is need_cmd's FAIL instead.
 skip() { echo "SKIP $1: $2"; }
