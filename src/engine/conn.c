@@ -40,6 +40,7 @@ void conn_close(conn *c)
     c->events = 0;
     wake_timer(c, 0);
     c->reused = false;
+    c->h.served = false;
     c->draining = false;
     c->goaway = false;
     c->h.nc.want = 0;

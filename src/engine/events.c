@@ -86,7 +86,9 @@ void eng_refused(http_conn *hc, slot *s, const char *why, uint64_t now)
     conn *c = conn_of(hc);
     pc_worker *w = c->w;
 
-    uint8_t idle = (uint8_t)(s->idle_refusals + !c->reused);
+    /* A connection that answered nothing, nor said it took anything on (a
+     * GOAWAY sent before the responses it covers): a server making no progress. */
+    uint8_t idle = (uint8_t)(s->idle_refusals + !(c->reused || c->h.served));
 
     if (idle > MAX_RETRIES || s->retries >= MAX_RETRIES_ALL) {
         char buf[STATS_WHY_LEN];

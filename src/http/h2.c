@@ -182,6 +182,8 @@ static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *f, void *ud)
         h->c->env->st->h2_goaway++;
         eng_goaway(h->c);
         h->goaway_last = f->goaway.last_stream_id;
+        if (f->goaway.last_stream_id > 0) /* it processes, or will, streams up to there */
+            h->c->served = true;
         h->goaway_code = f->goaway.error_code;
         eng_drain(h->c);
         break;

@@ -80,6 +80,10 @@ typedef struct http_conn {
     uint32_t count;       /* slots in use */
     uint32_t gen;         /* bumped at every close: a stale callback can tell */
     uint64_t batch_sent;  /* when the first byte of the batch being sent went out (0: none yet) */
+    bool served;          /* the server said it took on a stream of this connection (HTTP/2:
+                           * a GOAWAY's last-stream-id names one), though none may have been
+                           * answered yet: its refusals are not a server's that processes
+                           * nothing (eng_refused) */
 } http_conn;
 
 /* Slot index of s in c: what a protocol indexes its own per-slot arrays by. */

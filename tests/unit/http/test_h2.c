@@ -13,7 +13,7 @@
 static fake_engine E;
 
 /* The server side: what it saw, and what it does with each request. */
-enum { ANSWER, REFUSE, GOAWAY0, SILENT };
+enum { ANSWER, REFUSE, GOAWAY0, GOAWAY1, SILENT };
 static struct server {
     nghttp2_session *s;
     int mode;
@@ -80,6 +80,13 @@ static int srv_frame(nghttp2_session *s, const nghttp2_frame *f, void *ud)
         nghttp2_submit_rst_stream(s, NGHTTP2_FLAG_NONE, f->hd.stream_id, NGHTTP2_REFUSED_STREAM);
     } else if (S.mode == GOAWAY0) {
         nghttp2_submit_goaway(s, NGHTTP2_FLAG_NONE, 0, NGHTTP2_NO_ERROR, NULL, 0);
+    } else if (S.mode == GOAWAY1 && f->hd.stream_id == 1) {
+        /* As h2fault's goaway mode: the GOAWAY submitted before the response
+         * it covers, so nghttp2 sends it first. */
+        nghttp2_nv nv[] = {{(uint8_t *)":status", (uint8_t *)"200", 7, 3, 0}};
+
+        nghttp2_submit_goaway(s, NGHTTP2_FLAG_NONE, 1, NGHTTP2_NO_ERROR, NULL, 0);
+        nghttp2_submit_response(s, 1, nv, 1, NULL);
     }
     return 0;
 }
@@ -227,6 +234,27 @@ static void test_goaway_before_any_response(void)
     fe_free(&E, &proto_h2);
 }
 
+/* A GOAWAY whose last-stream-id names a stream says the server takes on
+ * work, even when it comes before any response: what it refuses then is
+ * not a server's that processes nothing (eng_refused's bound). Last-stream-id
+ * 0 says nothing of the kind. */
+static void test_goaway_names_a_stream(void)
+{
+    start(GOAWAY1);
+    fe_submit(&E, &proto_h2, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", false);
+    fe_submit(&E, &proto_h2, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", false);
+    pump(2);
+    CHECK(E.c.served);
+    CHECK(strstr(E.log, "refused 1: stream not processed before the server's GOAWAY") != NULL);
+    CHECK(fe_logged(&E, "done 0 200 0"));
+    fe_free(&E, &proto_h2);
+    start(GOAWAY0);
+    fe_submit(&E, &proto_h2, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", false);
+    pump(2);
+    CHECK(!E.c.served);
+    fe_free(&E, &proto_h2);
+}
+
 /* An HTTP/1.1 server spoken to with prior knowledge. */
 static void test_http11_answer(void)
 {
@@ -278,6 +306,7 @@ int main(void)
     RUN(test_template_fields_and_body);
     RUN(test_refused_stream);
     RUN(test_goaway_before_any_response);
+    RUN(test_goaway_names_a_stream);
     RUN(test_http11_answer);
     RUN(test_timeout_resets_stream);
     RUN(test_eof_with_stream_open);
