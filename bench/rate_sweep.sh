@@ -208,7 +208,7 @@ if fl["pacer1k"] and fl["wrkc1"]:
     a, b = st.median(fl["pacer1k"]), st.median(fl["wrkc1"])
     print(f"- p50 at 1,000 req/s (pacer -t1 -c50 -R1000): {a:.3f} ms; wrk -t1 -c1 (closed-loop floor): "
           f"{b:.3f} ms; difference {a - b:+.3f} ms ({len(fl['pacer1k'])} runs each: "
-          f"pacer {' '.join(f'{v:.3f}' for v in fl['pacer1k'])}; wrk {' '.join(f'{v:.3f}' for v in fl['wrkc1'])})")
+          f"pacer {runs('pacer1k')}; wrk {runs('wrkc1')})")
     if fl["ideal1k"] and fl["idealc1"]:
         i, c = st.median(fl["ideal1k"]), st.median(fl["idealc1"])
         print(f"- the ideal client (bench/floor_probe: polls, never sleeps) at 1,000 req/s: {i:.3f} ms "
